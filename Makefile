@@ -1,0 +1,47 @@
+# retrypolicy: `make demo` runs the main job, `make test` runs every test.
+# Each target installs what it needs, idempotently; see README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: demo test lint test-core test-fixture-negative check-versions bench setup-rust clean
+
+## The main job: the decisions for a few realistic scenarios.
+demo: setup-rust
+	$(CARGO) run -q --release -p retrypolicy --example demo
+
+## Every test: formatting, lints, the core and its fixtures, versions.
+test: lint test-core test-fixture-negative check-versions
+	@echo "make test: all suites passed"
+
+setup-rust:
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (rustup) first" >&2; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+lint: setup-rust
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-core: setup-rust
+	$(CARGO) test -p retrypolicy
+
+# The fixture runner must fail when a folder named by SPEC_FIXTURES_DIR holds a wrong case.
+test-fixture-negative: setup-rust
+	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	printf '%s' '{"schemaVersion":1,"function":"controlled_backoff","source":"negative check","cases":[{"id":"wrong-on-purpose","description":"attempt 0 is 1 ms, not 2","source":"RFC 0049","input":{"attempt":0},"expect":{"delay_ms":2}}]}' > "$$d/wrong.json"; \
+	if SPEC_FIXTURES_DIR="$$d" $(CARGO) test -q -p retrypolicy --test spec_fixtures > "$$d/out.txt" 2>&1; then \
+	  cat "$$d/out.txt"; echo "the fixture runner passed a wrong expectation" >&2; exit 1; \
+	fi; \
+	grep -q "wrong-on-purpose" "$$d/out.txt" && grep -Eq "^[0-9]+ passed, 1 failed$$" "$$d/out.txt"; \
+	echo "negative fixture check: the runner failed on the wrong case, as it must"
+
+check-versions:
+	python3 scripts/check_versions.py
+
+bench: setup-rust
+	@echo "no benchmarks yet: the binding benchmarks arrive with the bindings"
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,40 @@
+//! Query error code → retry reason (RFC 0049 "Response Code Retry List", Query part).
+
+use super::{Classification, RESPONSE_CODE_SECTION};
+use crate::policy::Compat;
+use crate::reason::RetryReason;
+
+/// Codes that mean the prepared statement must be re-prepared.
+pub const QUERY_PREPARED_STATEMENT_CODES: [u32; 3] = [4040, 4050, 4070];
+/// Go SDK's wider prepared-statement range, used with compat `query_retry_4040_to_4090`.
+pub const GO_QUERY_PREPARED_STATEMENT_CODES: [u32; 6] = [4040, 4050, 4060, 4070, 4080, 4090];
+/// Code that means "index not found" when the message says so.
+pub const QUERY_INDEX_NOT_FOUND_CODE: u32 = 5000;
+/// The message fragment that makes code 5000 retryable.
+pub const QUERY_INDEX_NOT_FOUND_MARKER: &str = "queryport.indexNotFound";
+
+/// Classifies the first error of a query response.
+pub fn classify_query(code: u32, message: &str, compat: &Compat) -> Classification {
+    if QUERY_PREPARED_STATEMENT_CODES.contains(&code) {
+        return Classification::retry(
+            RetryReason::QueryPreparedStatementFailure,
+            "query_prepared_statement_failure",
+            RESPONSE_CODE_SECTION,
+        );
+    }
+    if compat.query_retry_4040_to_4090 && GO_QUERY_PREPARED_STATEMENT_CODES.contains(&code) {
+        return Classification::retry(
+            RetryReason::QueryPreparedStatementFailure,
+            "compat_query_retry_4040_to_4090",
+            "compat query_retry_4040_to_4090: the Go SDK retries 4040..4090",
+        );
+    }
+    if code == QUERY_INDEX_NOT_FOUND_CODE && message.contains(QUERY_INDEX_NOT_FOUND_MARKER) {
+        return Classification::retry(
+            RetryReason::QueryIndexNotFound,
+            "query_index_not_found",
+            RESPONSE_CODE_SECTION,
+        );
+    }
+    Classification::no_retry("query_code_not_retried", RESPONSE_CODE_SECTION)
+}

@@ -1,0 +1,443 @@
+//! Request, Decision and `decide`: the RFC 0049 retry orchestrator as a pure function.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backoff::{check_draw, controlled_backoff};
+use crate::error::Error;
+use crate::operation::{HttpMethod, KvOperation, Operation, OperationWire, Service};
+use crate::policy::Policy;
+use crate::reason::RetryReason;
+use crate::strategy::{FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
+
+/// The state of one request at the moment it failed: everything a decision depends on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RequestWire", into = "RequestWire")]
+pub struct Request {
+    /// What is being retried.
+    pub operation: Operation,
+    /// Overrides the idempotent-operation list when set.
+    pub idempotent: Option<bool>,
+    /// Retries already made (RFC 0049 `retryAttempts()`).
+    pub attempts: u32,
+    /// Time since the request started, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The request's timeout, in milliseconds.
+    pub timeout_ms: u64,
+    /// Reasons of earlier retries (RFC 0049 `retryReasons()`), for strategies that look at them.
+    pub previous_reasons: Vec<RetryReason>,
+    /// A per-request strategy override (RFC 0049 "Request Annotation").
+    pub strategy: Option<StrategyKind>,
+    /// The caller's random draw in `[0, 1)`, required when the policy has jitter.
+    pub random: Option<f64>,
+    /// The previous retry's delay, for decorrelated jitter.
+    pub previous_delay_ms: Option<u64>,
+}
+
+impl Request {
+    /// A request with no retries yet, no override, and no draw.
+    pub fn new(operation: Operation, elapsed_ms: u64, timeout_ms: u64) -> Request {
+        Request {
+            operation,
+            idempotent: None,
+            attempts: 0,
+            elapsed_ms,
+            timeout_ms,
+            previous_reasons: Vec::new(),
+            strategy: None,
+            random: None,
+            previous_delay_ms: None,
+        }
+    }
+
+    /// Whether this request may be retried after it reached the network: the override, else the list.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent.unwrap_or_else(|| self.operation.is_idempotent())
+    }
+
+    /// Checks what the type system cannot: the random draw's range.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(r) = self.random {
+            check_draw("random", r)?;
+        }
+        Ok(())
+    }
+}
+
+/// The flat JSON form of a request: the operation's fields beside the request's own.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestWire {
+    service: Option<Service>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    operation: Option<KvOperation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    readonly: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    method: Option<HttpMethod>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    idempotent: Option<bool>,
+    attempts: u32,
+    #[serde(with = "crate::json::ms")]
+    elapsed_ms: u64,
+    #[serde(with = "crate::json::ms")]
+    timeout_ms: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    previous_reasons: Vec<RetryReason>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    strategy: Option<StrategyKind>,
+    #[serde(
+        default,
+        deserialize_with = "crate::json::draw::deserialize",
+        skip_serializing_if = "Option::is_none"
+    )]
+    random: Option<f64>,
+    #[serde(
+        default,
+        with = "crate::json::ms::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    previous_delay_ms: Option<u64>,
+}
+
+impl TryFrom<RequestWire> for Request {
+    type Error = String;
+    fn try_from(w: RequestWire) -> Result<Self, String> {
+        let operation = OperationWire {
+            service: w.service,
+            operation: w.operation,
+            readonly: w.readonly,
+            method: w.method,
+        }
+        .into_operation("")
+        .map_err(|e| crate::json::encode_marked(&e))?;
+        Ok(Request {
+            operation,
+            idempotent: w.idempotent,
+            attempts: w.attempts,
+            elapsed_ms: w.elapsed_ms,
+            timeout_ms: w.timeout_ms,
+            previous_reasons: w.previous_reasons,
+            strategy: w.strategy,
+            random: w.random,
+            previous_delay_ms: w.previous_delay_ms,
+        })
+    }
+}
+
+impl From<Request> for RequestWire {
+    fn from(r: Request) -> Self {
+        let op = OperationWire::from(r.operation);
+        RequestWire {
+            service: op.service,
+            operation: op.operation,
+            readonly: op.readonly,
+            method: op.method,
+            idempotent: r.idempotent,
+            attempts: r.attempts,
+            elapsed_ms: r.elapsed_ms,
+            timeout_ms: r.timeout_ms,
+            previous_reasons: r.previous_reasons,
+            strategy: r.strategy,
+            random: r.random,
+            previous_delay_ms: r.previous_delay_ms,
+        }
+    }
+}
+
+/// The rule that produced a decision; its `section()` is the spec text behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// The request is at or past its timeout: never retried.
+    DeadlinePassed,
+    /// UNKNOWN is never retried.
+    UnknownNeverRetried,
+    /// An always-retry reason: controlled backoff, strategy skipped.
+    AlwaysRetryControlledBackoff,
+    /// Best effort retried with its backoff.
+    BestEffortBackoff,
+    /// Best effort declined: not idempotent and the reason does not allow it.
+    BestEffortNotIdempotent,
+    /// Fail fast declined.
+    FailFast,
+    /// A host-supplied strategy decided.
+    CustomStrategy,
+}
+
+impl Rule {
+    /// The spec section this rule implements.
+    pub fn section(self) -> &'static str {
+        match self {
+            Rule::DeadlinePassed => "RFC 0049, Capping the Retry Duration",
+            Rule::UnknownNeverRetried => "RFC 0049, RetryReason (UNKNOWN: must not be retried)",
+            Rule::AlwaysRetryControlledBackoff => {
+                "RFC 0049, Retry Orchestration; Controlled Backoff for Always Retry"
+            }
+            Rule::BestEffortBackoff | Rule::BestEffortNotIdempotent => "RFC 0049, Best Effort",
+            Rule::FailFast => "RFC 0049, Fail Fast",
+            Rule::CustomStrategy => "RFC 0049, Retry Strategies",
+        }
+    }
+
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::DeadlinePassed => "deadline_passed",
+            Rule::UnknownNeverRetried => "unknown_never_retried",
+            Rule::AlwaysRetryControlledBackoff => "always_retry_controlled_backoff",
+            Rule::BestEffortBackoff => "best_effort_backoff",
+            Rule::BestEffortNotIdempotent => "best_effort_not_idempotent",
+            Rule::FailFast => "fail_fast",
+            Rule::CustomStrategy => "custom_strategy",
+        }
+    }
+}
+
+/// Why a request is not retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoRetryCause {
+    /// The request is not idempotent and the reason does not allow non-idempotent retry.
+    NotIdempotent,
+    /// The strategy (fail fast or a host strategy) declined.
+    StrategyDeclined,
+    /// The request is at or past its timeout.
+    DeadlinePassed,
+    /// The reason is UNKNOWN.
+    UnknownReason,
+}
+
+/// Retry after `delay_ms`: everything one log line needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RetryAfter {
+    /// Milliseconds to wait before resending.
+    #[serde(with = "crate::json::ms")]
+    pub delay_ms: u64,
+    /// The reason being retried.
+    pub reason: RetryReason,
+    /// The rule that decided.
+    pub rule: Rule,
+    /// The spec section of that rule.
+    pub section: &'static str,
+    /// Whether the delay was cut to the time left before the timeout.
+    pub capped: bool,
+    /// Whether the request must be cancelled (timed out) when the delay ends instead of resent.
+    pub then_cancel: bool,
+    /// Retries made before this one.
+    pub attempts: u32,
+    /// Whether the request counted as idempotent.
+    pub idempotent: bool,
+}
+
+/// Do not retry: fail the request, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NoRetry {
+    /// The reason that was not retried.
+    pub reason: RetryReason,
+    /// Why not.
+    pub cause: NoRetryCause,
+    /// The rule that decided.
+    pub rule: Rule,
+    /// The spec section of that rule.
+    pub section: &'static str,
+    /// Retries made before this failure.
+    pub attempts: u32,
+    /// Whether the request counted as idempotent.
+    pub idempotent: bool,
+}
+
+/// The outcome of one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Decision {
+    /// Wait, then resend (or cancel, when `then_cancel`).
+    Retry(RetryAfter),
+    /// Fail the request now.
+    NoRetry(NoRetry),
+}
+
+impl Decision {
+    /// Whether the decision is to retry.
+    pub fn is_retry(&self) -> bool {
+        matches!(self, Decision::Retry(_))
+    }
+
+    /// The delay before the retry, or `None` for no retry.
+    pub fn delay_ms(&self) -> Option<u64> {
+        match self {
+            Decision::Retry(r) => Some(r.delay_ms),
+            Decision::NoRetry(_) => None,
+        }
+    }
+
+    /// The reason decided on.
+    pub fn reason(&self) -> RetryReason {
+        match self {
+            Decision::Retry(r) => r.reason,
+            Decision::NoRetry(n) => n.reason,
+        }
+    }
+
+    /// The rule that decided.
+    pub fn rule(&self) -> Rule {
+        match self {
+            Decision::Retry(r) => r.rule,
+            Decision::NoRetry(n) => n.rule,
+        }
+    }
+
+    /// The spec section behind the rule.
+    pub fn section(&self) -> &'static str {
+        self.rule().section()
+    }
+
+    /// The decision as a JSON object.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("a decision always serializes"))
+    }
+}
+
+impl fmt::Display for Decision {
+    /// One log line, as RFC 0049 asks for every retry and every non-retry.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Retry(r) => write!(
+                f,
+                "retry {} after {} ms{}{} (reason {}, rule {}; {})",
+                r.attempts + 1,
+                r.delay_ms,
+                if r.capped { ", capped to the timeout" } else { "" },
+                if r.then_cancel { ", then cancel" } else { "" },
+                r.reason,
+                r.rule.name(),
+                r.section
+            ),
+            Decision::NoRetry(n) => write!(
+                f,
+                "no retry after {} retries: {} (reason {}, rule {}; {})",
+                n.attempts,
+                match n.cause {
+                    NoRetryCause::NotIdempotent => "not idempotent",
+                    NoRetryCause::StrategyDeclined => "strategy declined",
+                    NoRetryCause::DeadlinePassed => "deadline passed",
+                    NoRetryCause::UnknownReason => "unknown reason",
+                },
+                n.reason,
+                n.rule.name(),
+                n.section
+            ),
+        }
+    }
+}
+
+fn no_retry(request: &Request, reason: RetryReason, cause: NoRetryCause, rule: Rule) -> Decision {
+    Decision::NoRetry(NoRetry {
+        reason,
+        cause,
+        rule,
+        section: rule.section(),
+        attempts: request.attempts,
+        idempotent: request.is_idempotent(),
+    })
+}
+
+/// RFC 0049 "Capping the Retry Duration": a delay past the timeout is cut to the time left and
+/// the request is cancelled when it ends. A delay that ends exactly at the timeout is not cut,
+/// but the request is cancelled too, since it will have timed out by then.
+fn retry_capped(request: &Request, reason: RetryReason, delay_ms: u64, rule: Rule) -> Decision {
+    let remaining = request.timeout_ms - request.elapsed_ms;
+    Decision::Retry(RetryAfter {
+        delay_ms: delay_ms.min(remaining),
+        reason,
+        rule,
+        section: rule.section(),
+        capped: delay_ms > remaining,
+        then_cancel: delay_ms >= remaining,
+        attempts: request.attempts,
+        idempotent: request.is_idempotent(),
+    })
+}
+
+/// The orchestrator's steps before any strategy runs: deadline, UNKNOWN, always-retry.
+/// Returns `None` when the strategy must be asked (then call [`decide_after_strategy`]).
+pub fn decide_before_strategy(
+    request: &Request,
+    reason: RetryReason,
+    policy: &Policy,
+) -> Result<Option<Decision>, Error> {
+    request.validate()?;
+    if request.elapsed_ms >= request.timeout_ms {
+        return Ok(Some(no_retry(
+            request,
+            reason,
+            NoRetryCause::DeadlinePassed,
+            Rule::DeadlinePassed,
+        )));
+    }
+    if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
+        return Ok(Some(no_retry(
+            request,
+            reason,
+            NoRetryCause::UnknownReason,
+            Rule::UnknownNeverRetried,
+        )));
+    }
+    if policy.compat.always_retry(reason) {
+        let delay = controlled_backoff(request.attempts);
+        return Ok(Some(retry_capped(
+            request,
+            reason,
+            delay,
+            Rule::AlwaysRetryControlledBackoff,
+        )));
+    }
+    Ok(None)
+}
+
+/// Turns a strategy's verdict into the decision, capping its delay to the timeout.
+pub fn decide_after_strategy(request: &Request, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+    match verdict.delay_ms {
+        Some(delay) => retry_capped(request, reason, delay, verdict.rule),
+        None => {
+            let cause = if verdict.rule == Rule::BestEffortNotIdempotent {
+                NoRetryCause::NotIdempotent
+            } else {
+                NoRetryCause::StrategyDeclined
+            };
+            no_retry(request, reason, cause, verdict.rule)
+        }
+    }
+}
+
+/// Decides whether and when to retry `request` after `reason`, under `policy`.
+pub fn decide(request: &Request, reason: RetryReason, policy: &Policy) -> Result<Decision, Error> {
+    decide_with(request, reason, policy, None)
+}
+
+/// Like [`decide`], with a host strategy used when the request has no built-in override.
+pub fn decide_with(
+    request: &Request,
+    reason: RetryReason,
+    policy: &Policy,
+    host_strategy: Option<&dyn RetryStrategy>,
+) -> Result<Decision, Error> {
+    if let Some(d) = decide_before_strategy(request, reason, policy)? {
+        return Ok(d);
+    }
+    let best_effort = policy.best_effort();
+    let builtin = |kind| -> &dyn RetryStrategy {
+        match kind {
+            StrategyKind::BestEffort => &best_effort,
+            StrategyKind::FailFast => &FailFast,
+        }
+    };
+    let strategy: &dyn RetryStrategy = match (request.strategy, host_strategy) {
+        (Some(kind), _) => builtin(kind),
+        (None, Some(host)) => host,
+        (None, None) => builtin(policy.strategy),
+    };
+    let verdict = strategy.retry_after(request, reason)?;
+    Ok(decide_after_strategy(request, reason, verdict))
+}

@@ -1,0 +1,149 @@
+//! The one error type of the core, each variant with a stable `code()` shared by every binding.
+
+use serde::Serialize;
+
+/// Every way an input to the core can be wrong; `code()` is stable across releases and languages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Error {
+    /// A retry reason name that is not in the RFC 0049 table.
+    #[error("{field}: unknown retry reason {value:?}")]
+    UnknownReason {
+        /// Where the bad value was found, e.g. `reason` or `request.previous_reasons[0]`.
+        field: String,
+        /// The rejected text.
+        value: String,
+    },
+    /// A name (service, operation, strategy, jitter mode, ...) that the core does not know.
+    #[error("{field}: unknown name {value:?}{}", expected_suffix(.expected))]
+    UnknownName {
+        /// Where the bad value was found.
+        field: String,
+        /// The rejected text.
+        value: String,
+        /// The accepted names, when known.
+        expected: String,
+    },
+    /// A duration that is negative, not finite, not an integer number of milliseconds or too large.
+    #[error("{field}: invalid duration {value}: expected a whole number of milliseconds in 0..=2^53-1")]
+    InvalidDuration {
+        /// Where the bad value was found.
+        field: String,
+        /// The rejected value, as text.
+        value: String,
+    },
+    /// A random draw outside `[0, 1)`.
+    #[error("{field}: random draw {value} is not in [0, 1)")]
+    InvalidRandom {
+        /// Where the bad value was found.
+        field: String,
+        /// The rejected value, as text.
+        value: String,
+    },
+    /// A number outside the range the field accepts.
+    #[error("{field}: {value} is out of range: expected {expected}")]
+    OutOfRange {
+        /// Where the bad value was found.
+        field: String,
+        /// The rejected value, as text.
+        value: String,
+        /// What the field accepts.
+        expected: String,
+    },
+    /// A value of the wrong JSON type (a string where a number belongs, ...).
+    #[error("{field}: {message}")]
+    InvalidType {
+        /// Where the bad value was found.
+        field: String,
+        /// What was wrong, as serde phrased it.
+        message: String,
+    },
+    /// A field that the format does not have (policies reject unknown fields).
+    #[error("{field}: unknown field")]
+    UnknownField {
+        /// The full path of the unknown field.
+        field: String,
+    },
+    /// A required field that is absent.
+    #[error("{field}: missing field")]
+    MissingField {
+        /// The full path of the missing field.
+        field: String,
+    },
+    /// Text that is not JSON at all.
+    #[error("malformed JSON at line {line} column {column}: {message}")]
+    MalformedJson {
+        /// The parser's message.
+        message: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+    },
+    /// A policy document whose `version` this release cannot read.
+    #[error("version: unsupported policy version {value}; this release reads version 1")]
+    UnsupportedVersion {
+        /// The version found.
+        value: String,
+    },
+}
+
+fn expected_suffix(expected: &str) -> String {
+    if expected.is_empty() {
+        String::new()
+    } else {
+        format!(", expected one of {expected}")
+    }
+}
+
+impl Error {
+    /// The stable machine-readable code of this error, identical in every language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownReason { .. } => "unknown_reason",
+            Error::UnknownName { .. } => "unknown_name",
+            Error::InvalidDuration { .. } => "invalid_duration",
+            Error::InvalidRandom { .. } => "invalid_random",
+            Error::OutOfRange { .. } => "out_of_range",
+            Error::InvalidType { .. } => "invalid_type",
+            Error::UnknownField { .. } => "unknown_field",
+            Error::MissingField { .. } => "missing_field",
+            Error::MalformedJson { .. } => "malformed_json",
+            Error::UnsupportedVersion { .. } => "unsupported_version",
+        }
+    }
+
+    /// The field path the error names (empty for malformed JSON).
+    pub fn field(&self) -> &str {
+        match self {
+            Error::UnknownReason { field, .. }
+            | Error::UnknownName { field, .. }
+            | Error::InvalidDuration { field, .. }
+            | Error::InvalidRandom { field, .. }
+            | Error::OutOfRange { field, .. }
+            | Error::InvalidType { field, .. }
+            | Error::UnknownField { field }
+            | Error::MissingField { field } => field,
+            Error::UnsupportedVersion { .. } => "version",
+            Error::MalformedJson { .. } => "",
+        }
+    }
+
+    /// Every stable error code, for bindings that declare one exception class per code.
+    pub const ALL_CODES: [&'static str; 10] = [
+        "unknown_reason",
+        "unknown_name",
+        "invalid_duration",
+        "invalid_random",
+        "out_of_range",
+        "invalid_type",
+        "unknown_field",
+        "missing_field",
+        "malformed_json",
+        "unsupported_version",
+    ];
+}
+
+/// Shorthand for results whose error is the core's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

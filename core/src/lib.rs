@@ -1,0 +1,56 @@
+//! retrypolicy: one retry-policy engine for every SDK.
+//!
+//! A pure core: no I/O, no clock, no randomness of its own, no global state. The caller names
+//! what happened ([`classify`]), then asks [`decide`] whether and when to retry, passing the
+//! attempt count, elapsed time, timeout and a random draw for jitter. The rules come from
+//! Couchbase SDK3 RFC 0049 "Retry Handling"; each table lives once, as data, beside its citation.
+//!
+//! ```
+//! use retrypolicy::{decide, KvOperation, Operation, Policy, Request, RetryReason};
+//!
+//! let mut request = Request::new(Operation::Kv(KvOperation::Upsert), 2_000, 2_500);
+//! request.attempts = 7;
+//! let decision = decide(&request, RetryReason::KvNotMyVbucket, &Policy::default()).unwrap();
+//! // An always-retry reason asks for 1 s; 500 ms are left, so the delay is capped.
+//! assert_eq!(decision.delay_ms(), Some(500));
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod backoff;
+pub mod classify;
+pub mod decide;
+pub mod error;
+pub mod json;
+pub mod operation;
+pub mod policy;
+pub mod reason;
+pub mod simulate;
+pub mod strategy;
+
+pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
+pub use classify::analytics::classify_analytics;
+pub use classify::dispatch::{classify_dispatch, DispatchFailure};
+pub use classify::error_map::{ErrorMap, ErrorMapEntry};
+pub use classify::kv::classify_kv;
+pub use classify::query::classify_query;
+pub use classify::search::classify_search;
+pub use classify::views::classify_views;
+pub use classify::Classification;
+pub use decide::{
+    decide, decide_after_strategy, decide_before_strategy, decide_with, Decision, NoRetry, NoRetryCause,
+    Request, RetryAfter, Rule,
+};
+pub use error::Error;
+pub use operation::{HttpMethod, KvOperation, Operation, Service};
+pub use policy::{Compat, Policy};
+pub use reason::RetryReason;
+pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
+pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
+
+/// This crate's version, which every binding reports too.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,143 @@
+//! Policy: the whole serializable configuration, its version, and the compatibility options.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::backoff::{Backoff, Jitter};
+use crate::error::Error;
+use crate::reason::RetryReason;
+use crate::strategy::{BestEffort, StrategyKind};
+
+/// The policy document version this release reads and writes.
+pub const POLICY_VERSION: u32 = 1;
+
+/// Opt-in deviations from RFC 0049 that major SDKs ship. Every default follows the RFC.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Compat {
+    /// Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
+    pub collection_outdated_not_always_retry: bool,
+    /// Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
+    pub retry_kv_busy: bool,
+    /// Go SDK: query codes 4040, 4050, 4060, 4070, 4080, 4090 are prepared-statement failures.
+    pub query_retry_4040_to_4090: bool,
+    /// RFC 0049's best-effort pseudo-code read literally: UNKNOWN reaches the strategy, which
+    /// retries it for idempotent requests. By default UNKNOWN is never retried, as its table row says.
+    pub retry_unknown_if_idempotent: bool,
+}
+
+/// Each compatibility option's name and the source of the deviation, for docs and UIs.
+pub const COMPAT_OPTIONS: [(&str, &str); 4] = [
+    (
+        "collection_outdated_not_always_retry",
+        "Java SDK (core-io RetryReason.COLLECTION_OUTDATED alwaysRetry=false) vs RFC 0049 table",
+    ),
+    (
+        "retry_kv_busy",
+        "Java and Go SDKs map KV 0x85 EBUSY to KV_TEMPORARY_FAILURE; RFC 0049 does not list it",
+    ),
+    (
+        "query_retry_4040_to_4090",
+        "Go SDK retries query codes 4040..4090; RFC 0049 lists 4040, 4050, 4070",
+    ),
+    (
+        "retry_unknown_if_idempotent",
+        "RFC 0049 Best Effort pseudo-code retries any idempotent request; its RetryReason section forbids UNKNOWN",
+    ),
+];
+
+impl Compat {
+    /// Whether `reason` bypasses the strategy under these options.
+    pub fn always_retry(&self, reason: RetryReason) -> bool {
+        if reason == RetryReason::KvCollectionOutdated && self.collection_outdated_not_always_retry {
+            return false;
+        }
+        reason.always_retry()
+    }
+}
+
+/// The whole retry configuration, as data. JSON: `{"version": 1, "strategy": "best_effort",
+/// "backoff": {"kind": "exponential", ...}, "jitter": "none", "compat": {...}}`; every field but
+/// `version` may be omitted and takes the RFC default; `version` omitted means 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// Document version; only 1 is accepted.
+    #[serde(default = "version_one", deserialize_with = "version")]
+    pub version: u32,
+    /// The default strategy for requests without an override.
+    #[serde(default)]
+    pub strategy: StrategyKind,
+    /// The best-effort backoff calculator.
+    #[serde(default)]
+    pub backoff: Backoff,
+    /// Jitter applied to the best-effort backoff (never to the controlled backoff).
+    #[serde(default)]
+    pub jitter: Jitter,
+    /// Deviations from the RFC, all off by default.
+    #[serde(default)]
+    pub compat: Compat,
+}
+
+fn version_one() -> u32 {
+    POLICY_VERSION
+}
+
+fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    match v.as_u64() {
+        Some(n) if n == u64::from(POLICY_VERSION) => Ok(POLICY_VERSION),
+        _ => Err(crate::json::marked("unsupported_version", &v.to_string())),
+    }
+}
+
+impl Default for Policy {
+    /// RFC 0049 defaults: best effort, exponential 1..500 ms ×2, no jitter, no compat options.
+    fn default() -> Self {
+        Policy {
+            version: POLICY_VERSION,
+            strategy: StrategyKind::BestEffort,
+            backoff: Backoff::default(),
+            jitter: Jitter::None,
+            compat: Compat::default(),
+        }
+    }
+}
+
+impl Policy {
+    /// Parses and validates a policy document.
+    pub fn from_json(text: &str) -> Result<Policy, Error> {
+        let p: Policy = crate::json::from_json_str(text)?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Converts and validates an already-parsed policy document.
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Policy, Error> {
+        let p: Policy = crate::json::from_json_value(value)?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// The policy as a JSON document that [`Policy::from_json`] reads back unchanged.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("a policy always serializes"))
+    }
+
+    /// Checks cross-field constraints serde cannot (bounds order, factor range, version).
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.version != POLICY_VERSION {
+            return Err(Error::UnsupportedVersion {
+                value: self.version.to_string(),
+            });
+        }
+        self.backoff.validate("backoff")
+    }
+
+    /// The best-effort strategy this policy configures.
+    pub fn best_effort(&self) -> BestEffort {
+        BestEffort {
+            backoff: self.backoff,
+            jitter: self.jitter,
+        }
+    }
+}
