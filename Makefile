@@ -4,15 +4,17 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
+# pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
+export PYO3_BUILD_EXTENSION_MODULE := 1
 
-.PHONY: demo test lint test-core test-fixture-negative check-versions bench setup-rust clean
+.PHONY: demo test lint test-core test-fixture-negative test-python check-versions bench setup-rust clean
 
 ## The main job: the decisions for a few realistic scenarios.
 demo: setup-rust
 	$(CARGO) run -q --release -p retrypolicy --example demo
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-fixture-negative check-versions
+test: lint test-core test-fixture-negative check-versions test-python
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -37,11 +39,14 @@ test-fixture-negative: setup-rust
 	grep -q "wrong-on-purpose" "$$d/out.txt" && grep -Eq "^[0-9]+ passed, 1 failed$$" "$$d/out.txt"; \
 	echo "negative fixture check: the runner failed on the wrong case, as it must"
 
+test-python: setup-rust
+	$(MAKE) -C bindings-python test
+
 check-versions:
 	python3 scripts/check_versions.py
 
 bench: setup-rust
-	@echo "no benchmarks yet: the binding benchmarks arrive with the bindings"
+	$(MAKE) -C bindings-python bench
 
 clean:
 	$(CARGO) clean

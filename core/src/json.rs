@@ -309,3 +309,19 @@ pub mod status {
         d.deserialize_any(StatusVisitor)
     }
 }
+
+/// Parses one snake_case name (a strategy, jitter mode, service, ...) into `T`, naming `field` in errors.
+pub fn parse_name<T: DeserializeOwned>(field: &str, name: &str) -> Result<T, Error> {
+    from_json_value::<T>(&serde_json::Value::String(name.to_owned())).map_err(|e| match e {
+        Error::UnknownName { value, expected, .. } => Error::UnknownName {
+            field: field.to_owned(),
+            value,
+            expected,
+        },
+        Error::UnknownReason { value, .. } => Error::UnknownReason {
+            field: field.to_owned(),
+            value,
+        },
+        other => other,
+    })
+}

@@ -26,6 +26,7 @@ pub mod policy;
 pub mod reason;
 pub mod simulate;
 pub mod strategy;
+pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
 pub use classify::analytics::classify_analytics;

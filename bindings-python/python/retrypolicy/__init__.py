@@ -1,0 +1,154 @@
+"""retrypolicy: one retry-policy engine for every SDK (Couchbase RFC 0049), decided in Rust.
+
+Durations: inputs accept ``datetime.timedelta`` or seconds (int/float); outputs are integer
+milliseconds (``*_ms``), and ``Decision.delay`` is also offered as a ``timedelta``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Protocol
+
+from . import _lowlevel
+from ._lowlevel import (
+    BestEffort,
+    Classification,
+    Decision,
+    FailFast,
+    Operation,
+    Policy,
+    Request,
+    classify_analytics,
+    classify_dispatch,
+    classify_query,
+    classify_search,
+    classify_views,
+    controlled_backoff_ms,
+    backoff_delay_ms,
+    decide,
+)
+from ._reason import RetryReason
+from .errors import (
+    InvalidDurationError,
+    InvalidRandomError,
+    InvalidTypeError,
+    MalformedJsonError,
+    MissingFieldError,
+    OutOfRangeError,
+    RetryPolicyError,
+    UnknownFieldError,
+    UnknownNameError,
+    UnknownReasonError,
+    UnsupportedVersionError,
+)
+
+__version__: str = _lowlevel.__version__
+
+__all__ = [
+    "BestEffort",
+    "Classification",
+    "Decision",
+    "FailFast",
+    "InvalidDurationError",
+    "InvalidRandomError",
+    "InvalidTypeError",
+    "MalformedJsonError",
+    "MissingFieldError",
+    "Operation",
+    "Orchestrator",
+    "OutOfRangeError",
+    "Policy",
+    "Request",
+    "RetryPolicyError",
+    "RetryReason",
+    "RetryStrategy",
+    "UnknownFieldError",
+    "UnknownNameError",
+    "UnknownReasonError",
+    "UnsupportedVersionError",
+    "backoff_delay_ms",
+    "classify_analytics",
+    "classify_dispatch",
+    "classify_kv",
+    "classify_query",
+    "classify_search",
+    "classify_views",
+    "controlled_backoff_ms",
+    "decide",
+    "policy_from_dict",
+    "request_from_dict",
+    "simulate",
+]
+
+
+
+class RetryStrategy(Protocol):
+    """What ``decide`` calls for reasons that are not always-retry: a delay, or None for no retry."""
+
+    def retry_after(self, request: Request, reason: RetryReason) -> Any:
+        """Return a ``timedelta`` or seconds to retry after, or None to fail the request."""
+
+
+def classify_kv(
+    operation: str,
+    status: int,
+    *,
+    error_map: str | dict[str, Any] | None = None,
+    policy: Policy | None = None,
+) -> Classification:
+    """Classifies a KV status for an operation; ``error_map`` is the server's map (JSON text or dict)."""
+    text = json.dumps(error_map) if isinstance(error_map, dict) else error_map
+    return _lowlevel.classify_kv(operation, status, error_map=text, policy=policy)
+
+
+def policy_from_dict(document: dict[str, Any]) -> Policy:
+    """Loads a policy from its JSON-shaped dict; errors name the offending field."""
+    return Policy.from_json(json.dumps(document))
+
+
+def request_from_dict(document: dict[str, Any]) -> Request:
+    """Loads a request from the spec-fixture form (``*_ms`` integer milliseconds)."""
+    return Request.from_json(json.dumps(document))
+
+
+def simulate(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Replays a whole schedule (request, outcomes, latency_ms, policy, draws) and returns the timeline."""
+    result: dict[str, Any] = json.loads(_lowlevel.simulate_json(json.dumps(scenario)))
+    return result
+
+
+class Orchestrator:
+    """``decide`` plus one log line per retry and per non-retry on the ``retrypolicy`` logger (RFC 0049)."""
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        strategy: RetryStrategy | None = None,
+        *,
+        logger: logging.Logger | None = None,
+        level: int = logging.DEBUG,
+    ) -> None:
+        self.policy = policy
+        self.strategy = strategy
+        self.logger = logger or logging.getLogger("retrypolicy")
+        self.level = level
+
+    def decide(self, request: Request, reason: RetryReason | str) -> Decision:
+        """Decides, logs the decision record, and returns it."""
+        decision = decide(request, reason, self.policy, self.strategy)
+        if self.logger.isEnabledFor(self.level):
+            self.logger.log(
+                self.level,
+                "%s attempt %d: %s",
+                request.operation.to_json(),
+                decision.attempts,
+                decision,
+                extra={
+                    "retry_reason": decision.reason.name,
+                    "retry_rule": decision.rule,
+                    "retry_delay_ms": decision.delay_ms,
+                    "retry_attempts": decision.attempts,
+                },
+            )
+        return decision

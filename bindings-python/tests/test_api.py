@@ -1,0 +1,171 @@
+"""The Pythonic surface: errors, strategies, logging, threads, the enum, the README quickstart."""
+
+from __future__ import annotations
+
+import logging
+import pathlib
+import re
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+import retrypolicy as rp
+from retrypolicy import Operation, Request, RetryReason
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def test_readme_quickstart_runs() -> None:
+    text = (HERE.parent / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "README has no python block"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_enum_mirrors_the_core_table() -> None:
+    table = rp._lowlevel.reason_table()
+    assert [(m.value, m.name) for m in RetryReason] == [(i, n) for i, n, _, _ in table]
+    assert RetryReason.KV_NOT_MY_VBUCKET.always_retry
+    assert not RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT.allows_non_idempotent_retry
+    assert RetryReason.parse("KV_SYNC_RE_COMMIT_IN_PROGRESS") is RetryReason.KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "code", "field"),
+    [
+        (lambda: RetryReason.parse("NOPE"), rp.UnknownReasonError, "unknown_reason", "reason"),
+        (lambda: Request(Operation.kv("get"), timeout=-1.0), rp.InvalidDurationError, "invalid_duration", "timeout"),
+        (lambda: Request(Operation.kv("get"), timeout=float("nan")), rp.InvalidDurationError, "invalid_duration", "timeout"),
+        (lambda: Request(Operation.kv("get"), timeout="2s"), rp.InvalidTypeError, "invalid_type", "timeout"),
+        (lambda: Request(Operation.kv("get"), timeout=1, attempts=-1), rp.OutOfRangeError, "out_of_range", "attempts"),
+        (lambda: Request(Operation.kv("get"), timeout=1, attempts=True), rp.InvalidTypeError, "invalid_type", "attempts"),
+        (lambda: Request(Operation.kv("get"), timeout=1, random=1.0), rp.InvalidRandomError, "invalid_random", "random"),
+        (lambda: Request(Operation.kv("get"), timeout=1, strategy="yolo"), rp.UnknownNameError, "unknown_name", "strategy"),
+        (lambda: Request("get", timeout=1), rp.InvalidTypeError, "invalid_type", "operation"),
+        (lambda: Operation.kv("getx"), rp.UnknownNameError, "unknown_name", "operation"),
+        (lambda: Request(Operation.kv("get"), timeout=1).replace(attempt=3), rp.UnknownFieldError, "unknown_field", "attempt"),
+        (lambda: rp.decide(Request(Operation.kv("get"), timeout=1), "KV_WHAT"), rp.UnknownReasonError, "unknown_reason", "reason"),
+        (lambda: rp.decide(Request(Operation.kv("get"), timeout=1), 99), rp.UnknownReasonError, "unknown_reason", "reason"),
+        (lambda: rp.decide(Request(Operation.kv("get"), timeout=1), None), rp.InvalidTypeError, "invalid_type", "reason"),
+        (lambda: rp.Policy.from_json("{"), rp.MalformedJsonError, "malformed_json", ""),
+        (lambda: rp.policy_from_dict({"version": 2}), rp.UnsupportedVersionError, "unsupported_version", "version"),
+        (lambda: rp.policy_from_dict({"stratgy": "x"}), rp.UnknownFieldError, "unknown_field", "stratgy"),
+        (lambda: rp.classify_kv("get", 70000), rp.OutOfRangeError, "out_of_range", "status"),
+        (lambda: rp.classify_search(-1), rp.OutOfRangeError, "out_of_range", "http_status"),
+        (lambda: rp.controlled_backoff_ms(2**32), rp.OutOfRangeError, "out_of_range", "attempt"),
+    ],
+)
+def test_bad_input_raises_typed_errors_naming_the_field(call: Any, exc: type, code: str, field: str) -> None:
+    with pytest.raises(exc) as info:
+        call()
+    assert isinstance(info.value, rp.RetryPolicyError)
+    assert info.value.code == code
+    assert info.value.field == field
+    assert field in str(info.value)
+
+
+def test_value_and_type_errors_are_also_builtin_exceptions() -> None:
+    with pytest.raises(ValueError):
+        Request(Operation.kv("get"), timeout=-1)
+    with pytest.raises(TypeError):
+        Request(Operation.kv("get"), timeout=[1])
+
+
+def test_a_user_strategy_exception_propagates_unchanged() -> None:
+    class Boom(Exception):
+        pass
+
+    sentinel = Boom("from user code")
+
+    class Exploding:
+        def retry_after(self, request: Request, reason: RetryReason) -> Any:
+            raise sentinel
+
+    with pytest.raises(Boom) as info:
+        rp.decide(Request(Operation.kv("get"), timeout=1), RetryReason.KV_LOCKED, strategy=Exploding())
+    assert info.value is sentinel
+
+
+def test_a_user_strategy_sees_the_request_and_its_delay_is_capped() -> None:
+    seen: list[tuple[int, RetryReason]] = []
+
+    class Slow:
+        def retry_after(self, request: Request, reason: RetryReason) -> Any:
+            seen.append((request.attempts, reason))
+            return timedelta(seconds=60)
+
+    req = Request(Operation.kv("get"), attempts=3, elapsed=2.0, timeout=2.5)
+    d = rp.decide(req, RetryReason.KV_LOCKED, strategy=Slow())
+    assert seen == [(3, RetryReason.KV_LOCKED)]
+    assert (d.delay_ms, d.capped, d.then_cancel, d.rule) == (500, True, True, "custom_strategy")
+    # Always-retry reasons never reach it.
+    rp.decide(req, RetryReason.KV_NOT_MY_VBUCKET, strategy=Slow())
+    assert len(seen) == 1
+
+
+def test_builtin_strategies_and_request_override() -> None:
+    req = Request(Operation.kv("get"), timeout=2.5)
+    assert rp.decide(req, RetryReason.KV_LOCKED, strategy=rp.FailFast()).rule == "fail_fast"
+    assert rp.decide(req.replace(strategy="best_effort"), RetryReason.KV_LOCKED, strategy=rp.FailFast()).is_retry
+    slow = rp.policy_from_dict({"backoff": {"kind": "fixed", "delay_ms": 250}})
+    assert rp.decide(req, RetryReason.KV_LOCKED, strategy=rp.BestEffort(slow)).delay_ms == 250
+
+
+def test_decisions_are_immutable_with_a_readable_repr() -> None:
+    d = rp.decide(Request(Operation.kv("get"), timeout=2.5), RetryReason.KV_LOCKED)
+    with pytest.raises(AttributeError):
+        d.delay_ms = 5  # type: ignore[misc]
+    assert repr(d).startswith('Decision({"action":"retry","delay_ms":1')
+    assert d.delay == timedelta(milliseconds=1)
+    assert d.reason is RetryReason.KV_LOCKED
+
+
+def test_every_decision_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    orch = rp.Orchestrator()
+    req = Request(Operation.kv("upsert"), timeout=2.5)
+    with caplog.at_level(logging.DEBUG, logger="retrypolicy"):
+        orch.decide(req, RetryReason.KV_LOCKED)
+        orch.decide(req, RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT)
+    records = [r for r in caplog.records if r.name == "retrypolicy"]
+    assert len(records) == 2
+    assert "retry 1 after 1 ms" in records[0].getMessage() and "KV_LOCKED" in records[0].getMessage()
+    assert "no retry" in records[1].getMessage() and "best_effort_not_idempotent" in records[1].getMessage()
+    assert records[0].retry_delay_ms == 1 and records[1].retry_delay_ms is None  # type: ignore[attr-defined]
+
+
+def test_threads_agree_with_a_single_thread() -> None:
+    reasons = list(RetryReason)
+    requests = [
+        Request(Operation.kv(op), attempts=a, elapsed=e / 1000, timeout=2.5)
+        for op in ("get", "upsert")
+        for a in range(0, 12, 3)
+        for e in (0, 1000, 2499, 2500)
+    ]
+    work = [(r, reason) for r in requests for reason in reasons]
+    expected = [rp.decide(r, reason).to_json() for r, reason in work]
+    results: dict[int, list[str]] = {}
+
+    def run(n: int) -> None:
+        results[n] = [rp.decide(r, reason).to_json() for r, reason in work]
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8
+    assert all(r == expected for r in results.values())
+
+
+def test_simulate_replays_a_schedule() -> None:
+    t = rp.simulate(
+        {
+            "request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500},
+            "outcomes": ["SOCKET_CLOSED_WHILE_IN_FLIGHT", None],
+            "latency_ms": 2,
+        }
+    )
+    assert t["ending"] == "succeeded" and len(t["steps"]) == 2 and t["total_ms"] == 5
