@@ -7,14 +7,19 @@ export CARGO_TERM_COLOR ?= never
 # pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
 export PYO3_BUILD_EXTENSION_MODULE := 1
 
-.PHONY: demo test lint test-core test-fixture-negative test-python check-versions bench setup-rust clean
+.PHONY: demo test lint test-core test-cli test-fixture-negative test-python check-versions bench setup-rust clean
 
-## The main job: the decisions for a few realistic scenarios.
+## The main job: a walkthrough of the bundled scenarios with the `retrypolicy` CLI.
 demo: setup-rust
-	$(CARGO) run -q --release -p retrypolicy --example demo
+	@$(CARGO) build -q --release -p retrypolicy-cli
+	@for f in examples/scenarios/*.json; do echo "\$$ retrypolicy simulate $$f"; ./target/release/retrypolicy simulate "$$f"; echo; done
+	@echo '$$ retrypolicy explain  # a KV upsert 2 s into a 2.5 s timeout, 7 retries, NOT_MY_VBUCKET'
+	@echo '{"request": {"service": "kv", "operation": "upsert", "attempts": 7, "elapsed_ms": 2000, "timeout_ms": 2500}, "reason": "KV_NOT_MY_VBUCKET"}' | ./target/release/retrypolicy explain
+	@echo '$$ retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT'
+	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-fixture-negative check-versions test-python
+test: lint test-core test-cli test-fixture-negative check-versions test-python
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -28,6 +33,9 @@ lint: setup-rust
 
 test-core: setup-rust
 	$(CARGO) test -p retrypolicy
+
+test-cli: setup-rust
+	$(CARGO) test -p retrypolicy-cli
 
 # The fixture runner must fail when a folder named by SPEC_FIXTURES_DIR holds a wrong case.
 test-fixture-negative: setup-rust

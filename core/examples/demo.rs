@@ -34,6 +34,8 @@ fn main() {
     show(
         "KV upsert, socket closed while in flight (non-idempotent: must not be retried)",
         &Scenario {
+            name: String::new(),
+            description: String::new(),
             request: kv(KvOperation::Upsert, 2500),
             outcomes: vec![closed],
             repeat_last: false,
@@ -45,6 +47,8 @@ fn main() {
     show(
         "KV get, socket closed while in flight once, then success (idempotent: retried)",
         &Scenario {
+            name: String::new(),
+            description: String::new(),
             request: kv(KvOperation::Get, 2500),
             outcomes: vec![closed, None],
             repeat_last: false,
@@ -56,6 +60,8 @@ fn main() {
     show(
         "KV get hitting KV_TEMPORARY_FAILURE until its 2.5 s timeout (best effort, capped at the end)",
         &Scenario {
+            name: String::new(),
+            description: String::new(),
             request: kv(KvOperation::Get, 2500),
             outcomes: vec![Some(RetryReason::KvTemporaryFailure)],
             repeat_last: true,
@@ -71,6 +77,8 @@ fn main() {
     show(
         "NOT_MY_VBUCKET storm under a fail-fast strategy (always-retry: controlled backoff anyway)",
         &Scenario {
+            name: String::new(),
+            description: String::new(),
             request: kv(KvOperation::Replace, 2500),
             outcomes: vec![Some(RetryReason::KvNotMyVbucket); 6],
             repeat_last: false,
@@ -82,6 +90,8 @@ fn main() {
     show(
         "KV_LOCKED under the same fail-fast strategy (declined at once)",
         &Scenario {
+            name: String::new(),
+            description: String::new(),
             request: kv(KvOperation::Replace, 2500),
             outcomes: vec![Some(RetryReason::KvLocked)],
             repeat_last: false,

@@ -20,6 +20,7 @@ pub mod backoff;
 pub mod classify;
 pub mod decide;
 pub mod error;
+pub mod explain;
 pub mod json;
 pub mod operation;
 pub mod policy;
@@ -42,6 +43,7 @@ pub use decide::{
     Request, RetryAfter, Rule,
 };
 pub use error::Error;
+pub use explain::explain;
 pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;

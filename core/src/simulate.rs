@@ -14,6 +14,12 @@ pub const MAX_SIMULATED_ATTEMPTS: u32 = 10_000;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// A short name, for listings (not used by the simulation).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// What the scenario shows, for people (not used by the simulation).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
     /// The request as first sent (its `attempts` and `elapsed_ms` are the starting point).
     pub request: Request,
     /// Outcome of each attempt in order: a reason, or `null` for success.

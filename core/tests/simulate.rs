@@ -4,6 +4,8 @@ use retrypolicy::*;
 
 fn scenario(op: KvOperation, outcomes: Vec<Option<RetryReason>>, repeat_last: bool) -> Scenario {
     Scenario {
+        name: String::new(),
+        description: String::new(),
         request: Request::new(Operation::Kv(op), 0, 2500),
         outcomes,
         repeat_last,

@@ -1,0 +1,271 @@
+//! `retrypolicy`: decide, explain and simulate retries from the command line.
+
+use std::io::{BufRead, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use retrypolicy::json::{from_json_str, from_json_value};
+use retrypolicy::{decide, explain, simulate, Decision, Error, Policy, Request, RetryReason, Scenario};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+mod table;
+
+/// Retry decisions from the retrypolicy engine (Couchbase RFC 0049 rules), as JSON or plain text.
+#[derive(Parser)]
+#[command(name = "retrypolicy", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide one request: JSON on stdin (or --input), JSONL for many, or flags; prints decision JSON.
+    Decide(DecideArgs),
+    /// The same decision as one plain sentence with its rule and spec section.
+    Explain(DecideArgs),
+    /// Replay a scenario file and print the retry timeline as a table with totals.
+    Simulate(SimulateArgs),
+}
+
+/// Where a decision's input comes from.
+#[derive(Args)]
+struct DecideArgs {
+    /// Read `{"request": {...}, "reason": "...", "policy": {...}}` (or JSONL: one per line) from
+    /// this file; `-` is stdin. Without it and without --reason, stdin is read.
+    #[arg(long, short)]
+    input: Option<PathBuf>,
+    /// A policy JSON file applied to every input that has no policy of its own.
+    #[arg(long)]
+    policy: Option<PathBuf>,
+    /// The retry reason (e.g. KV_LOCKED); selects flag mode.
+    #[arg(long)]
+    reason: Option<String>,
+    /// Service: kv, query, analytics, search, views, cluster_manager, management.
+    #[arg(long, default_value = "kv")]
+    service: String,
+    /// KV operation name (get, upsert, ...), for --service kv.
+    #[arg(long)]
+    operation: Option<String>,
+    /// The query's readonly property (query, analytics).
+    #[arg(long)]
+    readonly: Option<bool>,
+    /// HTTP method (cluster_manager, management).
+    #[arg(long)]
+    method: Option<String>,
+    /// Retries already made.
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
+    attempts: String,
+    /// Milliseconds since the request started.
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
+    elapsed_ms: String,
+    /// The request timeout in milliseconds.
+    #[arg(long, allow_hyphen_values = true)]
+    timeout_ms: Option<String>,
+    /// Override the idempotent-operation list.
+    #[arg(long)]
+    idempotent: Option<bool>,
+    /// Per-request strategy override: best_effort or fail_fast.
+    #[arg(long)]
+    strategy: Option<String>,
+    /// The random draw in [0, 1) for jitter.
+    #[arg(long, allow_hyphen_values = true)]
+    random: Option<String>,
+}
+
+/// A scenario to replay.
+#[derive(Args)]
+struct SimulateArgs {
+    /// The scenario JSON file (see examples/scenarios/).
+    scenario: PathBuf,
+    /// Print the timeline as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One decision's input, as JSON.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecideInput {
+    request: Request,
+    reason: RetryReason,
+    #[serde(default)]
+    policy: Option<Policy>,
+}
+
+/// A failure of the command: bad input (exit 2) or an I/O problem (exit 1).
+enum Failure {
+    Input(String),
+    Io(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Input(format!("{}: {e}", e.code()))
+    }
+}
+
+fn read_text(path: &Option<PathBuf>) -> Result<String, Failure> {
+    let mut text = String::new();
+    match path.as_deref() {
+        None => std::io::stdin().read_to_string(&mut text).map(|_| ()),
+        Some(p) if p.as_os_str() == "-" => std::io::stdin().read_to_string(&mut text).map(|_| ()),
+        Some(p) => std::fs::read_to_string(p).map(|t| text = t),
+    }
+    .map_err(|e| Failure::Io(format!("cannot read input: {e}")))?;
+    Ok(text)
+}
+
+fn load_policy(path: &Option<PathBuf>) -> Result<Policy, Failure> {
+    match path {
+        None => Ok(Policy::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Failure::Io(format!("cannot read policy {}: {e}", p.display())))?;
+            Policy::from_json(&text)
+                .map_err(|e| Failure::Input(format!("policy {}: {}: {e}", p.display(), e.code())))
+        }
+    }
+}
+
+/// A flag value as JSON: a number when it reads as one, else the text (the core then names the field).
+fn flag_value(text: &str) -> Value {
+    if let Ok(i) = text.parse::<i128>() {
+        if let Ok(u) = u64::try_from(i) {
+            return json!(u);
+        }
+        if let Ok(n) = i64::try_from(i) {
+            return json!(n);
+        }
+    }
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() => json!(f),
+        _ => Value::String(text.to_owned()),
+    }
+}
+
+fn inputs_from_flags(args: &DecideArgs, reason: &str) -> Value {
+    let mut req = Map::new();
+    req.insert("service".into(), json!(args.service));
+    if let Some(op) = &args.operation {
+        req.insert("operation".into(), json!(op));
+    }
+    if let Some(r) = args.readonly {
+        req.insert("readonly".into(), json!(r));
+    }
+    if let Some(m) = &args.method {
+        req.insert("method".into(), json!(m));
+    }
+    req.insert("attempts".into(), flag_value(&args.attempts));
+    req.insert("elapsed_ms".into(), flag_value(&args.elapsed_ms));
+    if let Some(t) = &args.timeout_ms {
+        req.insert("timeout_ms".into(), flag_value(t));
+    }
+    if let Some(i) = args.idempotent {
+        req.insert("idempotent".into(), json!(i));
+    }
+    if let Some(s) = &args.strategy {
+        req.insert("strategy".into(), json!(s));
+    }
+    if let Some(r) = &args.random {
+        req.insert("random".into(), flag_value(r));
+    }
+    json!({ "request": Value::Object(req), "reason": reason })
+}
+
+/// Parses one input value and decides it.
+fn decide_value(value: &Value, default_policy: &Policy) -> Result<(Request, Decision), Error> {
+    let input: DecideInput = from_json_value(value)?;
+    let policy = input.policy.unwrap_or(*default_policy);
+    policy.validate()?;
+    let d = decide(&input.request, input.reason, &policy)?;
+    Ok((input.request, d))
+}
+
+/// Runs decide or explain; returns whether every input was valid.
+fn run_decide(args: &DecideArgs, explain_mode: bool, out: &mut impl Write) -> Result<bool, Failure> {
+    let policy = load_policy(&args.policy)?;
+    let render = |req: &Request, d: &Decision| {
+        if explain_mode {
+            explain(req, d)
+        } else {
+            d.to_json()
+        }
+    };
+    let io = |e: std::io::Error| Failure::Io(e.to_string());
+    if let (Some(reason), None) = (&args.reason, &args.input) {
+        let (req, d) = decide_value(&inputs_from_flags(args, reason), &policy)?;
+        writeln!(out, "{}", render(&req, &d)).map_err(io)?;
+        return Ok(true);
+    }
+    let text = read_text(&args.input)?;
+    if text.trim().is_empty() {
+        return Err(Failure::Input(
+            "no input: pass JSON on stdin, --input FILE, or --reason with flags".into(),
+        ));
+    }
+    // One JSON document (possibly pretty-printed), or JSONL: one document per line.
+    if let Ok(value) = from_json_str::<Value>(&text) {
+        let (req, d) = decide_value(&value, &policy)?;
+        writeln!(out, "{}", render(&req, &d)).map_err(io)?;
+        return Ok(true);
+    }
+    let mut all_ok = true;
+    for (n, line) in text.as_bytes().lines().enumerate() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = from_json_str::<Value>(&line).and_then(|v| decide_value(&v, &policy));
+        match result {
+            Ok((req, d)) => writeln!(out, "{}", render(&req, &d)).map_err(io)?,
+            Err(e) => {
+                all_ok = false;
+                let err = json!({"error": {"line": n + 1, "code": e.code(), "field": e.field(), "message": e.to_string()}});
+                writeln!(out, "{err}").map_err(io)?;
+                eprintln!("line {}: {}: {e}", n + 1, e.code());
+            }
+        }
+    }
+    Ok(all_ok)
+}
+
+fn run_simulate(args: &SimulateArgs, out: &mut impl Write) -> Result<bool, Failure> {
+    let text = std::fs::read_to_string(&args.scenario)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.scenario.display())))?;
+    let scenario: Scenario = from_json_str(&text)
+        .map_err(|e| Failure::Input(format!("{}: {}: {e}", args.scenario.display(), e.code())))?;
+    let timeline = simulate(&scenario)?;
+    let io = |e: std::io::Error| Failure::Io(e.to_string());
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&timeline).unwrap_or_default()).map_err(io)?;
+    } else {
+        write!(out, "{}", table::render(&scenario, &timeline)).map_err(io)?;
+    }
+    Ok(true)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match &cli.command {
+        Command::Decide(a) => run_decide(a, false, &mut out),
+        Command::Explain(a) => run_decide(a, true, &mut out),
+        Command::Simulate(a) => run_simulate(a, &mut out),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(2),
+        Err(Failure::Input(msg)) => {
+            eprintln!("retrypolicy: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Io(msg)) => {
+            eprintln!("retrypolicy: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The binary, end to end: each subcommand, JSONL streaming, and bad input exiting 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_retrypolicy"))
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scenarios() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios")
+}
+
+const RFC_EXAMPLE: &str = r#"{"request": {"service": "kv", "operation": "upsert", "attempts": 7,
+  "elapsed_ms": 2000, "timeout_ms": 2500}, "reason": "KV_NOT_MY_VBUCKET"}"#;
+
+#[test]
+fn decide_reads_json_on_stdin() {
+    let out = run(&["decide"], RFC_EXAMPLE);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["action"], "retry");
+    assert_eq!(v["delay_ms"], 500);
+    assert_eq!(v["then_cancel"], true);
+}
+
+#[test]
+fn decide_streams_jsonl_one_decision_per_line() {
+    let lines = [
+        r#"{"request": {"service": "kv", "operation": "get", "attempts": 3, "elapsed_ms": 0, "timeout_ms": 2500}, "reason": "KV_LOCKED"}"#,
+        r#"{"request": {"service": "kv", "operation": "upsert", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500}, "reason": "SOCKET_CLOSED_WHILE_IN_FLIGHT"}"#,
+        r#"{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500}, "reason": "KV_LOCKED", "policy": {"strategy": "fail_fast"}}"#,
+    ];
+    let out = run(&["decide"], &lines.join("\n"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), 3);
+    assert_eq!(
+        (got[0]["action"].as_str(), got[0]["delay_ms"].as_u64()),
+        (Some("retry"), Some(8))
+    );
+    assert_eq!(got[1]["cause"], "not_idempotent");
+    assert_eq!(got[2]["rule"], "fail_fast");
+}
+
+#[test]
+fn decide_takes_flags() {
+    let out = run(
+        &[
+            "decide",
+            "--operation",
+            "get",
+            "--attempts",
+            "2",
+            "--timeout-ms",
+            "2500",
+            "--reason",
+            "KV_NOT_MY_VBUCKET",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["delay_ms"], 50);
+}
+
+#[test]
+fn explain_prints_one_sentence_with_rule_and_section() {
+    let out = run(&["explain"], RFC_EXAMPLE);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert_eq!(s.lines().count(), 1);
+    assert!(s.starts_with("Retry the KV upsert after 500 ms"), "{s}");
+    assert!(
+        s.contains("rule always_retry_controlled_backoff; RFC 0049"),
+        "{s}"
+    );
+}
+
+#[test]
+fn simulate_prints_a_table_with_totals() {
+    let path = scenarios().join("03-kv-get-temporary-failure-until-timeout.json");
+    let out = run(&["simulate", path.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("=> timed out after 13 attempts: 2500 ms in all"),
+        "{s}"
+    );
+    assert!(s.contains("463*"), "{s}");
+    let json = run(&["simulate", "--json", path.to_str().unwrap()], "");
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["ending"], "timed_out");
+}
+
+#[test]
+fn every_bundled_scenario_runs() {
+    for entry in std::fs::read_dir(scenarios()).unwrap() {
+        let path = entry.unwrap().path();
+        let out = run(&["simulate", path.to_str().unwrap()], "");
+        assert!(out.status.success(), "{}: {}", path.display(), text(&out.stderr));
+    }
+}
+
+#[test]
+fn the_counter_scenarios_show_naive_failing_and_idempotent_succeeding() {
+    let naive = run(
+        &[
+            "simulate",
+            scenarios()
+                .join("05-counter-increment-naive.json")
+                .to_str()
+                .unwrap(),
+        ],
+        "",
+    );
+    assert!(text(&naive.stdout).contains("=> failed (not retried) after 1 attempt"));
+    let idem = run(
+        &[
+            "simulate",
+            scenarios()
+                .join("06-counter-increment-idempotent.json")
+                .to_str()
+                .unwrap(),
+        ],
+        "",
+    );
+    assert!(text(&idem.stdout).contains("=> succeeded after 2 attempts"));
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_field() {
+    let cases: [(&[&str], &str, &str); 6] = [
+        (
+            &["decide"],
+            r#"{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -1, "timeout_ms": 5}, "reason": "KV_LOCKED"}"#,
+            "elapsed_ms",
+        ),
+        (
+            &["decide"],
+            r#"{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 5}, "reason": "NOPE"}"#,
+            "reason",
+        ),
+        (&["decide"], "{not json", "malformed_json"),
+        (
+            &[
+                "decide",
+                "--operation",
+                "get",
+                "--timeout-ms",
+                "-3",
+                "--reason",
+                "KV_LOCKED",
+            ],
+            "",
+            "timeout_ms",
+        ),
+        (
+            &[
+                "decide",
+                "--operation",
+                "gett",
+                "--timeout-ms",
+                "3",
+                "--reason",
+                "KV_LOCKED",
+            ],
+            "",
+            "operation",
+        ),
+        (&["explain"], "", "no input"),
+    ];
+    for (args, stdin, field) in cases {
+        let out = run(args, stdin);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {stdin}");
+        assert!(
+            text(&out.stderr).contains(field),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_bad_jsonl_line_is_reported_in_place_and_the_rest_still_decided() {
+    let input = "{\"request\": {\"service\": \"kv\", \"operation\": \"get\", \"attempts\": 0, \"elapsed_ms\": 0, \"timeout_ms\": 9}, \"reason\": \"KV_LOCKED\"}\n{\"reason\": 1}\n";
+    let out = run(&["decide"], input);
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[1].contains("\"line\":2"), "{}", lines[1]);
+}
+
+#[test]
+fn help_lists_every_subcommand() {
+    let out = run(&["--help"], "");
+    let s = text(&out.stdout);
+    for cmd in ["decide", "explain", "simulate"] {
+        assert!(s.contains(cmd), "{s}");
+    }
+    let out = run(&["decide", "--help"], "");
+    assert!(text(&out.stdout).contains("--timeout-ms"));
+}
