@@ -7,7 +7,7 @@ export CARGO_TERM_COLOR ?= never
 # pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
 export PYO3_BUILD_EXTENSION_MODULE := 1
 
-.PHONY: demo test lint test-core test-cli test-fixture-negative test-python check-versions bench setup-rust clean
+.PHONY: demo test lint test-core test-cli test-fixture-negative test-python test-c check-versions bench setup-rust clean
 
 ## The main job: a walkthrough of the bundled scenarios with the `retrypolicy` CLI.
 demo: setup-rust
@@ -19,7 +19,7 @@ demo: setup-rust
 	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python
+test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -33,6 +33,11 @@ lint: setup-rust
 
 test-core: setup-rust
 	$(CARGO) test -p retrypolicy
+
+## MongoDB's own test suites (../shared/peer-specs/mongodb) replayed against the core; skipped when absent.
+.PHONY: conformance
+conformance: setup-rust
+	$(CARGO) test -q -p retrypolicy --test conformance
 
 test-cli: setup-rust
 	$(CARGO) test -p retrypolicy-cli
@@ -50,11 +55,15 @@ test-fixture-negative: setup-rust
 test-python: setup-rust
 	$(MAKE) -C bindings-python test
 
+test-c: setup-rust
+	$(MAKE) -C bindings-c test
+
 check-versions:
 	python3 scripts/check_versions.py
 
 bench: setup-rust
 	$(MAKE) -C bindings-python bench
+	$(MAKE) -C bindings-c bench
 
 clean:
 	$(CARGO) clean

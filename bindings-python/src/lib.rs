@@ -724,6 +724,14 @@ fn simulate_json(text: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&t).unwrap_or_default())
 }
 
+/// Calls the core's JSON API by function name: JSON text in, JSON text out.
+#[pyfunction]
+fn call_json(function: &str, input: &str) -> PyResult<String> {
+    let value: serde_json::Value = core::json::from_json_str(input).py()?;
+    let out = core::api::call(function, &value).py()?;
+    Ok(out.to_string())
+}
+
 /// The native module.
 #[pymodule]
 fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -748,5 +756,6 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(controlled_backoff_ms, m)?)?;
     m.add_function(wrap_pyfunction!(backoff_delay_ms, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(call_json, m)?)?;
     Ok(())
 }

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import pytest
 
 import retrypolicy as rp
+from retrypolicy import http, mongodb
 from conftest import fixture_files
 
 
@@ -77,6 +78,24 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "backoff": _backoff,
     "decide": _decide,
     "parse_policy": lambda i: {"policy": json.loads(rp.Policy.from_json(i["json"]).to_json())},
+    "mongodb_classify_error": lambda i: mongodb.classify_error(**i),
+    "mongodb_retryable_write_error": lambda i: mongodb.retryable_write_error(**i),
+    "mongodb_retryable_read_error": lambda i: mongodb.retryable_read_error(**i),
+    "mongodb_surfaced_error": lambda i: mongodb.surfaced_error(**i),
+    "mongodb_eligibility": lambda i: mongodb.eligibility(**i),
+    "mongodb_decide": lambda i: mongodb.decide(**i),
+    "mongodb_overload_backoff": lambda i: mongodb.overload_backoff(**i),
+    "mongodb_transaction_labels": lambda i: mongodb.transaction_labels(**i),
+    "mongodb_transaction_backoff": lambda i: mongodb.transaction_backoff(**i),
+    "mongodb_with_transaction": lambda i: mongodb.with_transaction(**i),
+    "mongodb_transaction_step": lambda i: mongodb.transaction_step(**i),
+    "mongodb_idempotency": lambda i: mongodb.idempotency(**i),
+    "mongodb_duplicate_key": lambda i: mongodb.duplicate_key(**i),
+    "mongodb_pending_token_rewrite": lambda i: mongodb.pending_token_rewrite(**i),
+    "http_classify": lambda i: http.classify(**i),
+    "http_retry_after": lambda i: http.retry_after(**i),
+    "http_date": lambda i: http.parse_date(**i),
+    "http_next": lambda i: http.next_step(**i),
 }
 
 

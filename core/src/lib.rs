@@ -16,12 +16,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod backoff;
 pub mod classify;
 pub mod decide;
 pub mod error;
 pub mod explain;
+pub mod http;
 pub mod json;
+pub mod mongodb;
 pub mod operation;
 pub mod policy;
 pub mod reason;
@@ -44,6 +47,26 @@ pub use decide::{
 };
 pub use error::Error;
 pub use explain::explain;
+pub use http::{
+    classify_attempt, classify_http_status, classify_network_error, next as http_next, parse_imf_fixdate,
+    parse_retry_after, HttpAttempt, HttpClass, HttpClassification, LoopAction, LoopDecision, LoopState,
+    RetryLoop, StepOutcome,
+};
+pub use mongodb::backpressure::{is_overload_error, is_retryable_overload_error, overload_backoff_ms};
+pub use mongodb::errors::{
+    classify_error, is_retryable_read_error, is_retryable_write_error, surfaced_read_error,
+    surfaced_write_error, ErrorClass, FailureKind, MongoError, ServerKind,
+};
+pub use mongodb::idempotency::{
+    analyze_idempotency, duplicate_key_on_retry, pending_token_rewrite, positional_hazards,
+    IdempotencyReport, OperationDoc,
+};
+pub use mongodb::operations::{eligibility, Eligibility, MongoOperation, OperationName};
+pub use mongodb::retry::{decide_mongo, driver_labels, MongoAction, MongoDecision, MongoRequest};
+pub use mongodb::transaction::{
+    run_transaction, step as transaction_step, transaction_backoff_ms, transaction_error_labels,
+    SessionState, TransactionAction, TransactionCommand, TransactionEvent, TransactionState,
+};
 pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;

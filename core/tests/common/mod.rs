@@ -4,10 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use retrypolicy::json::from_json_value;
-use retrypolicy::*;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The folder of the committed corpus.
 pub fn corpus_dir() -> PathBuf {
@@ -35,150 +32,12 @@ pub fn fixture_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KvInput {
-    operation: KvOperation,
-    #[serde(with = "retrypolicy::json::status")]
-    status: u16,
-    #[serde(default)]
-    error_map: Option<ErrorMap>,
-    #[serde(default)]
-    compat: Compat,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QueryInput {
-    code: u32,
-    #[serde(default)]
-    message: String,
-    #[serde(default)]
-    compat: Compat,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CodeInput {
-    code: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HttpInput {
-    http_status: u16,
-    #[serde(default)]
-    body: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DispatchInput {
-    failure: DispatchFailure,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReasonInput {
-    reason: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AttemptInput {
-    attempt: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BackoffInput {
-    backoff: Backoff,
-    jitter: Jitter,
-    attempt: u32,
-    #[serde(default, deserialize_with = "retrypolicy::json::draw::deserialize")]
-    random: Option<f64>,
-    #[serde(default, with = "retrypolicy::json::ms::option")]
-    previous_delay_ms: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DecideInput {
-    request: Request,
-    reason: RetryReason,
-    #[serde(default)]
-    policy: Policy,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyInput {
-    json: String,
-}
-
-fn to_value<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("core outputs serialize")
-}
-
-/// Calls the public API for `function` on `input`; `None` when the function is unknown.
-pub fn call(function: &str, input: &Value) -> Option<Result<Value, Error>> {
-    let r = match function {
-        "reason_flags" => from_json_value::<ReasonInput>(input).and_then(|i| {
-            let r = RetryReason::parse("reason", &i.reason)?;
-            Ok(json!({
-                "name": r.name(),
-                "allows_non_idempotent_retry": r.allows_non_idempotent_retry(),
-                "always_retry": r.always_retry(),
-            }))
-        }),
-        "is_idempotent" => {
-            from_json_value::<Operation>(input).map(|op| json!({ "idempotent": op.is_idempotent() }))
-        }
-        "classify_kv" => from_json_value::<KvInput>(input).map(|i| {
-            to_value(&classify_kv(
-                i.operation,
-                i.status,
-                i.error_map.as_ref(),
-                &i.compat,
-            ))
-        }),
-        "classify_query" => from_json_value::<QueryInput>(input)
-            .map(|i| to_value(&classify_query(i.code, &i.message, &i.compat))),
-        "classify_analytics" => {
-            from_json_value::<CodeInput>(input).map(|i| to_value(&classify_analytics(i.code)))
-        }
-        "classify_search" => {
-            from_json_value::<HttpInput>(input).map(|i| to_value(&classify_search(i.http_status)))
-        }
-        "classify_views" => {
-            from_json_value::<HttpInput>(input).map(|i| to_value(&classify_views(i.http_status, &i.body)))
-        }
-        "classify_dispatch" => {
-            from_json_value::<DispatchInput>(input).map(|i| to_value(&classify_dispatch(i.failure)))
-        }
-        "controlled_backoff" => from_json_value::<AttemptInput>(input)
-            .map(|i| json!({ "delay_ms": controlled_backoff(i.attempt) })),
-        "backoff" => from_json_value::<BackoffInput>(input).and_then(|i| {
-            i.backoff.validate("backoff")?;
-            let d = backoff_delay(&i.backoff, i.jitter, i.attempt, i.random, i.previous_delay_ms)?;
-            Ok(ms_json("delay_ms", d))
-        }),
-        "decide" => from_json_value::<DecideInput>(input).and_then(|i| {
-            i.policy.validate()?;
-            decide(&i.request, i.reason, &i.policy).map(|d| to_value(&d))
-        }),
-        "parse_policy" => from_json_value::<PolicyInput>(input)
-            .and_then(|i| Policy::from_json(&i.json))
-            .map(|p| json!({ "policy": to_value(&p) })),
-        _ => return None,
-    };
-    Some(r)
-}
-
-fn ms_json(key: &str, v: u64) -> Value {
-    #[derive(serde::Serialize)]
-    struct Ms(#[serde(with = "retrypolicy::json::ms")] u64);
-    json!({ key: to_value(&Ms(v)) })
+/// Calls the core's JSON API; `None` when the function is unknown.
+pub fn call(function: &str, input: &Value) -> Option<Result<Value, retrypolicy::Error>> {
+    if !retrypolicy::api::FUNCTIONS.contains(&function) {
+        return None;
+    }
+    Some(retrypolicy::api::call(function, input))
 }
 
 /// JSON equality where numbers compare by value (2 == 2.0).

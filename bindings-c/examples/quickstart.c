@@ -1,0 +1,45 @@
+#include <retrypolicy.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+    /* Load a policy once (here: the RFC 0049 defaults, spelled out); share it between threads. */
+    const char *json = "{\"version\": 1, \"strategy\": \"best_effort\"}";
+    rp_policy *policy = NULL;
+    if (rp_policy_from_json(json, strlen(json), &policy) != RP_RESULT_OK) return 1;
+
+    /* A KV upsert got status 0x07 (NOT_MY_VBUCKET): classify it ... */
+    rp_classification c;
+    if (rp_classify_kv(RP_KV_OPERATION_UPSERT, 0x07, NULL, NULL, &c) != RP_RESULT_OK || !c.has_reason) {
+        rp_policy_free(policy);
+        return 1;
+    }
+
+    /* ... then decide: 2 s into its 2.5 s timeout, 7 retries so far. */
+    rp_request request = {0};
+    request.operation.service = RP_SERVICE_KV;
+    request.operation.kv_operation = RP_KV_OPERATION_UPSERT;
+    request.attempts = 7;
+    request.elapsed_ms = 2000;
+    request.timeout_ms = 2500;
+
+    rp_decision decision;
+    rp_result rc = rp_decide(&request, c.reason, policy, &decision);
+    rp_policy_free(policy);
+    if (rc != RP_RESULT_OK) {
+        char detail[256];
+        size_t n;
+        if (rp_last_error_message(detail, sizeof detail, &n) == RP_RESULT_OK) fprintf(stderr, "%s\n", detail);
+        return 1;
+    }
+
+    /* RFC 0049 asks to log every retry and non-retry. */
+    char line[512];
+    size_t n;
+    if (rp_decision_format(&decision, line, sizeof line, &n) == RP_RESULT_OK) puts(line);
+
+    if (decision.action == RP_ACTION_RETRY) {
+        /* sleep decision.delay_ms, then resend, or time out if decision.then_cancel */
+    }
+    return 0;
+}

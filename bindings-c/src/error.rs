@@ -1,0 +1,268 @@
+//! `rp_result`: one number per core error code plus the binding's own, and the per-thread detail.
+//!
+//! Numbers are explicit and never reused: a code that goes away leaves a gap. 1..=99 mirror the
+//! core's stable error codes (`retrypolicy::Error::code()`); 100 and up belong to the C boundary.
+
+use std::cell::RefCell;
+use std::ffi::CStr;
+
+/// The result of every fallible function: RP_RESULT_OK (0) or why it failed; outputs are written only on OK.
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub struct rp_result(pub u32);
+
+/// Success.
+pub const RP_RESULT_OK: rp_result = rp_result(0);
+/// `unknown_reason`: a retry reason name that is not in the RFC 0049 table.
+pub const RP_RESULT_UNKNOWN_REASON: rp_result = rp_result(1);
+/// `unknown_name`: a name (operation, service, strategy, jitter, ...) the core does not know.
+pub const RP_RESULT_UNKNOWN_NAME: rp_result = rp_result(2);
+/// `invalid_duration`: a negative, fractional, non-finite or too large duration.
+pub const RP_RESULT_INVALID_DURATION: rp_result = rp_result(3);
+/// `invalid_random`: a random draw outside [0, 1) (NaN included).
+pub const RP_RESULT_INVALID_RANDOM: rp_result = rp_result(4);
+/// `out_of_range`: a number outside the range its field accepts.
+pub const RP_RESULT_OUT_OF_RANGE: rp_result = rp_result(5);
+/// `invalid_type`: a JSON value of the wrong type.
+pub const RP_RESULT_INVALID_TYPE: rp_result = rp_result(6);
+/// `unknown_field`: a JSON field the format does not have.
+pub const RP_RESULT_UNKNOWN_FIELD: rp_result = rp_result(7);
+/// `missing_field`: a required field (or a random draw jitter needs) is absent.
+pub const RP_RESULT_MISSING_FIELD: rp_result = rp_result(8);
+/// `malformed_json`: text that is not JSON.
+pub const RP_RESULT_MALFORMED_JSON: rp_result = rp_result(9);
+/// `unsupported_version`: a policy document version this release cannot read.
+pub const RP_RESULT_UNSUPPORTED_VERSION: rp_result = rp_result(10);
+/// `null_pointer`: a required pointer argument was NULL.
+pub const RP_RESULT_NULL_POINTER: rp_result = rp_result(100);
+/// `invalid_enum`: an enum argument or field holds a number that names no constant.
+pub const RP_RESULT_INVALID_ENUM: rp_result = rp_result(101);
+/// `invalid_utf8`: a text argument is not valid UTF-8.
+pub const RP_RESULT_INVALID_UTF8: rp_result = rp_result(102);
+/// `panic`: the library caught a bug of its own (a Rust panic) at the boundary; outputs are untouched.
+pub const RP_RESULT_PANIC: rp_result = rp_result(103);
+/// `buffer_too_small`: the caller's buffer cannot hold the text and its NUL.
+pub const RP_RESULT_BUFFER_TOO_SMALL: rp_result = rp_result(104);
+/// `other_error`: a core error code newer than this binding's table; the detail names it.
+pub const RP_RESULT_OTHER_ERROR: rp_result = rp_result(105);
+
+/// One row per result: the number, its stable code (the core's for 1..=99) and a static message.
+pub(crate) const RESULTS: [(rp_result, &CStr, &CStr); 17] = [
+    (RP_RESULT_OK, c"ok", c"ok"),
+    (
+        RP_RESULT_UNKNOWN_REASON,
+        c"unknown_reason",
+        c"unknown_reason: a retry reason name that is not in the RFC 0049 table",
+    ),
+    (
+        RP_RESULT_UNKNOWN_NAME,
+        c"unknown_name",
+        c"unknown_name: a name (operation, service, strategy, jitter, ...) the core does not know",
+    ),
+    (
+        RP_RESULT_INVALID_DURATION,
+        c"invalid_duration",
+        c"invalid_duration: a duration must be a whole, non-negative number of milliseconds",
+    ),
+    (
+        RP_RESULT_INVALID_RANDOM,
+        c"invalid_random",
+        c"invalid_random: a random draw must be in [0, 1)",
+    ),
+    (
+        RP_RESULT_OUT_OF_RANGE,
+        c"out_of_range",
+        c"out_of_range: a number is outside the range its field accepts",
+    ),
+    (
+        RP_RESULT_INVALID_TYPE,
+        c"invalid_type",
+        c"invalid_type: a JSON value has the wrong type",
+    ),
+    (
+        RP_RESULT_UNKNOWN_FIELD,
+        c"unknown_field",
+        c"unknown_field: a JSON field the format does not have",
+    ),
+    (
+        RP_RESULT_MISSING_FIELD,
+        c"missing_field",
+        c"missing_field: a required field is absent",
+    ),
+    (
+        RP_RESULT_MALFORMED_JSON,
+        c"malformed_json",
+        c"malformed_json: the text is not JSON",
+    ),
+    (
+        RP_RESULT_UNSUPPORTED_VERSION,
+        c"unsupported_version",
+        c"unsupported_version: this release reads policy version 1",
+    ),
+    (
+        RP_RESULT_NULL_POINTER,
+        c"null_pointer",
+        c"null_pointer: a required pointer argument was NULL",
+    ),
+    (
+        RP_RESULT_INVALID_ENUM,
+        c"invalid_enum",
+        c"invalid_enum: an enum value names no constant",
+    ),
+    (
+        RP_RESULT_INVALID_UTF8,
+        c"invalid_utf8",
+        c"invalid_utf8: text is not valid UTF-8",
+    ),
+    (
+        RP_RESULT_PANIC,
+        c"panic",
+        c"panic: an internal error was caught at the library boundary",
+    ),
+    (
+        RP_RESULT_BUFFER_TOO_SMALL,
+        c"buffer_too_small",
+        c"buffer_too_small: the buffer cannot hold the text and its terminating NUL",
+    ),
+    (
+        RP_RESULT_OTHER_ERROR,
+        c"other_error",
+        c"other_error: a core error this version of the C library has no number for",
+    ),
+];
+
+/// The row of `result`, if it names one.
+pub(crate) fn row(result: rp_result) -> Option<&'static (rp_result, &'static CStr, &'static CStr)> {
+    RESULTS.iter().find(|(r, _, _)| *r == result)
+}
+
+thread_local! {
+    /// The detail of the most recent failed call on this thread (errno-style; never cleared by success).
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// A failed call: its result and, usually, a detail for `rp_last_error_message`. Boxed, so that
+/// `Result<_, Failure>` stays one pointer wide on the hot path, where nothing fails.
+#[derive(Debug)]
+pub(crate) struct Failure(Box<FailureInner>);
+
+#[derive(Debug)]
+struct FailureInner {
+    /// The result code returned to C.
+    result: rp_result,
+    /// The text recorded as this thread's last error; `None` leaves the previous one (used by the
+    /// functions that read messages, so that reading never overwrites what is being read).
+    detail: Option<String>,
+}
+
+impl Failure {
+    /// A failure with a detail message.
+    #[cold]
+    pub(crate) fn new(result: rp_result, detail: impl Into<String>) -> Failure {
+        Failure(Box::new(FailureInner {
+            result,
+            detail: Some(detail.into()),
+        }))
+    }
+
+    /// A failure that leaves this thread's last-error detail alone.
+    #[cold]
+    pub(crate) fn quiet(result: rp_result) -> Failure {
+        Failure(Box::new(FailureInner { result, detail: None }))
+    }
+
+    /// The result code.
+    pub(crate) fn result(&self) -> rp_result {
+        self.0.result
+    }
+
+    /// A NULL required pointer, naming the argument.
+    pub(crate) fn null(argument: &str) -> Failure {
+        Failure::new(RP_RESULT_NULL_POINTER, format!("{argument}: null pointer"))
+    }
+
+    /// An enum value outside its constants, naming the argument and the type.
+    pub(crate) fn invalid_enum(argument: &str, type_name: &str, value: u32) -> Failure {
+        Failure::new(
+            RP_RESULT_INVALID_ENUM,
+            format!("{argument}: {value} is not a valid {type_name}"),
+        )
+    }
+
+    /// Text that is not UTF-8, naming the argument and the byte offset.
+    pub(crate) fn invalid_utf8(argument: &str, e: std::str::Utf8Error) -> Failure {
+        Failure::new(
+            RP_RESULT_INVALID_UTF8,
+            format!("{argument}: invalid UTF-8 at byte {}", e.valid_up_to()),
+        )
+    }
+
+    /// The same failure with `prefix` put before its detail (a path, on the error path only).
+    pub(crate) fn prefixed(mut self, prefix: &str) -> Failure {
+        if let Some(d) = self.0.detail.as_mut() {
+            d.insert_str(0, prefix);
+        }
+        self
+    }
+
+    /// Records the detail (if any) as this thread's last error and returns the code.
+    pub(crate) fn record(self) -> rp_result {
+        let FailureInner { result, detail } = *self.0;
+        if let Some(detail) = detail {
+            // try_with: during thread teardown the slot may be gone; the code still goes back.
+            let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = detail);
+        }
+        result
+    }
+}
+
+/// The `rp_result` for a core error code.
+pub(crate) fn result_for_code(code: &str) -> rp_result {
+    RESULTS
+        .iter()
+        .take_while(|(r, _, _)| r.0 < 100)
+        .find(|(r, name, _)| r.0 != 0 && name.to_bytes() == code.as_bytes())
+        .map_or(RP_RESULT_OTHER_ERROR, |(r, _, _)| *r)
+}
+
+impl From<retrypolicy::Error> for Failure {
+    fn from(e: retrypolicy::Error) -> Failure {
+        Failure::new(result_for_code(e.code()), e.to_string())
+    }
+}
+
+/// Runs `f` on this thread's last-error detail.
+pub(crate) fn with_last_error<T>(f: impl FnOnce(&str) -> T) -> T {
+    let detail = LAST_ERROR.try_with(|l| l.borrow().clone()).unwrap_or_default();
+    f(&detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_core_code_has_its_own_number() {
+        let mut seen = Vec::new();
+        for code in retrypolicy::Error::ALL_CODES {
+            let r = result_for_code(code);
+            assert_ne!(r, RP_RESULT_OTHER_ERROR, "core code {code} has no rp_result");
+            assert!(r.0 > 0 && r.0 < 100, "{code} must be in 1..=99");
+            assert!(!seen.contains(&r), "{code} shares a number");
+            seen.push(r);
+        }
+    }
+
+    #[test]
+    fn numbers_and_names_are_unique() {
+        for (i, (r, name, message)) in RESULTS.iter().enumerate() {
+            for (s, other, _) in &RESULTS[i + 1..] {
+                assert_ne!(r, s);
+                assert_ne!(name, other);
+            }
+            let name = name.to_str().unwrap();
+            assert!(message.to_str().unwrap().starts_with(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,894 @@
+/*
+ * cmocka tests of the C API: behaviour, and every kind of bad input (NULL pointers, out-of-range
+ * enum values, invalid UTF-8, malformed JSON, bad durations and draws, small buffers), each a
+ * result code with outputs left untouched.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <retrypolicy.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef EXPECTED_VERSION
+#error "compile with -DEXPECTED_VERSION=\"x.y.z\" (the workspace Cargo.toml version)"
+#endif
+
+#define OK(call) assert_int_equal((call), RP_RESULT_OK)
+#define STR(x) STR_(x)
+#define STR_(x) #x
+
+/* This thread's last-error detail. */
+static const char *last_error(void) {
+    static char buf[1024];
+    size_t n = 0;
+    if (rp_last_error_message(buf, sizeof buf, &n) != RP_RESULT_OK) return "(rp_last_error_message failed)";
+    return buf;
+}
+
+static rp_request kv_request(rp_kv_operation op, uint32_t attempts, uint64_t elapsed, uint64_t timeout) {
+    rp_request r;
+    memset(&r, 0, sizeof r);
+    r.operation.service = RP_SERVICE_KV;
+    r.operation.kv_operation = op;
+    r.attempts = attempts;
+    r.elapsed_ms = elapsed;
+    r.timeout_ms = timeout;
+    return r;
+}
+
+static rp_policy *policy_from(const char *json) {
+    rp_policy *p = NULL;
+    rp_result rc = rp_policy_from_json(json, strlen(json), &p);
+    if (rc != RP_RESULT_OK) fail_msg("policy %s: %s", json, last_error());
+    return p;
+}
+
+/* A recognisable pattern for "this output was not written". */
+static rp_decision sentinel_decision(void) {
+    rp_decision d;
+    memset(&d, 0xAB, sizeof d);
+    return d;
+}
+
+static void assert_untouched(const rp_decision *d) {
+    rp_decision s = sentinel_decision();
+    assert_memory_equal(d, &s, sizeof s);
+}
+
+/* ---- version ----------------------------------------------------------------------------- */
+
+static void version_agrees_across_header_cargo_and_runtime(void **state) {
+    (void)state;
+    char composed[64];
+    snprintf(composed, sizeof composed, "%d.%d.%d", RP_VERSION_MAJOR, RP_VERSION_MINOR, RP_VERSION_PATCH);
+    assert_string_equal(RP_VERSION, EXPECTED_VERSION);
+    assert_string_equal(composed, RP_VERSION);
+    assert_string_equal(rp_version(), RP_VERSION);
+}
+
+/* ---- results and messages ---------------------------------------------------------------- */
+
+static void every_result_has_a_stable_name_and_message(void **state) {
+    (void)state;
+    static const struct {
+        rp_result code;
+        const char *name;
+    } expected[] = {
+        {RP_RESULT_OK, "ok"},
+        {RP_RESULT_UNKNOWN_REASON, "unknown_reason"},
+        {RP_RESULT_UNKNOWN_NAME, "unknown_name"},
+        {RP_RESULT_INVALID_DURATION, "invalid_duration"},
+        {RP_RESULT_INVALID_RANDOM, "invalid_random"},
+        {RP_RESULT_OUT_OF_RANGE, "out_of_range"},
+        {RP_RESULT_INVALID_TYPE, "invalid_type"},
+        {RP_RESULT_UNKNOWN_FIELD, "unknown_field"},
+        {RP_RESULT_MISSING_FIELD, "missing_field"},
+        {RP_RESULT_MALFORMED_JSON, "malformed_json"},
+        {RP_RESULT_UNSUPPORTED_VERSION, "unsupported_version"},
+        {RP_RESULT_NULL_POINTER, "null_pointer"},
+        {RP_RESULT_INVALID_ENUM, "invalid_enum"},
+        {RP_RESULT_INVALID_UTF8, "invalid_utf8"},
+        {RP_RESULT_PANIC, "panic"},
+        {RP_RESULT_BUFFER_TOO_SMALL, "buffer_too_small"},
+        {RP_RESULT_OTHER_ERROR, "other_error"},
+    };
+    /* The numbers are ABI: pin them. */
+    assert_int_equal(RP_RESULT_UNKNOWN_REASON, 1);
+    assert_int_equal(RP_RESULT_UNSUPPORTED_VERSION, 10);
+    assert_int_equal(RP_RESULT_NULL_POINTER, 100);
+    assert_int_equal(RP_RESULT_OTHER_ERROR, 105);
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        const char *name = NULL;
+        char msg[256];
+        size_t n = 0;
+        OK(rp_result_code_name(expected[i].code, &name));
+        assert_string_equal(name, expected[i].name);
+        OK(rp_result_message(expected[i].code, msg, sizeof msg, &n));
+        assert_int_equal(n, strlen(msg));
+        assert_true(strncmp(msg, expected[i].name, strlen(expected[i].name)) == 0);
+    }
+}
+
+static void unknown_result_numbers_are_invalid_enum(void **state) {
+    (void)state;
+    const char *name = "untouched";
+    char msg[64] = "untouched";
+    size_t n = 77;
+    assert_int_equal(rp_result_code_name(11, &name), RP_RESULT_INVALID_ENUM);
+    assert_int_equal(rp_result_code_name(UINT32_MAX, &name), RP_RESULT_INVALID_ENUM);
+    assert_string_equal(name, "untouched");
+    assert_int_equal(rp_result_message(99, msg, sizeof msg, &n), RP_RESULT_INVALID_ENUM);
+    assert_string_equal(msg, "untouched");
+    assert_int_equal(n, 77);
+}
+
+static void small_buffers_report_the_length_needed_and_stay_untouched(void **state) {
+    (void)state;
+    char msg[256];
+    size_t need = 0, n = 0;
+    /* Size query: NULL buffer with length 0. */
+    assert_int_equal(rp_result_message(RP_RESULT_NULL_POINTER, NULL, 0, &need), RP_RESULT_BUFFER_TOO_SMALL);
+    assert_true(need > 10);
+    char small[8];
+    memset(small, 'x', sizeof small);
+    assert_int_equal(rp_result_message(RP_RESULT_NULL_POINTER, small, sizeof small, &n), RP_RESULT_BUFFER_TOO_SMALL);
+    assert_int_equal(n, need);
+    for (size_t i = 0; i < sizeof small; i++) assert_int_equal(small[i], 'x');
+    /* Exactly the length is one byte short (the NUL); length + 1 fits. */
+    assert_int_equal(rp_result_message(RP_RESULT_NULL_POINTER, msg, need, &n), RP_RESULT_BUFFER_TOO_SMALL);
+    OK(rp_result_message(RP_RESULT_NULL_POINTER, msg, need + 1, &n));
+    assert_int_equal(n, need);
+    assert_int_equal(msg[need], '\0');
+    /* NULL buffer with a length, or NULL written: NULL_POINTER. */
+    assert_int_equal(rp_result_message(RP_RESULT_OK, NULL, 10, &n), RP_RESULT_NULL_POINTER);
+    assert_int_equal(rp_result_message(RP_RESULT_OK, msg, sizeof msg, NULL), RP_RESULT_NULL_POINTER);
+}
+
+static void last_error_names_the_field_and_survives_success_and_small_reads(void **state) {
+    (void)state;
+    rp_policy *p = NULL;
+    const char *bad = "{\"backoff\": {\"kind\": \"exponential\", \"min_ms\": 9, \"max_ms\": 3}}";
+    assert_int_equal(rp_policy_from_json(bad, strlen(bad), &p), RP_RESULT_OUT_OF_RANGE);
+    assert_null(p);
+    assert_string_equal(last_error(), "backoff.min_ms: 9 is out of range: expected at most max_ms (3)");
+    /* A success does not clear it; a too-small read does not replace it. */
+    uint64_t d;
+    OK(rp_controlled_backoff(2, &d));
+    char tiny[4];
+    size_t n = 0;
+    assert_int_equal(rp_last_error_message(tiny, sizeof tiny, &n), RP_RESULT_BUFFER_TOO_SMALL);
+    assert_int_equal(n, strlen("backoff.min_ms: 9 is out of range: expected at most max_ms (3)"));
+    assert_string_equal(last_error(), "backoff.min_ms: 9 is out of range: expected at most max_ms (3)");
+    /* The next failure replaces it. */
+    assert_int_equal(rp_reason_from_name("NOPE", &(rp_reason){0}), RP_RESULT_UNKNOWN_REASON);
+    assert_non_null(strstr(last_error(), "NOPE"));
+}
+
+/* ---- NULL pointers: every required pointer of every function ---------------------------- */
+
+static bool never_called(void *user_data, const rp_request *r, rp_reason reason, uint64_t *delay) {
+    (void)user_data, (void)r, (void)reason, (void)delay;
+    fail_msg("strategy called on a failing call");
+    return false;
+}
+
+static void every_required_pointer_is_checked(void **state) {
+    (void)state;
+    const rp_result N = RP_RESULT_NULL_POINTER;
+    rp_request req = kv_request(RP_KV_OPERATION_GET, 0, 0, 100);
+    rp_decision d = sentinel_decision();
+    rp_classification c;
+    rp_operation op = req.operation;
+    rp_backoff b;
+    rp_compat compat;
+    rp_policy *p = NULL;
+    rp_error_map *m = NULL;
+    const char *name = NULL;
+    char *json = NULL;
+    char buf[64];
+    size_t n;
+    bool flag, decided;
+    uint64_t u64;
+    uint16_t u16;
+    rp_reason r;
+    OK(rp_backoff_default(&b));
+    OK(rp_policy_new_default(&p));
+
+    assert_int_equal(rp_result_code_name(RP_RESULT_OK, NULL), N);
+    assert_int_equal(rp_last_error_message(buf, sizeof buf, NULL), N);
+    assert_int_equal(rp_reason_from_name(NULL, &r), N);
+    assert_int_equal(rp_reason_from_name("KV_LOCKED", NULL), N);
+    assert_int_equal(rp_reason_name(RP_REASON_KV_LOCKED, NULL), N);
+    assert_int_equal(rp_reason_allows_non_idempotent_retry(RP_REASON_KV_LOCKED, NULL), N);
+    assert_int_equal(rp_reason_always_retry(RP_REASON_KV_LOCKED, NULL), N);
+    assert_int_equal(rp_service_from_name(NULL, &(rp_service){0}), N);
+    assert_int_equal(rp_service_from_name("kv", NULL), N);
+    assert_int_equal(rp_service_name(RP_SERVICE_KV, NULL), N);
+    assert_int_equal(rp_kv_operation_from_name(NULL, &(rp_kv_operation){0}), N);
+    assert_int_equal(rp_kv_operation_name(RP_KV_OPERATION_GET, NULL), N);
+    assert_int_equal(rp_http_method_from_name(NULL, &(rp_http_method){0}), N);
+    assert_int_equal(rp_http_method_name(RP_HTTP_METHOD_GET, NULL), N);
+    assert_int_equal(rp_strategy_from_name(NULL, &(rp_strategy){0}), N);
+    assert_int_equal(rp_strategy_name(RP_STRATEGY_FAIL_FAST, NULL), N);
+    assert_int_equal(rp_jitter_from_name(NULL, &(rp_jitter){0}), N);
+    assert_int_equal(rp_jitter_name(RP_JITTER_FULL, NULL), N);
+    assert_int_equal(rp_backoff_kind_from_name(NULL, &(rp_backoff_kind){0}), N);
+    assert_int_equal(rp_backoff_kind_name(RP_BACKOFF_KIND_FIXED, NULL), N);
+    assert_int_equal(rp_first_delay_from_name(NULL, &(rp_first_delay){0}), N);
+    assert_int_equal(rp_first_delay_name(RP_FIRST_DELAY_ZERO, NULL), N);
+    assert_int_equal(rp_dispatch_failure_from_name(NULL, &(rp_dispatch_failure){0}), N);
+    assert_int_equal(rp_dispatch_failure_name(RP_DISPATCH_FAILURE_NODE_NOT_AVAILABLE, NULL), N);
+    assert_int_equal(rp_rule_name(RP_RULE_FAIL_FAST, NULL), N);
+    assert_int_equal(rp_rule_section(RP_RULE_FAIL_FAST, NULL), N);
+    assert_int_equal(rp_no_retry_cause_name(RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT, NULL), N);
+    assert_int_equal(rp_duration_ms_from_int64(5, NULL), N);
+    assert_int_equal(rp_duration_ms_from_double(5.0, NULL), N);
+    assert_int_equal(rp_duration_ms_from_string(NULL, &u64), N);
+    assert_int_equal(rp_duration_ms_from_string("5", NULL), N);
+    assert_int_equal(rp_kv_status_from_string(NULL, &u16), N);
+    assert_int_equal(rp_kv_status_from_string("0x07", NULL), N);
+    assert_int_equal(rp_operation_from_json(NULL, 0, &op), N);
+    assert_int_equal(rp_operation_from_json("{}", 2, NULL), N);
+    assert_int_equal(rp_operation_is_idempotent(NULL, &flag), N);
+    assert_int_equal(rp_operation_is_idempotent(&op, NULL), N);
+    assert_int_equal(rp_request_is_idempotent(NULL, &flag), N);
+    assert_int_equal(rp_request_is_idempotent(&req, NULL), N);
+    assert_int_equal(rp_error_map_from_json(NULL, 0, &m), N);
+    assert_int_equal(rp_error_map_from_json("{}", 2, NULL), N);
+    assert_int_equal(rp_classify_kv(RP_KV_OPERATION_GET, 7, NULL, NULL, NULL), N);
+    assert_int_equal(rp_classify_query(4050, "x", 1, NULL, NULL), N);
+    assert_int_equal(rp_classify_query(4050, NULL, 3, NULL, &c), N); /* NULL text with a length */
+    assert_int_equal(rp_classify_analytics(23000, NULL), N);
+    assert_int_equal(rp_classify_search(429, NULL), N);
+    assert_int_equal(rp_classify_views(302, "", 0, NULL), N);
+    assert_int_equal(rp_classify_views(302, NULL, 5, &c), N);
+    assert_int_equal(rp_classify_dispatch(RP_DISPATCH_FAILURE_CIRCUIT_BREAKER_OPEN, NULL), N);
+    assert_int_equal(rp_controlled_backoff(1, NULL), N);
+    assert_int_equal(rp_backoff_default(NULL), N);
+    assert_int_equal(rp_backoff_from_json(NULL, 0, &b), N);
+    assert_int_equal(rp_backoff_from_json("{}", 2, NULL), N);
+    assert_int_equal(rp_backoff_delay(NULL, RP_JITTER_NONE, 1, NULL, NULL, &u64), N);
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_NONE, 1, NULL, NULL, NULL), N);
+    assert_int_equal(rp_policy_new_default(NULL), N);
+    assert_int_equal(rp_policy_from_json(NULL, 0, &p), N);
+    assert_int_equal(rp_policy_from_json("{}", 2, NULL), N);
+    assert_int_equal(rp_policy_to_json(NULL, &json), N);
+    assert_int_equal(rp_policy_to_json(p, NULL), N);
+    assert_int_equal(rp_policy_compat(NULL, &compat), N);
+    assert_int_equal(rp_policy_compat(p, NULL), N);
+    assert_int_equal(rp_decide(NULL, RP_REASON_KV_LOCKED, p, &d), N);
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL), N);
+    assert_int_equal(rp_decide_with_strategy(NULL, RP_REASON_KV_LOCKED, p, never_called, NULL, &d), N);
+    assert_int_equal(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d), N);
+    assert_int_equal(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, p, never_called, NULL, NULL), N);
+    assert_int_equal(rp_decide_before_strategy(NULL, RP_REASON_KV_LOCKED, p, &decided, &d), N);
+    assert_int_equal(rp_decide_before_strategy(&req, RP_REASON_KV_LOCKED, p, NULL, &d), N);
+    assert_int_equal(rp_decide_before_strategy(&req, RP_REASON_KV_LOCKED, p, &decided, NULL), N);
+    assert_int_equal(rp_decide_after_strategy(NULL, RP_REASON_KV_LOCKED, true, 5, &d), N);
+    assert_int_equal(rp_decide_after_strategy(&req, RP_REASON_KV_LOCKED, true, 5, NULL), N);
+    assert_int_equal(rp_decision_format(NULL, buf, sizeof buf, &n), N);
+    /* previous_reasons NULL with a length. */
+    req.previous_reasons_len = 2;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, p, &d), N);
+    assert_non_null(strstr(last_error(), "previous_reasons"));
+    assert_untouched(&d);
+    /* Nothing was written anywhere. */
+    assert_null(name);
+    assert_null(json);
+    assert_null(m);
+    /* The free functions accept NULL. */
+    rp_policy_free(NULL);
+    rp_error_map_free(NULL);
+    rp_string_free(NULL);
+    rp_policy_free(p);
+}
+
+/* ---- out-of-range enum values ------------------------------------------------------------ */
+
+static void out_of_range_enum_values_are_invalid_enum(void **state) {
+    (void)state;
+    const rp_result E = RP_RESULT_INVALID_ENUM;
+    const char *name = "untouched";
+    bool flag = true;
+    rp_classification c;
+    rp_decision d = sentinel_decision();
+    rp_backoff b;
+    uint64_t u64 = 42;
+    char buf[128];
+    size_t n;
+
+    assert_int_equal(rp_reason_name(20, &name), E);
+    assert_int_equal(rp_reason_name(UINT32_MAX, &name), E);
+    assert_int_equal(rp_reason_allows_non_idempotent_retry(999, &flag), E);
+    assert_int_equal(rp_reason_always_retry(20, &flag), E);
+    assert_int_equal(rp_service_name(7, &name), E);
+    assert_int_equal(rp_kv_operation_name(24, &name), E);
+    assert_int_equal(rp_http_method_name(7, &name), E);
+    assert_int_equal(rp_strategy_name(2, &name), E);
+    assert_int_equal(rp_jitter_name(4, &name), E);
+    assert_int_equal(rp_backoff_kind_name(3, &name), E);
+    assert_int_equal(rp_first_delay_name(2, &name), E);
+    assert_int_equal(rp_dispatch_failure_name(5, &name), E);
+    assert_int_equal(rp_rule_name(7, &name), E);
+    assert_int_equal(rp_rule_section(7, &name), E);
+    assert_int_equal(rp_no_retry_cause_name(5, &name), E);
+    assert_string_equal(name, "untouched");
+    assert_true(flag);
+    assert_int_equal(rp_classify_kv(24, 7, NULL, NULL, &c), E);
+    assert_int_equal(rp_classify_dispatch(5, &c), E);
+
+    rp_request req = kv_request(RP_KV_OPERATION_GET, 0, 0, 2500);
+    assert_int_equal(rp_decide(&req, 20, NULL, &d), E);
+    assert_non_null(strstr(last_error(), "reason"));
+    req.operation.service = 99;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d), E);
+    assert_non_null(strstr(last_error(), "request.operation.service"));
+    req.operation.service = RP_SERVICE_KV;
+    req.operation.kv_operation = 24;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d), E);
+    req.operation.service = RP_SERVICE_MANAGEMENT;
+    req.operation.method = 7;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d), E);
+    assert_non_null(strstr(last_error(), "method"));
+    /* A field the service does not use is not read. */
+    req.operation.service = RP_SERVICE_SEARCH;
+    rp_decision ok;
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &ok));
+    req.operation.service = RP_SERVICE_KV;
+    req.operation.kv_operation = RP_KV_OPERATION_GET;
+    req.has_strategy = true;
+    req.strategy = 2;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d), E);
+    req.has_strategy = false;
+    rp_reason previous[] = {RP_REASON_KV_LOCKED, 77};
+    req.previous_reasons = previous;
+    req.previous_reasons_len = 2;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d), E);
+    assert_non_null(strstr(last_error(), "previous_reasons[1]"));
+    assert_untouched(&d);
+
+    OK(rp_backoff_default(&b));
+    assert_int_equal(rp_backoff_delay(&b, 4, 1, NULL, NULL, &u64), E);
+    b.first = 2;
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_NONE, 1, NULL, NULL, &u64), E);
+    b.kind = 3;
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_NONE, 1, NULL, NULL, &u64), E);
+    assert_int_equal(u64, 42);
+
+    rp_decision bad = ok;
+    bad.action = 2;
+    assert_int_equal(rp_decision_format(&bad, buf, sizeof buf, &n), E);
+    bad = ok;
+    bad.cause = RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT; /* a retry with a no-retry cause */
+    assert_int_equal(rp_decision_format(&bad, buf, sizeof buf, &n), E);
+}
+
+/* ---- invalid UTF-8 ----------------------------------------------------------------------- */
+
+static void invalid_utf8_is_a_result_code(void **state) {
+    (void)state;
+    const rp_result U = RP_RESULT_INVALID_UTF8;
+    const char bad[] = "KV_\xff\xfeLOCKED";
+    rp_reason r = 1234;
+    rp_classification c;
+    rp_policy *p = NULL;
+    uint64_t u64;
+    assert_int_equal(rp_reason_from_name(bad, &r), U);
+    assert_int_equal(r, 1234);
+    assert_int_equal(rp_jitter_from_name("\xc3", &(rp_jitter){0}), U);
+    assert_int_equal(rp_duration_ms_from_string("1\x80", &u64), U);
+    assert_int_equal(rp_kv_status_from_string("0x\xe2\x82", &(uint16_t){0}), U);
+    assert_int_equal(rp_classify_query(5000, bad, sizeof bad - 1, NULL, &c), U);
+    assert_int_equal(rp_classify_views(404, bad, sizeof bad - 1, &c), U);
+    const char json[] = "{\"strategy\": \"\xff\"}";
+    assert_int_equal(rp_policy_from_json(json, sizeof json - 1, &p), U);
+    assert_null(p);
+    assert_non_null(strstr(last_error(), "json: invalid UTF-8 at byte 14"));
+    assert_int_equal(rp_error_map_from_json(json, sizeof json - 1, &(rp_error_map *){NULL}), U);
+    assert_int_equal(rp_operation_from_json(json, sizeof json - 1, &(rp_operation){0}), U);
+    assert_int_equal(rp_backoff_from_json(json, sizeof json - 1, &(rp_backoff){0}), U);
+}
+
+/* ---- malformed JSON and bad documents ---------------------------------------------------- */
+
+static void malformed_json_and_bad_documents_are_typed_errors(void **state) {
+    (void)state;
+    rp_policy *p = NULL;
+    rp_error_map *m = NULL;
+    rp_operation op;
+    rp_backoff b;
+    static const struct {
+        const char *json;
+        rp_result expected;
+        const char *detail;
+    } policies[] = {
+        {"{\"strategy\": ", RP_RESULT_MALFORMED_JSON, "malformed JSON at line 1"},
+        {"{} x", RP_RESULT_MALFORMED_JSON, "malformed JSON"},
+        {"", RP_RESULT_MALFORMED_JSON, "malformed JSON"},
+        {"[1, 2]", RP_RESULT_INVALID_TYPE, ""},
+        {"{\"stratgy\": \"fail_fast\"}", RP_RESULT_UNKNOWN_FIELD, "stratgy"},
+        {"{\"strategy\": \"always\"}", RP_RESULT_UNKNOWN_NAME, "strategy"},
+        {"{\"version\": 2}", RP_RESULT_UNSUPPORTED_VERSION, "version"},
+        {"{\"backoff\": {\"kind\": \"fixed\", \"delay_ms\": -5}}", RP_RESULT_INVALID_DURATION, "delay_ms"},
+        {"{\"compat\": {\"retry_kv_busy\": 1}}", RP_RESULT_INVALID_TYPE, "compat.retry_kv_busy"},
+    };
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
+        rp_result rc = rp_policy_from_json(policies[i].json, strlen(policies[i].json), &p);
+        if (rc != policies[i].expected) fail_msg("%s: got %u (%s)", policies[i].json, rc, last_error());
+        assert_null(p);
+        assert_non_null(strstr(last_error(), policies[i].detail));
+    }
+    /* A length shorter than the text: only that prefix is read. */
+    const char *doc = "{\"jitter\": \"full\"}";
+    assert_int_equal(rp_policy_from_json(doc, 5, &p), RP_RESULT_MALFORMED_JSON);
+    assert_int_equal(rp_error_map_from_json("nope", 4, &m), RP_RESULT_MALFORMED_JSON);
+    assert_int_equal(rp_error_map_from_json("{\"version\": 1}", 14, &m), RP_RESULT_MISSING_FIELD);
+    assert_null(m);
+    assert_int_equal(rp_operation_from_json("[", 1, &op), RP_RESULT_MALFORMED_JSON);
+    assert_int_equal(rp_operation_from_json("{\"service\": \"kv\"}", 17, &op), RP_RESULT_MISSING_FIELD);
+    assert_non_null(strstr(last_error(), "operation"));
+    assert_int_equal(rp_backoff_from_json("{\"kind\": \"fibonacci\"}", 21, &b), RP_RESULT_UNKNOWN_NAME);
+    assert_non_null(strstr(last_error(), "backoff"));
+    assert_int_equal(rp_backoff_from_json("{\"kind\": \"fixed\"}", 17, &b), RP_RESULT_MISSING_FIELD);
+}
+
+/* ---- durations, statuses, random draws --------------------------------------------------- */
+
+static void bad_durations_are_invalid_duration(void **state) {
+    (void)state;
+    const rp_result D = RP_RESULT_INVALID_DURATION;
+    uint64_t ms = 42;
+    assert_int_equal(rp_duration_ms_from_int64(-1, &ms), D);
+    assert_non_null(strstr(last_error(), "invalid duration -1"));
+    assert_int_equal(rp_duration_ms_from_int64(INT64_MIN, &ms), D);
+    assert_int_equal(rp_duration_ms_from_double(-1.0, &ms), D);
+    assert_int_equal(rp_duration_ms_from_double(1.5, &ms), D);
+    assert_int_equal(rp_duration_ms_from_double(NAN, &ms), D);
+    assert_int_equal(rp_duration_ms_from_double(INFINITY, &ms), D);
+    assert_int_equal(rp_duration_ms_from_double(9007199254740992.0, &ms), D);
+    assert_int_equal(rp_duration_ms_from_string("-1", &ms), D);
+    assert_int_equal(rp_duration_ms_from_string("", &ms), D);
+    assert_int_equal(rp_duration_ms_from_string("2.5s", &ms), D);
+    assert_int_equal(rp_duration_ms_from_string("18446744073709551616", &ms), D);
+    assert_int_equal(ms, 42);
+    OK(rp_duration_ms_from_int64(INT64_MAX, &ms));
+    assert_true(ms == (uint64_t)INT64_MAX);
+    OK(rp_duration_ms_from_double(1500.0, &ms));
+    assert_int_equal(ms, 1500);
+    OK(rp_duration_ms_from_string("18446744073709551615", &ms));
+    assert_true(ms == UINT64_MAX);
+
+    uint16_t status = 1;
+    OK(rp_kv_status_from_string("0xa2", &status));
+    assert_int_equal(status, 0xa2);
+    assert_int_equal(rp_kv_status_from_string("0xzz", &status), RP_RESULT_OUT_OF_RANGE);
+    assert_int_equal(rp_kv_status_from_string("0x10000", &status), RP_RESULT_OUT_OF_RANGE);
+    assert_int_equal(status, 0xa2);
+}
+
+static void bad_random_draws_are_invalid_random(void **state) {
+    (void)state;
+    rp_policy *jittered = policy_from("{\"jitter\": \"full\"}");
+    rp_request req = kv_request(RP_KV_OPERATION_GET, 1, 0, 2500);
+    rp_decision d = sentinel_decision();
+    const double bad[] = {1.0, -0.1, 1.5, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        req.has_random = true;
+        req.random = bad[i];
+        assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, jittered, &d), RP_RESULT_INVALID_RANDOM);
+    }
+    /* Jitter without a draw: the core asks for it. */
+    req.has_random = false;
+    assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, jittered, &d), RP_RESULT_MISSING_FIELD);
+    assert_non_null(strstr(last_error(), "random"));
+    assert_untouched(&d);
+    rp_backoff b;
+    uint64_t delay = 42;
+    OK(rp_backoff_default(&b));
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_FULL, 3, NULL, NULL, &delay), RP_RESULT_MISSING_FIELD);
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_FULL, 3, &(double){1.0}, NULL, &delay), RP_RESULT_INVALID_RANDOM);
+    assert_int_equal(delay, 42);
+    /* A factor out of range or min above max: the core's check. */
+    b.factor = 0.5;
+    assert_int_equal(rp_backoff_delay(&b, RP_JITTER_NONE, 3, NULL, NULL, &delay), RP_RESULT_OUT_OF_RANGE);
+    assert_non_null(strstr(last_error(), "backoff.factor"));
+    rp_policy_free(jittered);
+}
+
+/* ---- decisions --------------------------------------------------------------------------- */
+
+static void readme_example_is_capped_then_cancelled(void **state) {
+    (void)state;
+    rp_request req = kv_request(RP_KV_OPERATION_UPSERT, 7, 2000, 2500);
+    rp_decision d;
+    char line[512];
+    size_t n;
+    OK(rp_decide(&req, RP_REASON_KV_NOT_MY_VBUCKET, NULL, &d));
+    assert_int_equal(d.action, RP_ACTION_RETRY);
+    assert_int_equal(d.delay_ms, 500);
+    assert_true(d.capped);
+    assert_true(d.then_cancel);
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_NONE);
+    assert_int_equal(d.rule, RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF);
+    assert_int_equal(d.reason, RP_REASON_KV_NOT_MY_VBUCKET);
+    assert_int_equal(d.attempts, 7);
+    assert_false(d.idempotent);
+    OK(rp_decision_format(&d, line, sizeof line, &n));
+    assert_string_equal(line,
+                        "retry 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, "
+                        "rule always_retry_controlled_backoff; RFC 0049, Retry Orchestration; Controlled "
+                        "Backoff for Always Retry)");
+    assert_int_equal(n, strlen(line));
+}
+
+static void decisions_follow_the_core_rules(void **state) {
+    (void)state;
+    rp_decision d;
+    const char *text;
+    /* Not idempotent and the reason forbids non-idempotent retry. */
+    rp_request req = kv_request(RP_KV_OPERATION_UPSERT, 0, 0, 2500);
+    OK(rp_decide(&req, RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT, NULL, &d));
+    assert_int_equal(d.action, RP_ACTION_NO_RETRY);
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT);
+    assert_int_equal(d.rule, RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT);
+    assert_int_equal(d.delay_ms, 0);
+    OK(rp_no_retry_cause_name(d.cause, &text));
+    assert_string_equal(text, "not_idempotent");
+    OK(rp_rule_section(d.rule, &text));
+    assert_string_equal(text, "RFC 0049, Best Effort");
+    /* The idempotent override makes it retryable: exponential 1, 2, 4 ... ms. */
+    req.has_idempotent = true;
+    req.idempotent = true;
+    req.attempts = 3;
+    OK(rp_decide(&req, RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT, NULL, &d));
+    assert_int_equal(d.action, RP_ACTION_RETRY);
+    assert_int_equal(d.delay_ms, 8);
+    assert_true(d.idempotent);
+    /* At the deadline nothing is retried, always-retry reasons included. */
+    req = kv_request(RP_KV_OPERATION_GET, 0, 2500, 2500);
+    OK(rp_decide(&req, RP_REASON_KV_NOT_MY_VBUCKET, NULL, &d));
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_DEADLINE_PASSED);
+    /* UNKNOWN is never retried. */
+    req.elapsed_ms = 0;
+    OK(rp_decide(&req, RP_REASON_UNKNOWN, NULL, &d));
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_UNKNOWN_REASON);
+    /* Fail fast as a request override; as the policy's strategy; always-retry still retries. */
+    req.has_strategy = true;
+    req.strategy = RP_STRATEGY_FAIL_FAST;
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d));
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_STRATEGY_DECLINED);
+    assert_int_equal(d.rule, RP_RULE_FAIL_FAST);
+    req.has_strategy = false;
+    rp_policy *ff = policy_from("{\"strategy\": \"fail_fast\"}");
+    OK(rp_decide(&req, RP_REASON_KV_TEMPORARY_FAILURE, ff, &d));
+    assert_int_equal(d.rule, RP_RULE_FAIL_FAST);
+    OK(rp_decide(&req, RP_REASON_KV_NOT_MY_VBUCKET, ff, &d));
+    assert_int_equal(d.action, RP_ACTION_RETRY);
+    rp_policy_free(ff);
+    /* Full jitter with the caller's draw. */
+    rp_policy *jittered = policy_from("{\"jitter\": \"full\"}");
+    req.attempts = 4; /* 16 ms before jitter */
+    req.has_random = true;
+    req.random = 0.5;
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, jittered, &d));
+    assert_int_equal(d.delay_ms, 8);
+    rp_policy_free(jittered);
+    /* Previous reasons are accepted. */
+    rp_reason previous[] = {RP_REASON_KV_LOCKED, RP_REASON_KV_LOCKED};
+    req.has_random = false;
+    req.previous_reasons = previous;
+    req.previous_reasons_len = 2;
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, &d));
+    assert_int_equal(d.delay_ms, 16);
+    /* The no-op export returns OK and writes nothing. */
+    rp_decision untouched = sentinel_decision();
+    OK(rp_decide_noop(&req, RP_REASON_KV_LOCKED, NULL, &untouched));
+    assert_untouched(&untouched);
+}
+
+static void idempotency_follows_the_rfc_list_and_overrides(void **state) {
+    (void)state;
+    bool idempotent;
+    rp_operation op = {RP_SERVICE_KV, RP_KV_OPERATION_GET, false, RP_HTTP_METHOD_GET};
+    OK(rp_operation_is_idempotent(&op, &idempotent));
+    assert_true(idempotent);
+    op.kv_operation = RP_KV_OPERATION_EXISTS;
+    OK(rp_operation_is_idempotent(&op, &idempotent));
+    assert_false(idempotent);
+    op.service = RP_SERVICE_QUERY;
+    op.readonly = true;
+    OK(rp_operation_is_idempotent(&op, &idempotent));
+    assert_true(idempotent);
+    op.service = RP_SERVICE_MANAGEMENT;
+    op.method = RP_HTTP_METHOD_POST;
+    OK(rp_operation_is_idempotent(&op, &idempotent));
+    assert_false(idempotent);
+    rp_request req = kv_request(RP_KV_OPERATION_UPSERT, 0, 0, 1);
+    OK(rp_request_is_idempotent(&req, &idempotent));
+    assert_false(idempotent);
+    req.has_idempotent = true;
+    req.idempotent = true;
+    OK(rp_request_is_idempotent(&req, &idempotent));
+    assert_true(idempotent);
+    const char *json = "{\"service\": \"cluster_manager\", \"method\": \"GET\"}";
+    OK(rp_operation_from_json(json, strlen(json), &op));
+    assert_int_equal(op.service, RP_SERVICE_CLUSTER_MANAGER);
+    assert_int_equal(op.method, RP_HTTP_METHOD_GET);
+}
+
+/* ---- strategies -------------------------------------------------------------------------- */
+
+typedef struct {
+    int calls;
+    const rp_request *seen_request;
+    rp_reason seen_reason;
+    bool retry;
+    uint64_t delay_ms;
+} strategy_state;
+
+static bool host_strategy(void *user_data, const rp_request *request, rp_reason reason, uint64_t *delay_ms) {
+    strategy_state *s = user_data;
+    s->calls++;
+    s->seen_request = request;
+    s->seen_reason = reason;
+    *delay_ms = s->delay_ms;
+    return s->retry;
+}
+
+static void host_strategy_is_consulted_only_where_the_core_allows(void **state) {
+    (void)state;
+    rp_request req = kv_request(RP_KV_OPERATION_UPSERT, 2, 2000, 2500);
+    strategy_state s = {0, NULL, 0, true, 10000};
+    rp_decision d;
+    /* Consulted for a strategy reason; its delay is capped to the 500 ms left. */
+    OK(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, NULL, host_strategy, &s, &d));
+    assert_int_equal(s.calls, 1);
+    assert_ptr_equal(s.seen_request, &req);
+    assert_int_equal(s.seen_reason, RP_REASON_KV_LOCKED);
+    assert_int_equal(d.action, RP_ACTION_RETRY);
+    assert_int_equal(d.rule, RP_RULE_CUSTOM_STRATEGY);
+    assert_int_equal(d.delay_ms, 500);
+    assert_true(d.capped && d.then_cancel);
+    /* Declining. */
+    s.retry = false;
+    OK(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, NULL, host_strategy, &s, &d));
+    assert_int_equal(s.calls, 2);
+    assert_int_equal(d.action, RP_ACTION_NO_RETRY);
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_STRATEGY_DECLINED);
+    assert_int_equal(d.rule, RP_RULE_CUSTOM_STRATEGY);
+    /* Always-retry, UNKNOWN and the deadline are decided before it: not called. */
+    OK(rp_decide_with_strategy(&req, RP_REASON_KV_NOT_MY_VBUCKET, NULL, host_strategy, &s, &d));
+    assert_int_equal(d.rule, RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF);
+    OK(rp_decide_with_strategy(&req, RP_REASON_UNKNOWN, NULL, host_strategy, &s, &d));
+    assert_int_equal(d.rule, RP_RULE_UNKNOWN_NEVER_RETRIED);
+    req.elapsed_ms = 2500;
+    OK(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, NULL, host_strategy, &s, &d));
+    assert_int_equal(d.rule, RP_RULE_DEADLINE_PASSED);
+    /* A built-in override on the request wins over the host strategy. */
+    req.elapsed_ms = 0;
+    req.has_strategy = true;
+    req.strategy = RP_STRATEGY_FAIL_FAST;
+    OK(rp_decide_with_strategy(&req, RP_REASON_KV_LOCKED, NULL, host_strategy, &s, &d));
+    assert_int_equal(d.rule, RP_RULE_FAIL_FAST);
+    assert_int_equal(s.calls, 2);
+    /* A failing call (bad reason) never reaches the strategy. */
+    assert_int_equal(rp_decide_with_strategy(&req, 99, NULL, never_called, NULL, &d), RP_RESULT_INVALID_ENUM);
+}
+
+static void before_and_after_strategy_split(void **state) {
+    (void)state;
+    rp_request req = kv_request(RP_KV_OPERATION_GET, 1, 100, 2500);
+    bool decided = true;
+    rp_decision d = sentinel_decision();
+    OK(rp_decide_before_strategy(&req, RP_REASON_KV_LOCKED, NULL, &decided, &d));
+    assert_false(decided);
+    assert_untouched(&d);
+    OK(rp_decide_after_strategy(&req, RP_REASON_KV_LOCKED, true, 3000, &d));
+    assert_int_equal(d.rule, RP_RULE_CUSTOM_STRATEGY);
+    assert_int_equal(d.delay_ms, 2400);
+    assert_true(d.capped);
+    OK(rp_decide_after_strategy(&req, RP_REASON_KV_LOCKED, false, 0, &d));
+    assert_int_equal(d.cause, RP_NO_RETRY_CAUSE_STRATEGY_DECLINED);
+    OK(rp_decide_before_strategy(&req, RP_REASON_VIEWS_NO_ACTIVE_PARTITION, NULL, &decided, &d));
+    assert_true(decided);
+    assert_int_equal(d.delay_ms, 10);
+    assert_int_equal(d.rule, RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF);
+}
+
+/* ---- classification ---------------------------------------------------------------------- */
+
+static void classification_uses_the_core_tables(void **state) {
+    (void)state;
+    rp_classification c, again;
+    OK(rp_classify_kv(RP_KV_OPERATION_UPSERT, 0x07, NULL, NULL, &c));
+    assert_true(c.has_reason);
+    assert_int_equal(c.reason, RP_REASON_KV_NOT_MY_VBUCKET);
+    assert_string_equal(c.rule, "kv_response_code");
+    assert_string_equal(c.section, "RFC 0049, Response Code Retry List");
+    assert_null(c.surface_as);
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x07, NULL, NULL, &again));
+    assert_ptr_equal(c.rule, again.rule); /* static strings */
+    OK(rp_classify_kv(RP_KV_OPERATION_UNLOCK, 0x09, NULL, NULL, &c));
+    assert_false(c.has_reason);
+    assert_string_equal(c.surface_as, "cas_mismatch");
+    /* EBUSY: not retried unless the compat option says so. */
+    rp_compat compat = {0};
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, &compat, &c));
+    assert_false(c.has_reason);
+    rp_policy *p = policy_from("{\"compat\": {\"retry_kv_busy\": true}}");
+    OK(rp_policy_compat(p, &compat));
+    rp_policy_free(p);
+    assert_true(compat.retry_kv_busy);
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, &compat, &c));
+    assert_int_equal(c.reason, RP_REASON_KV_TEMPORARY_FAILURE);
+    /* An unknown status consults the error map. */
+    const char *map_json = "{\"version\": 1, \"revision\": 1, \"errors\": {"
+                           "\"fff0\": {\"name\": \"X\", \"desc\": \"x\", \"attrs\": [\"temp\", \"retry-now\"]},"
+                           "\"fff1\": {\"name\": \"Y\", \"desc\": \"y\", \"attrs\": [\"temp\"]}}}";
+    rp_error_map *map = NULL;
+    OK(rp_error_map_from_json(map_json, strlen(map_json), &map));
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0xfff0, map, NULL, &c));
+    assert_int_equal(c.reason, RP_REASON_KV_ERROR_MAP_RETRY_INDICATED);
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0xfff1, map, NULL, &c));
+    assert_false(c.has_reason);
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0xfff0, NULL, NULL, &c));
+    assert_false(c.has_reason);
+    rp_error_map_free(map);
+    const char *msg = "queryport.indexNotFound";
+    OK(rp_classify_query(5000, msg, strlen(msg), NULL, &c));
+    assert_int_equal(c.reason, RP_REASON_QUERY_INDEX_NOT_FOUND);
+    OK(rp_classify_query(4050, NULL, 0, NULL, &c));
+    assert_int_equal(c.reason, RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE);
+    OK(rp_classify_analytics(23007, &c));
+    assert_int_equal(c.reason, RP_REASON_ANALYTICS_TEMPORARY_FAILURE);
+    OK(rp_classify_search(429, &c));
+    assert_int_equal(c.reason, RP_REASON_SEARCH_TOO_MANY_REQUESTS);
+    OK(rp_classify_views(302, NULL, 0, &c));
+    assert_int_equal(c.reason, RP_REASON_VIEWS_NO_ACTIVE_PARTITION);
+    const char *body = "{\"error\":\"x\",\"reason\":\"missing\"}";
+    OK(rp_classify_views(404, body, strlen(body), &c));
+    assert_int_equal(c.reason, RP_REASON_VIEWS_TEMPORARY_FAILURE);
+    OK(rp_classify_dispatch(RP_DISPATCH_FAILURE_SOCKET_CLOSED_WHILE_IN_FLIGHT, &c));
+    assert_int_equal(c.reason, RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT);
+    assert_string_equal(c.section, "RFC 0049, Network Time");
+}
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+typedef rp_result (*name_fn)(uint32_t, const char **);
+typedef rp_result (*parse_fn)(const char *, uint32_t *);
+
+static void round_trip(const char *what, uint32_t count, name_fn name, parse_fn parse) {
+    for (uint32_t v = 0; v < count; v++) {
+        const char *text = NULL;
+        uint32_t back = UINT32_MAX;
+        if (name(v, &text) != RP_RESULT_OK) fail_msg("%s %u has no name: %s", what, v, last_error());
+        if (parse && parse(text, &back) != RP_RESULT_OK) fail_msg("%s %s does not parse", what, text);
+        if (parse) assert_int_equal(back, v);
+    }
+    const char *text = NULL;
+    assert_int_equal(name(count, &text), RP_RESULT_INVALID_ENUM);
+}
+
+static void every_constant_has_a_name_that_parses_back(void **state) {
+    (void)state;
+    round_trip("reason", 20, rp_reason_name, rp_reason_from_name);
+    round_trip("service", 7, rp_service_name, rp_service_from_name);
+    round_trip("kv operation", 24, rp_kv_operation_name, rp_kv_operation_from_name);
+    round_trip("http method", 7, rp_http_method_name, rp_http_method_from_name);
+    round_trip("strategy", 2, rp_strategy_name, rp_strategy_from_name);
+    round_trip("jitter", 4, rp_jitter_name, rp_jitter_from_name);
+    round_trip("backoff kind", 3, rp_backoff_kind_name, rp_backoff_kind_from_name);
+    round_trip("first delay", 2, rp_first_delay_name, rp_first_delay_from_name);
+    round_trip("dispatch failure", 5, rp_dispatch_failure_name, rp_dispatch_failure_from_name);
+    round_trip("rule", 7, rp_rule_name, NULL);
+    round_trip("rule section", 7, rp_rule_section, NULL);
+    const char *text;
+    OK(rp_kv_operation_name(RP_KV_OPERATION_MUTATE_IN, &text));
+    assert_string_equal(text, "mutate_in");
+    OK(rp_http_method_name(RP_HTTP_METHOD_DELETE, &text));
+    assert_string_equal(text, "DELETE");
+    OK(rp_no_retry_cause_name(RP_NO_RETRY_CAUSE_NONE, &text));
+    assert_null(text);
+    rp_reason r;
+    OK(rp_reason_from_name("KV_SYNC_RE_COMMIT_IN_PROGRESS", &r)); /* the RFC's alias */
+    assert_int_equal(r, RP_REASON_KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS);
+    assert_int_equal(rp_reason_from_name("kv_locked", &r), RP_RESULT_UNKNOWN_REASON);
+    assert_int_equal(rp_service_from_name("eventing", &(rp_service){0}), RP_RESULT_UNKNOWN_NAME);
+    assert_non_null(strstr(last_error(), "eventing"));
+    assert_int_equal(rp_jitter_from_name("gaussian", &(rp_jitter){0}), RP_RESULT_UNKNOWN_NAME);
+    bool flag;
+    OK(rp_reason_allows_non_idempotent_retry(RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT, &flag));
+    assert_false(flag);
+    OK(rp_reason_always_retry(RP_REASON_KV_COLLECTION_OUTDATED, &flag));
+    assert_true(flag);
+}
+
+/* ---- backoff and policy ------------------------------------------------------------------ */
+
+static void backoff_and_jitter(void **state) {
+    (void)state;
+    static const uint64_t controlled[] = {1, 10, 50, 100, 500, 1000, 1000};
+    uint64_t d;
+    for (uint32_t i = 0; i < 7; i++) {
+        OK(rp_controlled_backoff(i, &d));
+        assert_int_equal(d, controlled[i]);
+    }
+    OK(rp_controlled_backoff(UINT32_MAX, &d));
+    assert_int_equal(d, 1000);
+    rp_backoff b;
+    OK(rp_backoff_default(&b));
+    assert_int_equal(b.kind, RP_BACKOFF_KIND_EXPONENTIAL);
+    assert_int_equal(b.min_ms, 1);
+    assert_int_equal(b.max_ms, 500);
+    assert_true(b.factor == 2.0);
+    static const uint64_t expo[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 500, 500};
+    for (uint32_t i = 0; i < 11; i++) {
+        OK(rp_backoff_delay(&b, RP_JITTER_NONE, i, NULL, NULL, &d));
+        assert_int_equal(d, expo[i]);
+    }
+    OK(rp_backoff_delay(&b, RP_JITTER_EQUAL, 4, &(double){0.5}, NULL, &d));
+    assert_int_equal(d, 12);
+    OK(rp_backoff_delay(&b, RP_JITTER_DECORRELATED, 0, &(double){0.5}, &(uint64_t){100}, &d));
+    assert_int_equal(d, 150);
+    const char *fixed = "{\"kind\": \"fixed\", \"delay_ms\": 250}";
+    OK(rp_backoff_from_json(fixed, strlen(fixed), &b));
+    assert_int_equal(b.kind, RP_BACKOFF_KIND_FIXED);
+    OK(rp_backoff_delay(&b, RP_JITTER_NONE, 9, NULL, NULL, &d));
+    assert_int_equal(d, 250);
+}
+
+static void policy_round_trips_through_json(void **state) {
+    (void)state;
+    rp_policy *p = NULL, *q = NULL;
+    char *a = NULL, *b = NULL;
+    OK(rp_policy_new_default(&p));
+    OK(rp_policy_to_json(p, &a));
+    assert_non_null(strstr(a, "\"version\":1"));
+    assert_non_null(strstr(a, "\"strategy\":\"best_effort\""));
+    OK(rp_policy_from_json(a, strlen(a), &q));
+    OK(rp_policy_to_json(q, &b));
+    assert_string_equal(a, b);
+    rp_string_free(a);
+    rp_string_free(b);
+    rp_policy_free(p);
+    rp_policy_free(q);
+    /* Big values survive as strings. */
+    const char *big = "{\"backoff\":{\"kind\":\"exponential\",\"max_ms\":\"18446744073709551615\"}}";
+    p = policy_from(big);
+    OK(rp_policy_to_json(p, &a));
+    assert_non_null(strstr(a, "\"max_ms\":\"18446744073709551615\""));
+    rp_string_free(a);
+    rp_policy_free(p);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(version_agrees_across_header_cargo_and_runtime),
+        cmocka_unit_test(every_result_has_a_stable_name_and_message),
+        cmocka_unit_test(unknown_result_numbers_are_invalid_enum),
+        cmocka_unit_test(small_buffers_report_the_length_needed_and_stay_untouched),
+        cmocka_unit_test(last_error_names_the_field_and_survives_success_and_small_reads),
+        cmocka_unit_test(every_required_pointer_is_checked),
+        cmocka_unit_test(out_of_range_enum_values_are_invalid_enum),
+        cmocka_unit_test(invalid_utf8_is_a_result_code),
+        cmocka_unit_test(malformed_json_and_bad_documents_are_typed_errors),
+        cmocka_unit_test(bad_durations_are_invalid_duration),
+        cmocka_unit_test(bad_random_draws_are_invalid_random),
+        cmocka_unit_test(readme_example_is_capped_then_cancelled),
+        cmocka_unit_test(decisions_follow_the_core_rules),
+        cmocka_unit_test(idempotency_follows_the_rfc_list_and_overrides),
+        cmocka_unit_test(host_strategy_is_consulted_only_where_the_core_allows),
+        cmocka_unit_test(before_and_after_strategy_split),
+        cmocka_unit_test(classification_uses_the_core_tables),
+        cmocka_unit_test(every_constant_has_a_name_that_parses_back),
+        cmocka_unit_test(backoff_and_jitter),
+        cmocka_unit_test(policy_round_trips_through_json),
+    };
+    return cmocka_run_group_tests_name("retrypolicy C API", tests, NULL, NULL);
+}
