@@ -263,13 +263,21 @@ impl Backoff {
                 if min_ms == 0 {
                     return 0;
                 }
+                // The default factor 2 stays in integers: min × 2^n, saturating.
+                if factor == 2.0 {
+                    return match min_ms.checked_shl(n) {
+                        Some(d) if n < 64 && d >> n == min_ms => d.clamp(min_ms, max_ms),
+                        _ => max_ms,
+                    };
+                }
                 // powi saturates to +inf for large n; the clamp below turns that into max_ms.
                 let exp = i32::try_from(n).unwrap_or(i32::MAX);
                 let d = min_ms as f64 * factor.powi(exp);
                 if d.is_nan() || d >= max_ms as f64 {
                     max_ms
                 } else {
-                    (d.floor() as u64).clamp(min_ms, max_ms)
+                    // d is positive, so truncation is the floor.
+                    (d as u64).clamp(min_ms, max_ms)
                 }
             }
         }
