@@ -169,3 +169,15 @@ def test_simulate_replays_a_schedule() -> None:
         }
     )
     assert t["ending"] == "succeeded" and len(t["steps"]) == 2 and t["total_ms"] == 5
+
+
+def test_flaky_counter_example_shows_the_naive_overcount_and_an_exact_policy_count() -> None:
+    import subprocess
+    import sys
+
+    example = HERE.parents[1] / "examples" / "python" / "flaky_counter.py"
+    out = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "counter = 9, pending = []: over-counted" in out.stdout
+    assert "7 increments reported done, counter = 7, pending = []: exact" in out.stdout
+    assert "command error 2 -> surface" in out.stdout
