@@ -1304,6 +1304,20 @@ rp_result rp_backoff_delay(const struct rp_backoff *backoff,
 rp_result rp_policy_new_default(struct rp_policy **policy_out);
 
 /**
+ * Calls the core's JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
+ * "http_next"), `input` holds its inputs as a JSON object; the MongoDB, HTTP and transaction
+ * rules are reached this way.
+ *
+ * On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
+ * on failure `rp_last_error_message` names the field.
+ *
+ * # Safety
+ * `function` must be a NUL-terminated string; `input` valid for `input_len` bytes of reads;
+ * `json_out` valid for a write.
+ */
+rp_result rp_call_json(const char *function, const char *input, size_t input_len, char **json_out);
+
+/**
  * Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`).
  *
  * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`; on failure

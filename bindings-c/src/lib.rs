@@ -902,6 +902,39 @@ pub unsafe extern "C" fn rp_policy_new_default(policy_out: *mut *mut rp_policy) 
     })
 }
 
+/// Calls the core's JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
+/// "http_next"), `input` holds its inputs as a JSON object; the MongoDB, HTTP and transaction
+/// rules are reached this way.
+///
+/// On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
+/// on failure `rp_last_error_message` names the field.
+///
+/// # Safety
+/// `function` must be a NUL-terminated string; `input` valid for `input_len` bytes of reads;
+/// `json_out` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn rp_call_json(
+    function: *const c_char,
+    input: *const c_char,
+    input_len: usize,
+    json_out: *mut *mut c_char,
+) -> rp_result {
+    ffi_boundary!({
+        let out = out_ptr(json_out, "json_out")?;
+        // SAFETY: forwarded from this function's contract.
+        let function = unsafe { c_str(function, "function") }?;
+        // SAFETY: forwarded from this function's contract.
+        let input = unsafe { text(input, input_len, "input", false) }?;
+        let value: serde_json::Value = retrypolicy::json::from_json_str(input)?;
+        let result = retrypolicy::api::call(function, &value)?;
+        let json = CString::new(result.to_string())
+            .map_err(|_| Failure::new(RP_RESULT_PANIC, "result JSON contains a NUL"))?;
+        // SAFETY: checked non-NULL; valid for writes by contract.
+        unsafe { write(out, json.into_raw()) };
+        Ok(())
+    })
+}
+
 /// Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`).
 ///
 /// On success `*policy_out` owns a handle the caller frees with `rp_policy_free`; on failure

@@ -867,8 +867,32 @@ static void policy_round_trips_through_json(void **state) {
     rp_policy_free(p);
 }
 
+static void call_json_reaches_the_mongodb_and_http_rules(void **state) {
+    (void)state;
+    char *out = NULL;
+    const char *in = "{\"request\":{\"operation\":{\"name\":\"insertOne\"}},\"error\":{\"kind\":\"network\"}}";
+    OK(rp_call_json("mongodb_decide", in, strlen(in), &out));
+    assert_non_null(strstr(out, "\"action\":\"retry\""));
+    rp_string_free(out);
+    const char *date = "{\"value\":\"Sun, 06 Nov 1994 08:49:37 GMT\"}";
+    OK(rp_call_json("http_date", date, strlen(date), &out));
+    assert_string_equal(out, "{\"unix_ms\":784111777000}");
+    rp_string_free(out);
+    /* Errors are result codes, and the output pointer is left alone. */
+    char *untouched = (char *)0x1;
+    assert_int_equal(rp_call_json("no_such_function", "{}", 2, &untouched), RP_RESULT_UNKNOWN_NAME);
+    assert_ptr_equal(untouched, (char *)0x1);
+    assert_int_equal(rp_call_json("http_date", "{\"value\":", 10, &untouched), RP_RESULT_MALFORMED_JSON);
+    assert_int_equal(rp_call_json("http_date", "{}", 2, &untouched), RP_RESULT_MISSING_FIELD);
+    assert_int_equal(rp_call_json(NULL, "{}", 2, &untouched), RP_RESULT_NULL_POINTER);
+    assert_int_equal(rp_call_json("http_date", NULL, 2, &untouched), RP_RESULT_NULL_POINTER);
+    assert_int_equal(rp_call_json("http_date", "{}", 2, NULL), RP_RESULT_NULL_POINTER);
+    assert_ptr_equal(untouched, (char *)0x1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(call_json_reaches_the_mongodb_and_http_rules),
         cmocka_unit_test(version_agrees_across_header_cargo_and_runtime),
         cmocka_unit_test(every_result_has_a_stable_name_and_message),
         cmocka_unit_test(unknown_result_numbers_are_invalid_enum),

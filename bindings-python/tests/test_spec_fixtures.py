@@ -77,6 +77,11 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "controlled_backoff": lambda i: {"delay_ms": rp.controlled_backoff_ms(i["attempt"])},
     "backoff": _backoff,
     "decide": _decide,
+    "explain": lambda i: {
+        "sentence": rp.explain(rp.request_from_dict(i["request"]), i["reason"]),
+        "decision": json.loads(rp.decide(rp.request_from_dict(i["request"]), i["reason"]).to_json()),
+    },
+    "simulate": lambda i: rp.simulate(i),
     "parse_policy": lambda i: {"policy": json.loads(rp.Policy.from_json(i["json"]).to_json())},
     "mongodb_classify_error": lambda i: mongodb.classify_error(**i),
     "mongodb_retryable_write_error": lambda i: mongodb.retryable_write_error(**i),

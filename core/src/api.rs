@@ -23,6 +23,8 @@ pub const FUNCTIONS: &[&str] = &[
     "controlled_backoff",
     "backoff",
     "decide",
+    "explain",
+    "simulate",
     "parse_policy",
     "mongodb_classify_error",
     "mongodb_retryable_write_error",
@@ -317,6 +319,12 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             i.policy.validate()?;
             decide(&i.request, i.reason, &i.policy).map(|d| to_value(&d))
         }),
+        "explain" => from_json_value::<DecideInput>(input).and_then(|i| {
+            i.policy.validate()?;
+            let d = decide(&i.request, i.reason, &i.policy)?;
+            Ok(json!({ "decision": to_value(&d), "sentence": explain(&i.request, &d) }))
+        }),
+        "simulate" => from_json_value::<Scenario>(input).and_then(|s| simulate(&s).map(|t| to_value(&t))),
         "parse_policy" => from_json_value::<PolicyInput>(input)
             .and_then(|i| Policy::from_json(&i.json))
             .map(|p| json!({ "policy": to_value(&p) })),

@@ -10,7 +10,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from . import _lowlevel
+from . import _json_api, _lowlevel
 from ._lowlevel import (
     BestEffort,
     Classification,
@@ -76,6 +76,7 @@ __all__ = [
     "classify_views",
     "controlled_backoff_ms",
     "decide",
+    "explain",
     "policy_from_dict",
     "request_from_dict",
     "simulate",
@@ -110,6 +111,16 @@ def policy_from_dict(document: dict[str, Any]) -> Policy:
 def request_from_dict(document: dict[str, Any]) -> Request:
     """Loads a request from the spec-fixture form (``*_ms`` integer milliseconds)."""
     return Request.from_json(json.dumps(document))
+
+
+def explain(request: Request, reason: RetryReason | str, policy: Policy | None = None) -> str:
+    """The decision for ``request`` as one plain sentence naming the rule and the spec section."""
+    name = reason.name if isinstance(reason, RetryReason) else reason
+    inputs: dict[str, Any] = {"request": json.loads(request.to_json()), "reason": name}
+    if policy is not None:
+        inputs["policy"] = json.loads(policy.to_json())
+    sentence: str = _json_api.call("explain", inputs)["sentence"]
+    return sentence
 
 
 def simulate(scenario: dict[str, Any]) -> dict[str, Any]:
