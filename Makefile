@@ -7,7 +7,7 @@ export CARGO_TERM_COLOR ?= never
 # pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
 export PYO3_BUILD_EXTENSION_MODULE := 1
 
-.PHONY: demo test lint test-core test-cli test-fixture-negative test-python test-c check-versions bench setup-rust clean
+.PHONY: demo demo-web test lint test-core test-cli test-fixture-negative test-python test-c test-wasm check-versions bench setup-rust clean
 
 ## The main job: a walkthrough of the bundled scenarios with the `retrypolicy` CLI.
 demo: setup-rust
@@ -19,7 +19,7 @@ demo: setup-rust
 	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c
+test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-wasm
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -58,12 +58,21 @@ test-python: setup-rust
 test-c: setup-rust
 	$(MAKE) -C bindings-c test
 
+## The wasm module (every fixture through it), and the explorer end to end in headless Chromium.
+test-wasm: setup-rust
+	$(MAKE) -C bindings-wasm test
+
+## Builds the wasm module and serves the browser explorer on 127.0.0.1, printing the URL.
+demo-web: setup-rust
+	$(MAKE) -C bindings-wasm demo-web
+
 check-versions:
 	python3 scripts/check_versions.py
 
 bench: setup-rust
 	$(MAKE) -C bindings-python bench
 	$(MAKE) -C bindings-c bench
+	$(MAKE) -C bindings-wasm size
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,83 @@
+// The wasm module under Node: every spec fixture through its JSON API, errors, and the panic path.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const rp = require('../pkg/nodejs/retrypolicy_wasm.js')
+const CORPUS = fileURLToPath(new URL('../../spec-fixtures/cases/', import.meta.url))
+
+function files (dir) {
+  return readdirSync(dir).sort().flatMap((n) => {
+    const p = join(dir, n)
+    return statSync(p).isDirectory() ? files(p) : n.endsWith('.json') ? [p] : []
+  })
+}
+
+function eq (a, b) {
+  if (typeof a === 'number' && typeof b === 'number') return a === b
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => eq(x, b[i]))
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a); const kb = Object.keys(b)
+    return ka.length === kb.length && ka.every((k) => eq(a[k], b[k]))
+  }
+  return a === b
+}
+
+test('every spec fixture passes through the wasm JSON API', () => {
+  const dirs = [CORPUS]
+  if (process.env.SPEC_FIXTURES_DIR) {
+    assert.ok(existsSync(process.env.SPEC_FIXTURES_DIR), 'SPEC_FIXTURES_DIR is not a folder')
+    dirs.push(process.env.SPEC_FIXTURES_DIR)
+  }
+  let passed = 0
+  const failures = []
+  for (const file of dirs.flatMap(files)) {
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    for (const c of doc.cases) {
+      let out, err
+      try { out = JSON.parse(rp.call(doc.function, JSON.stringify(c.input))) } catch (e) { err = e }
+      let why = null
+      if (err) {
+        if (c.expect_error !== err.code) why = `expected ${c.expect_error ?? 'success'}, got error ${err.code}: ${err.message}`
+        else if (c.error_field && !err.message.includes(c.error_field)) why = `message does not name ${c.error_field}: ${err.message}`
+      } else if (c.expect_error) {
+        why = `expected error ${c.expect_error}, got ${JSON.stringify(out)}`
+      } else {
+        for (const [k, v] of Object.entries(c.expect)) {
+          if (!eq(out[k] ?? null, v)) { why = `${k}: expected ${JSON.stringify(v)}, got ${JSON.stringify(out[k])}`; break }
+        }
+      }
+      if (why) failures.push(`${file}: ${c.id}: ${why}`)
+      else passed++
+    }
+  }
+  console.log(`${passed} passed, ${failures.length} failed`)
+  assert.deepEqual(failures, [])
+  assert.ok(passed > 800, `only ${passed} cases ran`)
+})
+
+test('errors carry the core code and the field', () => {
+  assert.throws(() => rp.call('decide', '{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -1, "timeout_ms": 9}, "reason": "KV_LOCKED"}'),
+    (e) => e instanceof Error && e.code === 'invalid_duration' && e.field === 'request.elapsed_ms')
+  assert.throws(() => rp.call('decide', '{"request": '), (e) => e.code === 'malformed_json')
+  assert.throws(() => rp.call('no_such_function', '{}'), (e) => e.code === 'unknown_name' && e.field === 'function')
+})
+
+test('tables and version come from the core', () => {
+  const reasons = JSON.parse(rp.reasonTable())
+  assert.equal(reasons.length, 20)
+  assert.deepEqual(reasons[4], { name: 'KV_NOT_MY_VBUCKET', allows_non_idempotent_retry: true, always_retry: true })
+  assert.equal(JSON.parse(rp.kvOperations()).find((o) => o.name === 'get').idempotent, true)
+  const pkg = readFileSync(new URL('../../Cargo.toml', import.meta.url), 'utf8')
+  assert.equal(rp.version(), pkg.match(/\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/)[1])
+})
+
+test('a panic is recorded by the hook and surfaces as an exception, not a silent wrong answer', () => {
+  assert.equal(rp.lastPanic(), '')
+  assert.throws(() => rp.panicForTest(), (e) => e instanceof WebAssembly.RuntimeError)
+  assert.match(rp.lastPanic(), /deliberate panic for the panic-path test/)
+})
