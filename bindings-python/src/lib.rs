@@ -519,6 +519,42 @@ fn policy_or_default(policy: Option<&Bound<'_, Policy>>) -> core::Policy {
     policy.map(|p| p.get().inner).unwrap_or_default()
 }
 
+/// A Python object with `retry_after(request, reason)`, seen by the core as a host strategy.
+struct PyStrategy<'a, 'py> {
+    strategy: &'a Bound<'py, PyAny>,
+    request: &'a Bound<'py, Request>,
+    /// The exception the host code raised, handed back unchanged after the core returns.
+    raised: std::cell::RefCell<Option<PyErr>>,
+}
+
+impl core::RetryStrategy for PyStrategy<'_, '_> {
+    fn retry_after(
+        &self,
+        _: &core::Request,
+        reason: core::RetryReason,
+    ) -> Result<core::StrategyVerdict, core::Error> {
+        let py = self.strategy.py();
+        let answer = py_reason(py, reason).and_then(|r| {
+            self.strategy
+                .call_method1(pyo3::intern!(py, "retry_after"), (self.request, r))
+        });
+        let verdict = answer.and_then(|a| {
+            if a.is_none() {
+                Ok(core::StrategyVerdict::custom_no_retry())
+            } else {
+                duration_ms("retry_after", &a).map(core::StrategyVerdict::custom_retry)
+            }
+        });
+        verdict.map_err(|e| {
+            *self.raised.borrow_mut() = Some(e);
+            core::Error::InvalidType {
+                field: "strategy".to_owned(),
+                message: "the host strategy raised".to_owned(),
+            }
+        })
+    }
+}
+
 /// Decides whether and when to retry `request` after `reason` under `policy` and an optional strategy.
 #[pyfunction]
 #[pyo3(signature = (request, reason, policy = None, strategy = None))]
@@ -541,21 +577,18 @@ fn decide(
         Some(s) if s.get_type().is(py.get_type::<FailFast>()) => {
             core::decide_with(req, r, &pol, Some(&core::FailFast)).py()?
         }
-        Some(s) => match core::decide_before_strategy(req, r, &pol).py()? {
-            Some(d) => d,
-            None if req.strategy.is_some() => core::decide(req, r, &pol).py()?,
-            None => {
-                // Host code runs here; its exceptions propagate unchanged.
-                let answer =
-                    s.call_method1(pyo3::intern!(py, "retry_after"), (request, py_reason(py, r)?))?;
-                let verdict = if answer.is_none() {
-                    core::StrategyVerdict::custom_no_retry()
-                } else {
-                    core::StrategyVerdict::custom_retry(duration_ms("retry_after", &answer)?)
-                };
-                core::decide_after_strategy(req, r, verdict)
+        Some(s) => {
+            let host = PyStrategy {
+                strategy: s,
+                request,
+                raised: std::cell::RefCell::new(None),
+            };
+            match core::decide_with(req, r, &pol, Some(&host)) {
+                Ok(d) => d,
+                // An exception raised by host code propagates unchanged.
+                Err(e) => return Err(host.raised.take().unwrap_or_else(|| error::to_py(e))),
             }
-        },
+        }
     };
     Ok(Decision { inner })
 }
@@ -630,7 +663,10 @@ fn classify_kv(
     policy: Option<&Bound<'_, Policy>>,
 ) -> PyResult<Classification> {
     let op = name("operation", operation)?;
-    let status: u16 = int_in("status", status, "0..=65535")?;
+    let status: u16 = match status.cast::<pyo3::types::PyString>() {
+        Ok(text) => core::json::status::parse_text("status", &text.to_cow()?).py()?,
+        Err(_) => int_in("status", status, "0..=65535")?,
+    };
     let map = self::error_map(error_map)?;
     let pol = policy_or_default(policy);
     Ok(Classification {

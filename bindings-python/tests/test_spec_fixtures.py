@@ -28,6 +28,10 @@ def _ms(v: int) -> int | str:
     return v if v <= 2**53 - 1 else str(v)
 
 
+def _explain_policy(i: dict[str, Any]) -> rp.Policy | None:
+    return rp.policy_from_dict(i["policy"]) if "policy" in i else None
+
+
 def _reason_flags(i: dict[str, Any]) -> dict[str, Any]:
     r = rp.RetryReason.parse(i["reason"])
     return {"name": r.name, "allows_non_idempotent_retry": r.allows_non_idempotent_retry, "always_retry": r.always_retry}
@@ -37,19 +41,8 @@ def _is_idempotent(i: dict[str, Any]) -> dict[str, Any]:
     return {"idempotent": rp.Operation.from_json(json.dumps(i)).idempotent}
 
 
-def _status(v: Any) -> Any:
-    if isinstance(v, str):
-        if not v.lower().startswith("0x"):
-            raise rp.OutOfRangeError(f"status: {v} is out of range", "out_of_range", "status")
-        try:
-            return int(v, 16)
-        except ValueError:
-            raise rp.OutOfRangeError(f"status: {v} is out of range", "out_of_range", "status") from None
-    return v
-
-
 def _classify_kv(i: dict[str, Any]) -> dict[str, Any]:
-    return _classification(rp.classify_kv(i["operation"], _status(i["status"]), error_map=i.get("error_map"), policy=_policy(i)))
+    return _classification(rp.classify_kv(i["operation"], i["status"], error_map=i.get("error_map"), policy=_policy(i)))
 
 
 def _backoff(i: dict[str, Any]) -> dict[str, Any]:
@@ -78,8 +71,8 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "backoff": _backoff,
     "decide": _decide,
     "explain": lambda i: {
-        "sentence": rp.explain(rp.request_from_dict(i["request"]), i["reason"]),
-        "decision": json.loads(rp.decide(rp.request_from_dict(i["request"]), i["reason"]).to_json()),
+        "sentence": rp.explain(rp.request_from_dict(i["request"]), i["reason"], _explain_policy(i)),
+        "decision": json.loads(rp.decide(rp.request_from_dict(i["request"]), i["reason"], _explain_policy(i)).to_json()),
     },
     "simulate": lambda i: rp.simulate(i),
     "parse_policy": lambda i: {"policy": json.loads(rp.Policy.from_json(i["json"]).to_json())},

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
-import { serve } from './serve.mjs'
+import { serve } from '../scripts/serve.mjs'
 
 const BUILD = fileURLToPath(new URL('../build/', import.meta.url))
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

@@ -411,7 +411,11 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             from_json_value::<HttpClassifyInput>(input).and_then(|i| match (i.status, i.network_error) {
                 (Some(s), false) => classify_http_status(s).map(|c| to_value(&c)),
                 (None, true) => Ok(to_value(&classify_network_error())),
-                _ => Err(Error::MissingField {
+                (Some(_), true) => Err(Error::InvalidType {
+                    field: "network_error".to_owned(),
+                    message: "give either status or network_error: true, not both".to_owned(),
+                }),
+                (None, false) => Err(Error::MissingField {
                     field: "status or network_error".to_owned(),
                 }),
             })

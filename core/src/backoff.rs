@@ -266,7 +266,7 @@ impl Backoff {
                 // The default factor 2 stays in integers: min × 2^n, saturating.
                 if factor == 2.0 {
                     return match min_ms.checked_shl(n) {
-                        Some(d) if n < 64 && d >> n == min_ms => d.clamp(min_ms, max_ms),
+                        Some(d) if n < 64 && d >> n == min_ms => d.max(min_ms).min(max_ms),
                         _ => max_ms,
                     };
                 }
@@ -277,7 +277,7 @@ impl Backoff {
                     max_ms
                 } else {
                     // d is positive, so truncation is the floor.
-                    (d as u64).clamp(min_ms, max_ms)
+                    (d as u64).max(min_ms).min(max_ms)
                 }
             }
         }

@@ -306,7 +306,7 @@ impl fmt::Display for Decision {
             Decision::Retry(r) => write!(
                 f,
                 "retry {} after {} ms{}{} (reason {}, rule {}; {})",
-                r.attempts + 1,
+                r.attempts.saturating_add(1),
                 r.delay_ms,
                 if r.capped { ", capped to the timeout" } else { "" },
                 if r.then_cancel { ", then cancel" } else { "" },
@@ -347,7 +347,7 @@ fn no_retry(request: &Request, reason: RetryReason, cause: NoRetryCause, rule: R
 /// the request is cancelled when it ends. A delay that ends exactly at the timeout is not cut,
 /// but the request is cancelled too, since it will have timed out by then.
 fn retry_capped(request: &Request, reason: RetryReason, delay_ms: u64, rule: Rule) -> Decision {
-    let remaining = request.timeout_ms - request.elapsed_ms;
+    let remaining = request.timeout_ms.saturating_sub(request.elapsed_ms);
     Decision::Retry(RetryAfter {
         delay_ms: delay_ms.min(remaining),
         reason,
@@ -396,8 +396,17 @@ pub fn decide_before_strategy(
     Ok(None)
 }
 
-/// Turns a strategy's verdict into the decision, capping its delay to the timeout.
+/// Turns a strategy's verdict into the decision, capping its delay to the timeout; a request at
+/// or past its timeout is refused whatever the verdict (hosts may call this step on its own).
 pub fn decide_after_strategy(request: &Request, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+    if request.elapsed_ms >= request.timeout_ms {
+        return no_retry(
+            request,
+            reason,
+            NoRetryCause::DeadlinePassed,
+            Rule::DeadlinePassed,
+        );
+    }
     match verdict.delay_ms {
         Some(delay) => retry_capped(request, reason, delay, verdict.rule),
         None => {

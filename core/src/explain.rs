@@ -41,7 +41,7 @@ pub fn explain(request: &Request, decision: &Decision) -> String {
                 ),
                 _ => format!("the strategy asked to retry {}", r.reason),
             };
-            let left = request.timeout_ms - request.elapsed_ms;
+            let left = request.timeout_ms.saturating_sub(request.elapsed_ms);
             let tail = if r.capped {
                 format!(
                     ", cut to the {left} ms left before the {} ms timeout, after which it is cancelled",

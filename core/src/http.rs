@@ -255,8 +255,13 @@ fn digits(s: &str, n: usize) -> Option<u32> {
 /// milliseconds (negative before 1970). The day name must match the date; second 60 (a leap
 /// second) is accepted. The obsolete RFC 850 and asctime forms are not accepted.
 pub fn parse_imf_fixdate(text: &str) -> Result<i64, Error> {
+    parse_imf_fixdate_field("value", text)
+}
+
+/// [`parse_imf_fixdate`], naming `field` in the error.
+pub fn parse_imf_fixdate_field(field: &str, text: &str) -> Result<i64, Error> {
     let bad = || Error::OutOfRange {
-        field: "retry_after".to_owned(),
+        field: field.to_owned(),
         value: text.to_owned(),
         expected: "delay-seconds or an IMF-fixdate such as \"Sun, 06 Nov 1994 08:49:37 GMT\"".to_owned(),
     };
@@ -298,7 +303,7 @@ pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Result<u64, E
         let secs: u64 = v.parse().unwrap_or(u64::MAX);
         return Ok(secs.saturating_mul(1_000));
     }
-    let at = parse_imf_fixdate(v)?;
+    let at = parse_imf_fixdate_field("retry_after", v)?;
     let now = now_unix_ms.ok_or_else(|| Error::MissingField {
         field: "now_unix_ms".to_owned(),
     })?;
@@ -419,13 +424,15 @@ pub struct LoopDecision {
     pub outcome: Option<StepOutcome>,
     /// The class of the attempt's result.
     pub class: HttpClass,
-    /// The delay before the retry.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The delay before the retry (a decimal string past 2^53, like every duration).
+    #[serde(with = "crate::json::ms::option", skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u64>,
     /// Whether the delay (Retry-After or backoff) was cut so the retry starts by the deadline.
     pub capped: bool,
     /// Whether the delay came from `Retry-After`.
     pub from_retry_after: bool,
+    /// Whether a `Retry-After` header was present but malformed, and so ignored for the backoff.
+    pub retry_after_ignored: bool,
     /// The stable name of the rule that decided.
     pub rule: &'static str,
     /// The source.
@@ -476,6 +483,7 @@ pub fn next(
         delay_ms: None,
         capped: false,
         from_retry_after: false,
+        retry_after_ignored: false,
         rule,
         section,
     };
@@ -503,19 +511,24 @@ pub fn next(
         } if c.retry_after => Some(h.as_str()),
         _ => None,
     };
-    let (wanted, from_retry_after) = match header {
-        Some(h) => (parse_retry_after(h, now_unix_ms)?, true),
-        None => (
-            backoff_delay(
-                &retry_loop.backoff,
-                retry_loop.jitter,
-                state.attempts - 1,
-                random,
-                state.previous_delay_ms,
-            )?,
-            false,
-        ),
+    let backoff = || {
+        backoff_delay(
+            &retry_loop.backoff,
+            retry_loop.jitter,
+            state.attempts - 1,
+            random,
+            state.previous_delay_ms,
+        )
     };
+    // A header the server got wrong is ignored for the backoff (the host cannot fix it); a date
+    // without the host's `now_unix_ms` is the host's mistake and stays an error.
+    let (wanted, from_retry_after, retry_after_ignored) =
+        match header.map(|h| parse_retry_after(h, now_unix_ms)) {
+            Some(Ok(d)) => (d, true, false),
+            Some(Err(e)) if e.code() == "missing_field" => return Err(e),
+            Some(Err(_)) => (backoff()?, false, true),
+            None => (backoff()?, false, false),
+        };
     let delay = left.map_or(wanted, |l| wanted.min(l));
     let (rule, section) = if from_retry_after {
         ("retry_after", RETRY_AFTER_SECTION)
@@ -529,6 +542,7 @@ pub fn next(
         delay_ms: Some(delay),
         capped: delay < wanted,
         from_retry_after,
+        retry_after_ignored,
         rule,
         section,
     })

@@ -308,6 +308,17 @@ pub mod status {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
         d.deserialize_any(StatusVisitor)
     }
+
+    /// Parses a status given as text (`"0xa2"`), naming `field` in the error.
+    pub fn parse_text(field: &str, text: &str) -> Result<u16, crate::Error> {
+        StatusVisitor
+            .visit_str::<serde::de::value::Error>(text)
+            .map_err(|_| crate::Error::OutOfRange {
+                field: field.to_owned(),
+                value: text.to_owned(),
+                expected: EXPECTED.to_owned(),
+            })
+    }
 }
 
 /// Parses one snake_case name (a strategy, jitter mode, service, ...) into `T`, naming `field` in errors.

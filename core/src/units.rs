@@ -21,12 +21,12 @@ pub fn millis_from_secs(field: &str, secs: f64) -> Result<u64, Error> {
 /// negatives, NaN, infinities and values past 2^53−1 are `invalid_duration` naming `field`.
 #[inline]
 pub fn millis_from_f64(field: &str, ms: f64) -> Result<u64, Error> {
-    // In 0..=2^53−1 a value is whole iff it survives the round trip through u64; this avoids
-    // `f64::fract`, a libm call on baseline x86-64 that cost more than the rest of this check.
-    // NaN fails the range test; infinities fail it too. Bindings call this once per duration
-    // per decision, so the check inlines and the error is built out of line.
-    if (0.0..=MAX_SAFE as f64).contains(&ms) && (ms as u64) as f64 == ms {
-        Ok(ms as u64)
+    // In 0..=2^53−1 a value is whole iff it survives the round trip through i64 (exact there);
+    // this avoids `f64::fract`, a libm call on baseline x86-64, and the multi-instruction
+    // unsigned conversions. NaN and infinities fail the range test. Bindings call this once per
+    // duration per decision, so the check inlines and the error is built out of line.
+    if (0.0..=MAX_SAFE as f64).contains(&ms) && (ms as i64) as f64 == ms {
+        Ok(ms as i64 as u64)
     } else {
         Err(invalid_duration(field, ms))
     }

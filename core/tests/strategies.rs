@@ -135,3 +135,49 @@ fn bad_policy_json_names_the_field() {
         Policy::from_json(r#"{"backoff": {"kind": "exponential", "min_ms": 9, "max_ms": 3}}"#).unwrap_err();
     assert_eq!((e.code(), e.field()), ("out_of_range", "backoff.min_ms"));
 }
+
+#[test]
+fn the_after_strategy_step_alone_still_refuses_a_request_past_its_timeout() {
+    for elapsed in [2500, 9000] {
+        let d = decide_after_strategy(
+            &get(0, elapsed, 2500),
+            RetryReason::KvLocked,
+            StrategyVerdict::custom_retry(10),
+        );
+        assert!(matches!(
+            d,
+            Decision::NoRetry(NoRetry {
+                cause: NoRetryCause::DeadlinePassed,
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn the_log_line_at_the_largest_attempt_count_does_not_overflow() {
+    let d = decide(
+        &get(u32::MAX, 0, 600_000),
+        RetryReason::KvNotMyVbucket,
+        &Policy::default(),
+    )
+    .unwrap();
+    assert!(d.to_string().starts_with("retry 4294967295 after 1000 ms"), "{d}");
+}
+
+#[test]
+fn a_policy_built_in_code_with_inverted_bounds_does_not_panic() {
+    let policy = Policy {
+        backoff: Backoff::Exponential {
+            min_ms: 900,
+            max_ms: 10,
+            factor: 3.0,
+            first: FirstDelay::Min,
+        },
+        ..Policy::default()
+    };
+    assert!(policy.validate().is_err());
+    // Unvalidated, it still decides: the bound that applies last wins.
+    let d = decide(&get(5, 0, 2500), RetryReason::KvLocked, &policy).unwrap();
+    assert_eq!(d.delay_ms(), Some(10));
+}

@@ -93,12 +93,13 @@ class RetryStrategy(Protocol):
 
 def classify_kv(
     operation: str,
-    status: int,
+    status: int | str,
     *,
     error_map: str | dict[str, Any] | None = None,
     policy: Policy | None = None,
 ) -> Classification:
-    """Classifies a KV status for an operation; ``error_map`` is the server's map (JSON text or dict)."""
+    """Classifies a KV status (an int, or hex text such as ``"0xa2"``) for an operation; ``error_map``
+    is the server's map (JSON text or dict)."""
     text = json.dumps(error_map) if isinstance(error_map, dict) else error_map
     return _lowlevel.classify_kv(operation, status, error_map=text, policy=policy)
 

@@ -104,7 +104,7 @@ pub const KV_STATUS_TABLE: &[KvStatus] = {
     ]
 };
 
-/// The status code RFC 0049 calls busy; Java and Go SDKs retry it (compat `retry_kv_busy`).
+/// KV status 0x85 EBUSY: not on RFC 0049's list; the Java and Go SDKs retry it (compat `retry_kv_busy`).
 pub const KV_STATUS_BUSY: u16 = 0x85;
 
 /// The known status with this code, if any.

@@ -313,7 +313,9 @@ pub fn analyze_idempotency(doc: &OperationDoc) -> Result<IdempotencyReport, Erro
                             bad.push(op.clone());
                         }
                     }
-                    let mut r = if token_guard_field(&doc.filter, update).is_some() {
+                    // A guarded retry after the token was pulled matches nothing; with upsert it
+                    // would insert a new document instead, so only a non-upsert guard counts.
+                    let mut r = if !doc.upsert && token_guard_field(&doc.filter, update).is_some() {
                         report(true, "token_guarded_update")
                     } else if bad.is_empty() {
                         report(true, "idempotent_operators")
@@ -371,7 +373,7 @@ pub fn duplicate_key_on_retry(document_id: &Value, error: &DuplicateKeyError) ->
         return v(false, "not_a_duplicate_key_error");
     }
     let on_id_index = match (&error.key_pattern, &error.index) {
-        (Some(Value::Object(p)), _) => p.len() == 1 && p.contains_key("_id"),
+        (Some(Value::Object(p)), _) => p.len() == 1 && p.get("_id").and_then(Value::as_i64) == Some(1),
         (Some(_), _) => false,
         (None, Some(name)) => name == "_id_",
         (None, None) => return v(false, "index_not_identified"),
@@ -461,14 +463,20 @@ pub fn pending_token_rewrite(
             });
         }
     }
+    // Step one is the one that may insert the document (step two never upserts), so the fields
+    // `$setOnInsert` sets when the document is created go with it.
+    let mut guarded_update = ops.clone();
+    let mut step1_update = json!({ "$addToSet": { pending_field: token } });
+    if let (Some(on_insert), Value::Object(s1)) = (guarded_update.remove("$setOnInsert"), &mut step1_update) {
+        s1.insert("$setOnInsert".to_owned(), on_insert);
+    }
     let step1 = UpdateStep {
         filter: filter.clone(),
-        update: json!({ "$addToSet": { pending_field: token } }),
+        update: step1_update,
         upsert,
     };
     let mut guarded_filter = filter_map.clone();
     guarded_filter.insert(pending_field.to_owned(), token.clone());
-    let mut guarded_update = ops.clone();
     let pull = guarded_update
         .entry("$pull")
         .or_insert_with(|| Value::Object(Map::new()));

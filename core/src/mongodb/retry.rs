@@ -249,7 +249,12 @@ pub fn decide_mongo(request: &MongoRequest, error: &MongoError) -> Result<MongoD
     }
     if let Some(timeout) = request.timeout_ms {
         if request.elapsed_ms >= timeout {
-            return Ok(surface("timeout_expired", RW_EXECUTING_SECTION, overloaded));
+            let section = if elig.class == CommandClass::Read {
+                RR_RETRY_FAILS_SECTION
+            } else {
+                RW_EXECUTING_SECTION
+            };
+            return Ok(surface("timeout_expired", section, overloaded));
         }
     }
     let delay_ms = if overload {

@@ -1,4 +1,4 @@
-// A static file server for the explorer, bound to 127.0.0.1 only. `node test/serve.mjs PORT`
+// A static file server for the explorer, bound to 127.0.0.1 only. `node scripts/serve.mjs PORT`
 // serves bindings-wasm/ until interrupted; tests import `serve()` and close it themselves.
 import { createServer } from 'node:http'
 import { readFile } from 'node:fs/promises'
