@@ -7,7 +7,7 @@ export CARGO_TERM_COLOR ?= never
 # pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
 export PYO3_BUILD_EXTENSION_MODULE := 1
 
-.PHONY: demo demo-web test lint test-core test-cli test-fixture-negative test-python test-c test-wasm check-versions bench setup-rust clean
+.PHONY: demo demo-web test lint test-core test-cli test-fixture-negative test-python test-c test-node test-wasm check-versions bench setup-rust clean
 
 ## The main job: a walkthrough of the bundled scenarios with the `retrypolicy` CLI.
 demo: setup-rust
@@ -19,7 +19,7 @@ demo: setup-rust
 	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-wasm
+test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -58,6 +58,9 @@ test-python: setup-rust
 test-c: setup-rust
 	$(MAKE) -C bindings-c test
 
+test-node: setup-rust
+	$(MAKE) -C bindings-node test
+
 ## The wasm module (every fixture through it), and the explorer end to end in headless Chromium.
 test-wasm: setup-rust
 	$(MAKE) -C bindings-wasm test
@@ -72,6 +75,7 @@ check-versions:
 bench: setup-rust
 	$(MAKE) -C bindings-python bench
 	$(MAKE) -C bindings-c bench
+	$(MAKE) -C bindings-node bench
 	$(MAKE) -C bindings-wasm size
 
 clean:

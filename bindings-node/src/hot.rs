@@ -1,0 +1,569 @@
+//! The hot calls (decide, classification) as raw N-API callbacks. The JavaScript layer writes a
+//! request's numbers into a per-environment `Float64Array` that aliases [`EnvData::scratch`],
+//! calls with no or few arguments, and reads the packed outcome back from the same array: no
+//! property reads, no object creation and no string crossing the boundary on the common path.
+
+use std::ffi::c_void;
+
+use napi::sys::{napi_env, napi_value};
+use retrypolicy::{
+    classify_analytics, classify_dispatch, classify_kv, classify_query, classify_search, classify_views,
+    decide_after_strategy, decide_before_strategy, decide_with, BestEffort, Classification, Decision,
+    Error as CoreError, FailFast, KvOperation, Policy, Request, RetryReason, RetryStrategy, StrategyKind,
+    StrategyVerdict,
+};
+
+use crate::convert::{self, count, int_in, millis, CODE_EXPECTED, STATUS_EXPECTED};
+use crate::handle;
+use crate::js::{self, JsResult};
+use crate::tables;
+
+/// Scratch slots (indices into the shared `Float64Array`); `tables()` hands them to JavaScript.
+pub mod slot {
+    /// Operation code (`tables().operations` index), KV operation code, or dispatch failure code.
+    pub const OP: usize = 0;
+    /// Retries already made.
+    pub const ATTEMPTS: usize = 1;
+    /// Elapsed milliseconds.
+    pub const ELAPSED: usize = 2;
+    /// Timeout in milliseconds.
+    pub const TIMEOUT: usize = 3;
+    /// Idempotency override: -1 none, 0 false, 1 true.
+    pub const IDEMPOTENT: usize = 4;
+    /// Per-request strategy: -1 none, else a `tables().strategies` index.
+    pub const STRATEGY: usize = 5;
+    /// 1 when a random draw is present.
+    pub const HAS_RANDOM: usize = 6;
+    /// The random draw.
+    pub const RANDOM: usize = 7;
+    /// 1 when a previous delay is present.
+    pub const HAS_PREVIOUS: usize = 8;
+    /// The previous delay in milliseconds.
+    pub const PREVIOUS: usize = 9;
+    /// The reason (`tables().reasons` index).
+    pub const REASON: usize = 10;
+    /// 1 when the host strategy answered with a delay (for `decideAfter`).
+    pub const HAS_VERDICT: usize = 11;
+    /// The host strategy's delay.
+    pub const VERDICT: usize = 12;
+    /// A status or HTTP status to classify.
+    pub const STATUS: usize = 13;
+    /// A query or analytics code to classify.
+    pub const CODE: usize = 14;
+    /// How many previous reasons follow.
+    pub const PREVIOUS_COUNT: usize = 15;
+    /// The first previous reason; up to [`MAX_PREVIOUS`] follow.
+    pub const PREVIOUS_REASONS: usize = 16;
+    /// How many previous reasons fit; longer lists take the general path.
+    pub const MAX_PREVIOUS: usize = 32;
+    /// Out: 0 a decision was written, 1 the host strategy must be asked (`decideBefore`);
+    /// for `bestEffort`: 1 a delay, 0 no retry.
+    pub const OUT_KIND: usize = 48;
+    /// Out: the packed decision (see `pack`).
+    pub const OUT_CODE: usize = 49;
+    /// Out: the delay in milliseconds (approximate when `OUT_BIG` is 1).
+    pub const OUT_DELAY: usize = 50;
+    /// Out: 1 when the delay exceeds 2^53 − 1; `bigDelay()` returns it exactly.
+    pub const OUT_BIG: usize = 51;
+    /// Out: the interned classification index (`classificationAt`).
+    pub const OUT_CLASS: usize = 52;
+    /// Out: the decision's attempts (the request's, as validated).
+    pub const OUT_ATTEMPTS: usize = 53;
+    /// Length of the scratch array.
+    pub const LEN: usize = 56;
+}
+
+/// Bit layout of a packed decision: reason | rule << 5 | cause << 8 | capped << 11 |
+/// then_cancel << 12 | idempotent << 13 | retry << 14; cause 7 means none.
+pub mod bits {
+    /// Shift of the rule code.
+    pub const RULE: u32 = 5;
+    /// Shift of the cause code.
+    pub const CAUSE: u32 = 8;
+    /// The capped flag.
+    pub const CAPPED: u32 = 1 << 11;
+    /// The then_cancel flag.
+    pub const THEN_CANCEL: u32 = 1 << 12;
+    /// The idempotent flag.
+    pub const IDEMPOTENT: u32 = 1 << 13;
+    /// The retry flag (else no retry).
+    pub const RETRY: u32 = 1 << 14;
+    /// The cause code meaning "none".
+    pub const NO_CAUSE: u32 = 7;
+}
+
+/// Per-environment state: the scratch array and the interned classifications.
+pub struct EnvData {
+    /// Shared with JavaScript as a `Float64Array`.
+    pub scratch: [f64; slot::LEN],
+    /// The last delay past 2^53 − 1, exactly.
+    pub big_delay: u64,
+    /// Every distinct classification seen so far, by index.
+    pub classes: Vec<Classification>,
+}
+
+impl EnvData {
+    /// A zeroed state.
+    pub fn new() -> Box<EnvData> {
+        Box::new(EnvData {
+            scratch: [0.0; slot::LEN],
+            big_delay: 0,
+            classes: Vec::new(),
+        })
+    }
+
+    /// The index of `c`, interning it on first sight (pointer comparison: the strings are static).
+    pub fn intern(&mut self, c: Classification) -> usize {
+        let same = |a: &Classification| {
+            a.reason == c.reason
+                && std::ptr::eq(a.rule, c.rule)
+                && std::ptr::eq(a.section, c.section)
+                && a.surface_as.map(str::as_ptr) == c.surface_as.map(str::as_ptr)
+        };
+        if let Some(i) = self.classes.iter().position(same) {
+            return i;
+        }
+        self.classes.push(c);
+        self.classes.len() - 1
+    }
+}
+
+/// # Safety
+/// `data` must be the `EnvData` this environment's callbacks were registered with, and no other
+/// reference to it may be live (no JavaScript runs between this call and the reference's last use).
+unsafe fn state<'a>(data: *mut c_void) -> &'a mut EnvData {
+    // SAFETY: per the contract above.
+    unsafe { &mut *data.cast::<EnvData>() }
+}
+
+/// The packed form of a decision.
+pub fn pack(d: &Decision) -> u32 {
+    match d {
+        Decision::Retry(r) => {
+            r.reason as u32
+                | tables::rule_code(r.rule) << bits::RULE
+                | bits::NO_CAUSE << bits::CAUSE
+                | if r.capped { bits::CAPPED } else { 0 }
+                | if r.then_cancel { bits::THEN_CANCEL } else { 0 }
+                | if r.idempotent { bits::IDEMPOTENT } else { 0 }
+                | bits::RETRY
+        }
+        Decision::NoRetry(n) => {
+            n.reason as u32
+                | tables::rule_code(n.rule) << bits::RULE
+                | tables::cause_code(n.cause) << bits::CAUSE
+                | if n.idempotent { bits::IDEMPOTENT } else { 0 }
+        }
+    }
+}
+
+/// Writes a decision's packed code and delay into the scratch array.
+pub fn write_decision(st: &mut EnvData, d: &Decision) {
+    st.scratch[slot::OUT_KIND] = 0.0;
+    st.scratch[slot::OUT_CODE] = f64::from(pack(d));
+    st.scratch[slot::OUT_ATTEMPTS] = f64::from(match d {
+        Decision::Retry(r) => r.attempts,
+        Decision::NoRetry(n) => n.attempts,
+    });
+    write_delay(st, d.delay_ms().unwrap_or(0));
+}
+
+/// Writes a delay (and the big-delay flag) into the scratch array.
+pub fn write_delay(st: &mut EnvData, delay: u64) {
+    st.scratch[slot::OUT_DELAY] = delay as f64;
+    let big = delay > retrypolicy::json::ms::MAX_SAFE;
+    st.scratch[slot::OUT_BIG] = if big { 1.0 } else { 0.0 };
+    if big {
+        st.big_delay = delay;
+    }
+}
+
+#[inline]
+fn reason_at(x: f64, field: &str) -> Result<RetryReason, CoreError> {
+    if (0.0..256.0).contains(&x) && (x as i32) as f64 == x {
+        if let Some(r) = RetryReason::ALL.get(x as i32 as usize) {
+            return Ok(*r);
+        }
+    }
+    Err(unknown_reason(field, x))
+}
+
+#[cold]
+#[inline(never)]
+fn unknown_reason(field: &str, x: f64) -> CoreError {
+    CoreError::UnknownReason {
+        field: field.to_owned(),
+        value: convert::format_number(x),
+    }
+}
+
+/// Reads a request and its reason from the scratch slots (the layout in [`slot`]).
+#[inline]
+pub fn read_request(s: &[f64; slot::LEN]) -> Result<(Request, RetryReason), CoreError> {
+    let operation = tables::operation(s[slot::OP]).ok_or_else(bad_operation_code)?;
+    let mut r = Request::new(
+        operation,
+        millis("elapsedMs", s[slot::ELAPSED])?,
+        millis("timeoutMs", s[slot::TIMEOUT])?,
+    );
+    r.attempts = count("attempts", s[slot::ATTEMPTS])?;
+    let idempotent = s[slot::IDEMPOTENT];
+    r.idempotent = if idempotent == 0.0 {
+        Some(false)
+    } else if idempotent == 1.0 {
+        Some(true)
+    } else {
+        None
+    };
+    let strategy = s[slot::STRATEGY];
+    r.strategy = if (0.0..2.0).contains(&strategy) {
+        tables::STRATEGIES.get(strategy as i32 as usize).copied()
+    } else {
+        None
+    };
+    if s[slot::HAS_RANDOM] != 0.0 {
+        r.random = Some(s[slot::RANDOM]);
+    }
+    if s[slot::HAS_PREVIOUS] != 0.0 {
+        r.previous_delay_ms = Some(millis("previousDelayMs", s[slot::PREVIOUS])?);
+    }
+    let n = (s[slot::PREVIOUS_COUNT] as i32).clamp(0, slot::MAX_PREVIOUS as i32) as usize;
+    for i in 0..n {
+        let field = || format!("previousReasons[{i}]");
+        r.previous_reasons
+            .push(reason_at(s[slot::PREVIOUS_REASONS + i], &field())?);
+    }
+    Ok((r, reason_at(s[slot::REASON], "reason")?))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_operation_code() -> CoreError {
+    CoreError::InvalidType {
+        field: "operation".into(),
+        message: "unknown operation code".into(),
+    }
+}
+
+/// The host strategy that built-in strategy objects stand for.
+pub fn builtin_strategy(kind: StrategyKind, policy: &Policy) -> Box<dyn RetryStrategy> {
+    match kind {
+        StrategyKind::BestEffort => Box::new(policy.best_effort()),
+        StrategyKind::FailFast => Box::new(FailFast),
+    }
+}
+
+/// Orchestrator step 1 (deadline, UNKNOWN, always-retry, and a per-request built-in override):
+/// `Some` when decided, `None` when the host strategy must be asked.
+pub fn before(req: &Request, reason: RetryReason, policy: &Policy) -> Result<Option<Decision>, CoreError> {
+    if let Some(d) = decide_before_strategy(req, reason, policy)? {
+        return Ok(Some(d));
+    }
+    if req.strategy.is_some() {
+        // A per-request built-in strategy wins over the host's (RFC 0049, Request Annotation).
+        return retrypolicy::decide(req, reason, policy).map(Some);
+    }
+    Ok(None)
+}
+
+/// The best-effort strategy's answer: a delay, or none.
+pub fn best_effort(req: &Request, reason: RetryReason, be: &BestEffort) -> Result<Option<u64>, CoreError> {
+    req.validate()?;
+    Ok(be.retry_after(req, reason)?.delay_ms)
+}
+
+/// A host verdict from the scratch slots.
+fn verdict(s: &[f64; slot::LEN]) -> Result<StrategyVerdict, CoreError> {
+    Ok(if s[slot::HAS_VERDICT] != 0.0 {
+        StrategyVerdict::custom_retry(millis("retryAfter", s[slot::VERDICT])?)
+    } else {
+        StrategyVerdict::custom_no_retry()
+    })
+}
+
+crate::export! {
+    /// `decide(policy?)`: decides the request in the scratch slots under the policy (RFC default when undefined).
+    fn decide(env, info) {
+        let (argv, argc, data) = js::args_counted::<1>(env, info)?;
+        let policy = policy_arg(env, &argv, argc)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let (req, reason) = read_request(&st.scratch)?;
+        let d = retrypolicy::decide(&req, reason, policy)?;
+        write_decision(st, &d);
+        Ok(UNDEFINED)
+    }
+}
+
+crate::export! {
+    /// `decideWith(policy, kind, strategyPolicy)`: decides with a built-in strategy object as the host strategy.
+    fn decide_with_builtin(env, info) {
+        let ([p, k, sp], data) = js::args::<3>(env, info)?;
+        let policy = handle::policy(env, p)?;
+        let strategy_policy = handle::policy(env, sp)?;
+        let kind = convert::int_value(env, k, "strategy", 1, "0 or 1")?;
+        let host = builtin_strategy(tables::STRATEGIES[kind as usize], strategy_policy);
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let (req, reason) = read_request(&st.scratch)?;
+        let d = decide_with(&req, reason, policy, Some(host.as_ref()))?;
+        write_decision(st, &d);
+        Ok(UNDEFINED)
+    }
+}
+
+crate::export! {
+    /// `decideBefore(policy?)`: the steps before a host strategy; OUT_KIND 1 means "ask the strategy".
+    fn decide_before(env, info) {
+        let (argv, argc, data) = js::args_counted::<1>(env, info)?;
+        let policy = policy_arg(env, &argv, argc)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let (req, reason) = read_request(&st.scratch)?;
+        match before(&req, reason, policy)? {
+            Some(d) => write_decision(st, &d),
+            None => st.scratch[slot::OUT_KIND] = 1.0,
+        }
+        Ok(UNDEFINED)
+    }
+}
+
+crate::export! {
+    /// `decideAfter()`: turns the host verdict in the scratch slots into the decision (capping applies).
+    fn decide_after(env, info) {
+        let (_, data) = js::args::<0>(env, info)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let (req, reason) = read_request(&st.scratch)?;
+        let d = decide_after_strategy(&req, reason, verdict(&st.scratch)?);
+        write_decision(st, &d);
+        Ok(UNDEFINED)
+    }
+}
+
+crate::export! {
+    /// `bestEffort(policy?)`: the best-effort strategy's delay for the request (OUT_KIND 1) or none (0).
+    fn best_effort_delay(env, info) {
+        let (argv, argc, data) = js::args_counted::<1>(env, info)?;
+        let be = policy_arg(env, &argv, argc)?.best_effort();
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let (req, reason) = read_request(&st.scratch)?;
+        let delay = best_effort(&req, reason, &be)?;
+        st.scratch[slot::OUT_KIND] = if delay.is_some() { 1.0 } else { 0.0 };
+        write_delay(st, delay.unwrap_or(0));
+        Ok(UNDEFINED)
+    }
+}
+
+crate::export! {
+    /// `noop(policy?)`: the benchmark baseline, with `decide`'s exact signature and none of its work.
+    fn noop(env, info) {
+        let (_argv, _argc, _data) = js::args_counted::<1>(env, info)?;
+        Ok(UNDEFINED)
+    }
+}
+
+fn finish_class(_env: napi_env, st: &mut EnvData, c: Classification) -> JsResult {
+    st.scratch[slot::OUT_CLASS] = st.intern(c) as f64;
+    Ok(UNDEFINED)
+}
+
+crate::export! {
+    /// `classifyKv(errorMap?, policy?)`: KV operation code in OP, status in STATUS.
+    fn classify_kv_raw(env, info) {
+        let (argv, argc, data) = js::args_counted::<2>(env, info)?;
+        let map = if argc > 0 { handle::error_map(env, argv[0])? } else { None };
+        let compat = if argc > 1 { handle::policy(env, argv[1])?.compat } else { handle::DEFAULT_POLICY.compat };
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let op = kv_operation(st.scratch[slot::OP])?;
+        let status = int_in("status", st.scratch[slot::STATUS], u64::from(u16::MAX), STATUS_EXPECTED)? as u16;
+        let c = classify_kv(op, status, map, &compat);
+        finish_class(env, st, c)
+    }
+}
+
+fn kv_operation(x: f64) -> Result<KvOperation, CoreError> {
+    match tables::operation(x) {
+        Some(retrypolicy::Operation::Kv(op)) => Ok(op),
+        _ => Err(CoreError::InvalidType {
+            field: "operation".into(),
+            message: "unknown KV operation code".into(),
+        }),
+    }
+}
+
+crate::export! {
+    /// `classifyQuery(message, policy?)`: code in CODE.
+    fn classify_query_raw(env, info) {
+        let (argv, argc, data) = js::args_counted::<2>(env, info)?;
+        let message = if argc > 0 { convert::text_value(env, argv[0], "message")? } else { String::new() };
+        let compat = if argc > 1 { handle::policy(env, argv[1])?.compat } else { handle::DEFAULT_POLICY.compat };
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let code = int_in("code", st.scratch[slot::CODE], u64::from(u32::MAX), CODE_EXPECTED)? as u32;
+        let c = classify_query(code, &message, &compat);
+        finish_class(env, st, c)
+    }
+}
+
+crate::export! {
+    /// `classifyAnalytics()`: code in CODE.
+    fn classify_analytics_raw(env, info) {
+        let (_, data) = js::args::<0>(env, info)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let code = int_in("code", st.scratch[slot::CODE], u64::from(u32::MAX), CODE_EXPECTED)? as u32;
+        finish_class(env, st, classify_analytics(code))
+    }
+}
+
+crate::export! {
+    /// `classifySearch()`: HTTP status in STATUS.
+    fn classify_search_raw(env, info) {
+        let (_, data) = js::args::<0>(env, info)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let s = int_in("httpStatus", st.scratch[slot::STATUS], u64::from(u16::MAX), "0..=65535")? as u16;
+        finish_class(env, st, classify_search(s))
+    }
+}
+
+crate::export! {
+    /// `classifyViews(body)`: HTTP status in STATUS.
+    fn classify_views_raw(env, info) {
+        let ([b], data) = js::args::<1>(env, info)?;
+        let body = convert::text_value(env, b, "body")?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let s = int_in("httpStatus", st.scratch[slot::STATUS], u64::from(u16::MAX), "0..=65535")? as u16;
+        let c = classify_views(s, &body);
+        finish_class(env, st, c)
+    }
+}
+
+crate::export! {
+    /// `classifyDispatch()`: dispatch failure code in OP.
+    fn classify_dispatch_raw(env, info) {
+        let (_, data) = js::args::<0>(env, info)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let failure = tables::dispatch_failures()
+            .get(st.scratch[slot::OP] as usize)
+            .copied()
+            .ok_or_else(|| CoreError::InvalidType { field: "failure".into(), message: "unknown failure code".into() })?;
+        finish_class(env, st, classify_dispatch(failure))
+    }
+}
+
+/// What a callback returns for `undefined`: N-API turns a NULL result into `undefined`.
+const UNDEFINED: napi_value = std::ptr::null_mut();
+
+/// The policy argument: the RFC default when the caller passed none (no N-API call needed).
+fn policy_arg<'a>(env: napi_env, argv: &[napi_value; 1], argc: usize) -> JsResult<&'a Policy> {
+    if argc == 0 {
+        Ok(&handle::DEFAULT_POLICY)
+    } else {
+        handle::policy(env, argv[0])
+    }
+}
+
+/// Stride of one request in a batch input array: the slots OP..=REASON.
+pub const BATCH_IN: usize = slot::REASON + 1;
+/// Stride of one decision in a batch output array: packed code, delay.
+pub const BATCH_OUT: usize = 2;
+
+/// A `Float64Array`'s elements.
+fn f64_array<'a>(env: napi_env, v: napi_value, field: &str) -> JsResult<&'a mut [f64]> {
+    let mut t = 0;
+    let mut len = 0usize;
+    let mut data = std::ptr::null_mut();
+    let mut buf = std::ptr::null_mut();
+    let mut off = 0usize;
+    let mut is = false;
+    // SAFETY: `v` is a live handle.
+    js::check(
+        env,
+        unsafe { napi::sys::napi_is_typedarray(env, v, &mut is) },
+        "napi_is_typedarray",
+    )?;
+    if is {
+        // SAFETY: `v` is a typed array.
+        let s = unsafe {
+            napi::sys::napi_get_typedarray_info(env, v, &mut t, &mut len, &mut data, &mut buf, &mut off)
+        };
+        js::check(env, s, "napi_get_typedarray_info")?;
+    }
+    if !is || t != napi::sys::TypedarrayType::float64_array {
+        return Err(convert::wrong_type(env, v, field, "a Float64Array")?.into());
+    }
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: N-API reports `len` f64 elements at `data`; the array stays alive for this call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<f64>(), len) })
+}
+
+crate::export! {
+    /// `decideMany(policy?, input, count, output)`: `count` requests of BATCH_IN slots each →
+    /// BATCH_OUT slots each; a failing request throws with its index in the field.
+    fn decide_many(env, info) {
+        let ([p, i, n, o], _data) = js::args::<4>(env, info)?;
+        let policy = handle::policy(env, p)?;
+        let n = convert::int_value(env, n, "count", u64::from(u32::MAX), CODE_EXPECTED)? as usize;
+        let input = f64_array(env, i, "input")?;
+        let output = f64_array(env, o, "output")?;
+        if input.len() < n * BATCH_IN || output.len() < n * BATCH_OUT {
+            return Err(CoreError::OutOfRange {
+                field: "count".into(),
+                value: n.to_string(),
+                expected: "at most the requests the arrays hold".into(),
+            }
+            .into());
+        }
+        let mut s = [0.0; slot::LEN];
+        for k in 0..n {
+            s[..BATCH_IN].copy_from_slice(&input[k * BATCH_IN..(k + 1) * BATCH_IN]);
+            let result = read_request(&s).and_then(|(req, reason)| retrypolicy::decide(&req, reason, policy));
+            let d = result.map_err(|e| index_error(e, k))?;
+            output[k * BATCH_OUT] = f64::from(pack(&d));
+            output[k * BATCH_OUT + 1] = d.delay_ms().unwrap_or(0) as f64;
+        }
+        Ok(UNDEFINED)
+    }
+}
+
+/// The same error with `requests[k].` before its field.
+fn index_error(e: CoreError, k: usize) -> CoreError {
+    let pre = |f: String| format!("requests[{k}].{f}");
+    match e {
+        CoreError::UnknownReason { field, value } => CoreError::UnknownReason {
+            field: pre(field),
+            value,
+        },
+        CoreError::InvalidDuration { field, value } => CoreError::InvalidDuration {
+            field: pre(field),
+            value,
+        },
+        CoreError::InvalidRandom { field, value } => CoreError::InvalidRandom {
+            field: pre(field),
+            value,
+        },
+        CoreError::OutOfRange {
+            field,
+            value,
+            expected,
+        } => CoreError::OutOfRange {
+            field: pre(field),
+            value,
+            expected,
+        },
+        CoreError::MissingField { field } => CoreError::MissingField { field: pre(field) },
+        CoreError::InvalidType { field, message } => CoreError::InvalidType {
+            field: pre(field),
+            message,
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,175 @@
+// Runs every spec fixture (../spec-fixtures/cases, then SPEC_FIXTURES_DIR) through the public
+// API, following spec-fixtures/README.md: one test per case, a failure names the file, the case
+// id, and expected vs got. Binding-agnostic: the API comes from ./binding.mjs.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import rp, { which } from './binding.mjs'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const CORPUS = path.resolve(here, '../../spec-fixtures/cases')
+
+function jsonFiles(dir) {
+  const out = []
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...jsonFiles(p))
+    else if (entry.name.endsWith('.json')) out.push(p)
+  }
+  return out.sort()
+}
+
+const camel = (s) => s.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+const snake = (s) => s.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+// Wire milliseconds (a number, or a decimal string past 2^53 − 1) → what the JS API takes.
+function millisIn(v) {
+  return typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : v
+}
+
+// JS values → the fixture's JSON conventions: snake_case keys, big milliseconds as strings.
+function wire(v) {
+  if (typeof v === 'bigint') return v > MAX_SAFE ? v.toString() : Number(v)
+  if (Array.isArray(v)) return v.map(wire)
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), wire(x)]))
+  }
+  return v
+}
+
+const compatPolicy = (i) => (i.compat === undefined ? undefined : new rp.Policy({ compat: i.compat }))
+
+/** One adapter per fixture function: fixture input → public API call → fixture output keys. */
+const ADAPTERS = {
+  reason_flags: (i) => wire(rp.reasonFlags(i.reason)),
+  is_idempotent: (i) => ({ idempotent: rp.isIdempotent(i) }),
+  classify_kv: (i) =>
+    wire(rp.classifyKv(i.operation, i.status, { errorMap: i.error_map, policy: compatPolicy(i) })),
+  classify_query: (i) => wire(rp.classifyQuery(i.code, i.message, { policy: compatPolicy(i) })),
+  classify_analytics: (i) => wire(rp.classifyAnalytics(i.code)),
+  classify_search: (i) => wire(rp.classifySearch(i.http_status)),
+  classify_views: (i) => wire(rp.classifyViews(i.http_status, i.body)),
+  classify_dispatch: (i) => wire(rp.classifyDispatch(i.failure)),
+  controlled_backoff: (i) => ({ delay_ms: wire(rp.controlledBackoffMs(i.attempt)) }),
+  backoff: (i) => {
+    const policy = new rp.Policy({ backoff: i.backoff, jitter: i.jitter })
+    return { delay_ms: wire(rp.backoffDelayMs(policy, i.attempt, i.random, millisIn(i.previous_delay_ms))) }
+  },
+  decide: (i) => {
+    const request = rp.requestFromJson(i.request)
+    const policy = i.policy === undefined ? undefined : new rp.Policy(i.policy)
+    return wire(rp.decide(request, i.reason, policy))
+  },
+  parse_policy: (i) => ({ policy: new rp.Policy(i.json).toJSON() }),
+  explain: (i) => {
+    const request = rp.requestFromJson(i.request)
+    const decision = rp.decide(request, i.reason, i.policy === undefined ? undefined : new rp.Policy(i.policy))
+    return { sentence: rp.explain(request, decision), decision: wire(decision) }
+  },
+  // MongoDB and HTTP keep the shared JSON document shapes, so their outputs compare as they are.
+  mongodb_classify_error: (i) => rp.mongodb.classifyError(i.error),
+  mongodb_retryable_write_error: (i) => rp.mongodb.retryableWriteError(i.error, i.server, i.retry_writes),
+  mongodb_retryable_read_error: (i) => rp.mongodb.retryableReadError(i.error),
+  mongodb_surfaced_error: (i) => rp.mongodb.surfacedError(i.kind, i.errors),
+  mongodb_eligibility: (i) => rp.mongodb.eligibility(i.operation, i.retry_writes, i.retry_reads),
+  mongodb_decide: (i) => rp.mongodb.decide(i.request, i.error),
+  mongodb_overload_backoff: (i) => rp.mongodb.overloadBackoff(i.attempt, i.random, i.base_backoff_ms),
+  mongodb_transaction_labels: (i) => rp.mongodb.transactionLabels(i.command, i.error),
+  mongodb_transaction_backoff: (i) => rp.mongodb.transactionBackoff(i.transaction_attempt, i.random),
+  mongodb_with_transaction: (i) => rp.mongodb.withTransaction(i.events, i.timeout_ms),
+  mongodb_transaction_step: (i) => rp.mongodb.transactionStep(i.state, i.event),
+  mongodb_idempotency: (i) => rp.mongodb.idempotency(i),
+  mongodb_duplicate_key: (i) => rp.mongodb.duplicateKey(i.document_id, i.error),
+  mongodb_pending_token_rewrite: (i) => rp.mongodb.pendingTokenRewrite(i.filter, i.update, i.token, i.upsert, i.pending_field),
+  http_classify: (i) => rp.http.classify(i.status, i.network_error),
+  http_retry_after: (i) => rp.http.retryAfter(i.value, i.now_unix_ms),
+  http_date: (i) => rp.http.parseDate(i.value),
+  http_next: (i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.now_unix_ms, i.random),
+  simulate: (i) =>
+    wire(
+      rp.simulate({
+        request: rp.requestFromJson(i.request),
+        outcomes: i.outcomes,
+        repeatLast: i.repeat_last,
+        latencyMs: millisIn(i.latency_ms),
+        draws: i.draws,
+        policy: i.policy === undefined ? undefined : new rp.Policy(i.policy),
+      }),
+    ),
+}
+
+// Numbers compare by value; objects and arrays compare whole; a missing key is null.
+function same(a, b) {
+  if (a === undefined) a = null
+  if (b === undefined) b = null
+  if (typeof a === 'number' && typeof b === 'number') return a === b
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, k) => same(x, b[k]))
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a)
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && same(a[k], b[k]))
+  }
+  return a === b
+}
+
+/** Runs one case: undefined when it passes, else why not. */
+export function check(fn, c) {
+  const adapter = ADAPTERS[fn]
+  if (adapter === undefined) return `no adapter for fixture function ${JSON.stringify(fn)}`
+  let out
+  try {
+    out = adapter(c.input)
+  } catch (e) {
+    if (!rp.isRetryPolicyError(e)) return `threw a non-retrypolicy error: ${e && e.stack}`
+    if (c.expect_error === undefined) return `unexpected error ${e.code}: ${e.message}`
+    if (e.code !== c.expect_error) return `expected error ${c.expect_error}, got ${e.code} (${e.message})`
+    // The API names fields in camelCase (timeoutMs) where the fixtures use the wire's snake_case.
+    const f = c.error_field
+    if (f !== undefined && !e.message.includes(f) && !e.message.includes(camel(f))) {
+      return `error message does not name ${JSON.stringify(f)}: ${e.message}`
+    }
+    return undefined
+  }
+  if (c.expect_error !== undefined) return `expected error ${c.expect_error}, got output ${JSON.stringify(out)}`
+  if (c.expect === null || typeof c.expect !== 'object') return 'case needs an expect object or an expect_error string'
+  for (const [k, want] of Object.entries(c.expect)) {
+    if (!same(out[k], want)) {
+      return `${k}: expected ${JSON.stringify(want)}, got ${JSON.stringify(out[k] ?? null)} (whole output ${JSON.stringify(out)})`
+    }
+  }
+  return undefined
+}
+
+const folders = [CORPUS]
+if (process.env.SPEC_FIXTURES_DIR) folders.push(path.resolve(process.env.SPEC_FIXTURES_DIR))
+
+for (const folder of folders) {
+  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
+    test(`fixture folder ${folder}`, () => assert.fail(`SPEC_FIXTURES_DIR ${folder} is not a folder`))
+    continue
+  }
+  for (const file of jsonFiles(folder)) {
+    const name = path.relative(path.resolve(here, '../..'), file)
+    let doc
+    try {
+      doc = JSON.parse(fs.readFileSync(file, 'utf8'))
+    } catch (e) {
+      test(`${name}: readable`, () => assert.fail(`${name}: unreadable: ${e.message}`))
+      continue
+    }
+    if (!Array.isArray(doc.cases)) {
+      test(`${name}: cases`, () => assert.fail(`${name}: no cases array`))
+      continue
+    }
+    for (const c of doc.cases) {
+      test(`[${which}] ${name}: ${c.id}`, () => {
+        const why = check(doc.function, c)
+        if (why !== undefined) assert.fail(`${name}: ${c.id}: ${why}`)
+      })
+    }
+  }
+}

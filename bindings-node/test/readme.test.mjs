@@ -1,0 +1,32 @@
+// The README's quickstart runs, as written (ESM) and as CommonJS.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { which } from './binding.mjs'
+
+const pkg = fileURLToPath(new URL('..', import.meta.url))
+const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const quickstart = readme.split('## Quickstart')[1].match(/```js\n([^]*?)```/)[1]
+const skip = which !== 'native' && 'the README documents the native package'
+
+function run(args, source) {
+  const r = spawnSync(process.execPath, [...args, source], { cwd: pkg, encoding: 'utf8' })
+  assert.equal(r.status, 0, `exit ${r.status}\n${r.stderr}`)
+  return r.stdout
+}
+
+test('the quickstart runs as an ES module', { skip }, () => {
+  const out = run(['--input-type=module', '-e'], quickstart)
+  assert.match(out, /^retry 8 after 500 ms, capped to the timeout, then cancel \(reason KV_NOT_MY_VBUCKET/m)
+  assert.match(out, /^retry 1 after 0 ms \(reason KV_TEMPORARY_FAILURE, rule best_effort_backoff/m)
+})
+
+test('the quickstart runs as CommonJS', { skip }, () => {
+  const cjs = quickstart
+    .replace("import assert from 'node:assert/strict'", "const assert = require('node:assert/strict')")
+    .replace("import * as rp from 'retrypolicy'", "const rp = require('retrypolicy')")
+  assert.notEqual(cjs, quickstart)
+  assert.match(run(['--input-type=commonjs', '-e'], cjs), /^retry 8 after 500 ms/m)
+})

@@ -1,0 +1,135 @@
+// Bad input raises a typed error naming the field: napi would silently turn -1 into 4294967295
+// and 1.7 into 1, so every number is checked. Each case: a call, the code, the field.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import rp from './binding.mjs'
+
+const base = { service: 'kv', operation: 'get', attempts: 1, elapsedMs: 10, timeoutMs: 2500 }
+const req = (changes) => ({ ...base, ...changes })
+
+function rejects(fn, code, field) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Error, `not an Error: ${e}`)
+    assert.ok(rp.isRetryPolicyError(e), `not a retrypolicy error: ${e && e.stack}`)
+    assert.equal(e.code, code, e.message)
+    assert.equal(e.field, field, e.message)
+    assert.ok(e.message.includes(field), e.message)
+    return true
+  })
+}
+
+const CASES = [
+  // durations: negative, fractional, NaN, infinite, past 2^53 − 1, strings, wrong types
+  ['elapsedMs -1', () => rp.decide(req({ elapsedMs: -1 }), 'KV_LOCKED'), 'invalid_duration', 'elapsedMs'],
+  ['elapsedMs 1.7', () => rp.decide(req({ elapsedMs: 1.7 }), 'KV_LOCKED'), 'invalid_duration', 'elapsedMs'],
+  ['timeoutMs NaN', () => rp.decide(req({ timeoutMs: NaN }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['timeoutMs Infinity', () => rp.decide(req({ timeoutMs: Infinity }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['timeoutMs 2^53', () => rp.decide(req({ timeoutMs: 2 ** 53 }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['timeoutMs "2500"', () => rp.decide(req({ timeoutMs: '2500' }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['timeoutMs missing', () => rp.decide(req({ timeoutMs: undefined }), 'KV_LOCKED'), 'missing_field', 'timeoutMs'],
+  ['timeoutMs -1n', () => rp.decide(req({ timeoutMs: -1n }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['timeoutMs 2^64', () => rp.decide(req({ timeoutMs: 2n ** 64n }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
+  ['previousDelayMs -5', () => rp.decide(req({ previousDelayMs: -5 }), 'KV_LOCKED'), 'invalid_duration', 'previousDelayMs'],
+  ['previousDelayMs {}', () => rp.decide(req({ previousDelayMs: {} }), 'KV_LOCKED'), 'invalid_duration', 'previousDelayMs'],
+  // counts
+  ['attempts -1', () => rp.decide(req({ attempts: -1 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
+  ['attempts 1.7', () => rp.decide(req({ attempts: 1.7 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
+  ['attempts NaN', () => rp.decide(req({ attempts: NaN }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
+  ['attempts 2^32', () => rp.decide(req({ attempts: 2 ** 32 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
+  ['attempts "3"', () => rp.decide(req({ attempts: '3' }), 'KV_LOCKED'), 'invalid_type', 'attempts'],
+  // draws
+  ['random 1', () => rp.decide(req({ random: 1 }), 'KV_LOCKED'), 'invalid_random', 'random'],
+  ['random -0.1', () => rp.decide(req({ random: -0.1 }), 'KV_LOCKED'), 'invalid_random', 'random'],
+  ['random NaN', () => rp.decide(req({ random: NaN }), 'KV_LOCKED'), 'invalid_random', 'random'],
+  ['random "0.5"', () => rp.decide(req({ random: '0.5' }), 'KV_LOCKED'), 'invalid_type', 'random'],
+  ['jitter without a draw', () => rp.decide(req({}), 'KV_LOCKED', new rp.Policy({ jitter: 'full' })), 'missing_field', 'random'],
+  // names
+  ['unknown reason', () => rp.decide(req({}), 'KV_LOCKEDX'), 'unknown_reason', 'reason'],
+  ['lowercase reason', () => rp.decide(req({}), 'kv_locked'), 'unknown_reason', 'reason'],
+  ['reason as a number', () => rp.decide(req({}), 7), 'invalid_type', 'reason'],
+  ['unknown previous reason', () => rp.decide(req({ previousReasons: ['KV_LOCKED', 'NOPE'] }), 'KV_LOCKED'), 'unknown_reason', 'previousReasons[1]'],
+  ['previousReasons not an array', () => rp.decide(req({ previousReasons: 'KV_LOCKED' }), 'KV_LOCKED'), 'invalid_type', 'previousReasons'],
+  ['unknown service', () => rp.decide(req({ service: 'eventing' }), 'KV_LOCKED'), 'unknown_name', 'service'],
+  ['missing service', () => rp.decide(req({ service: undefined }), 'KV_LOCKED'), 'missing_field', 'service'],
+  ['unknown KV operation', () => rp.decide(req({ operation: 'frobnicate' }), 'KV_LOCKED'), 'unknown_name', 'operation'],
+  ['misplaced readonly', () => rp.decide(req({ readonly: true }), 'KV_LOCKED'), 'unknown_field', 'readonly'],
+  ['readonly "yes"', () => rp.decide({ service: 'query', readonly: 'yes', timeoutMs: 1 }, 'KV_LOCKED'), 'invalid_type', 'readonly'],
+  ['unknown method', () => rp.decide({ service: 'management', method: 'get', timeoutMs: 1 }, 'KV_LOCKED'), 'unknown_name', 'method'],
+  ['unknown strategy', () => rp.decide(req({ strategy: 'yolo' }), 'KV_LOCKED'), 'unknown_name', 'strategy'],
+  ['idempotent "yes"', () => rp.decide(req({ idempotent: 'yes' }), 'KV_LOCKED'), 'invalid_type', 'idempotent'],
+  ['request not an object', () => rp.decide('get', 'KV_LOCKED'), 'invalid_type', 'request'],
+  ['policy not a Policy', () => rp.decide(req({}), 'KV_LOCKED', { jitter: 'full' }), 'invalid_type', 'policy'],
+  ['strategy not callable', () => rp.decide(req({}), 'KV_LOCKED', undefined, 5), 'invalid_type', 'strategy'],
+  ['strategy answers -1', () => rp.decide(req({}), 'KV_LOCKED', undefined, () => -1), 'invalid_duration', 'retryAfter'],
+  ['strategy answers 1.5', () => rp.decide(req({}), 'KV_LOCKED', undefined, () => 1.5), 'invalid_duration', 'retryAfter'],
+  ['strategy answers "soon"', () => rp.decide(req({}), 'KV_LOCKED', undefined, () => 'soon'), 'invalid_duration', 'retryAfter'],
+  // classification
+  ['status -1', () => rp.classifyKv('get', -1), 'out_of_range', 'status'],
+  ['status 1.7', () => rp.classifyKv('get', 1.7), 'out_of_range', 'status'],
+  ['status 70000', () => rp.classifyKv('get', 70000), 'out_of_range', 'status'],
+  ['status "0xzz"', () => rp.classifyKv('get', '0xzz'), 'out_of_range', 'status'],
+  ['status "7"', () => rp.classifyKv('get', '7'), 'out_of_range', 'status'],
+  ['KV operation "getx"', () => rp.classifyKv('getx', 7), 'unknown_name', 'operation'],
+  ['error map not JSON', () => rp.classifyKv('get', 0xff01, { errorMap: '{' }), 'malformed_json', ''],
+  ['query code -1', () => rp.classifyQuery(-1, ''), 'out_of_range', 'code'],
+  ['query code NaN', () => rp.classifyQuery(NaN, ''), 'out_of_range', 'code'],
+  ['query code "4040"', () => rp.classifyQuery('4040', ''), 'invalid_type', 'code'],
+  ['query message 5', () => rp.classifyQuery(4040, 5), 'invalid_type', 'message'],
+  ['analytics code 2^32', () => rp.classifyAnalytics(2 ** 32), 'out_of_range', 'code'],
+  ['search status 100000', () => rp.classifySearch(100000), 'out_of_range', 'httpStatus'],
+  ['views status 1.5', () => rp.classifyViews(1.5, ''), 'out_of_range', 'httpStatus'],
+  ['views body {}', () => rp.classifyViews(404, {}), 'invalid_type', 'body'],
+  ['dispatch "cosmic_ray"', () => rp.classifyDispatch('cosmic_ray'), 'unknown_name', 'failure'],
+  // backoff
+  ['controlled attempt -1', () => rp.controlledBackoffMs(-1), 'out_of_range', 'attempt'],
+  ['controlled attempt 1.7', () => rp.controlledBackoffMs(1.7), 'out_of_range', 'attempt'],
+  ['backoff attempt "1"', () => rp.backoffDelayMs(undefined, '1'), 'invalid_type', 'attempt'],
+  ['backoff draw 2', () => rp.backoffDelayMs(new rp.Policy({ jitter: 'equal' }), 1, 2), 'invalid_random', 'random'],
+  ['backoff previous 1.5', () => rp.backoffDelayMs(undefined, 1, null, 1.5), 'invalid_duration', 'previousDelayMs'],
+  // policies
+  ['policy factor 0.5', () => new rp.Policy({ backoff: { kind: 'exponential', factor: 0.5 } }), 'out_of_range', 'backoff.factor'],
+  ['policy unknown field', () => new rp.Policy({ stratgy: 'fail_fast' }), 'unknown_field', 'stratgy'],
+  ['policy unknown jitter', () => new rp.Policy({ jitter: 'gaussian' }), 'unknown_name', 'jitter'],
+  ['policy version 2', () => new rp.Policy({ version: 2 }), 'unsupported_version', 'version'],
+  ['policy not JSON', () => new rp.Policy('{"strategy": '), 'malformed_json', ''],
+  ['policy a number', () => new rp.Policy(5), 'invalid_type', 'policy'],
+  ['policy min_ms -1', () => new rp.Policy({ backoff: { kind: 'fixed', delay_ms: -1 } }), 'invalid_duration', 'backoff.delay_ms'],
+  // the wire form names the wire's fields
+  ['wire timeout "2.5s"', () => rp.requestFromJson({ service: 'kv', operation: 'get', attempts: 0, elapsed_ms: 0, timeout_ms: '2.5s' }), 'invalid_duration', 'timeout_ms'],
+  ['wire unknown field', () => rp.requestFromJson({ service: 'kv', operation: 'get', attempts: 0, elapsed_ms: 0, timeout_ms: 1, retries: 3 }), 'unknown_field', 'retries'],
+  // batches name the request
+  ['decideMany bad request', () => rp.decideMany([req({}), req({ elapsedMs: -1 })], 'KV_LOCKED'), 'invalid_duration', 'requests[1].elapsedMs'],
+  ['decideMany bad attempts', () => rp.decideMany([req({ attempts: 1.5 })], 'KV_LOCKED'), 'out_of_range', 'requests[0].attempts'],
+  // MongoDB / HTTP: JSON would write NaN as null; it must be a typed error instead
+  ['mongodb random NaN', () => rp.mongodb.overloadBackoff(1, NaN), 'invalid_type', 'random'],
+  ['mongodb attempt 1.7', () => rp.mongodb.transactionBackoff(1.7, 0.5), 'invalid_type', 'transaction_attempt'],
+  ['mongodb random 1', () => rp.mongodb.transactionBackoff(1, 1), 'invalid_random', 'random'],
+  ['mongodb unknown operation', () => rp.mongodb.eligibility({ name: 'mapreduce' }), 'unknown_name', 'operation.name'],
+  ['http status -1', () => rp.http.classify(-1), 'out_of_range', 'status'],
+  ['http now -1', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', -1), 'invalid_duration', 'now_unix_ms'],
+  ['http now Infinity', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', Infinity), 'invalid_duration', 'now_unix_ms'],
+  // simulation
+  ['simulate latency -1', () => rp.simulate({ request: req({}), outcomes: [null], latencyMs: -1 }), 'invalid_duration', 'latencyMs'],
+  ['simulate unknown outcome', () => rp.simulate({ request: req({}), outcomes: ['NOPE'], latencyMs: 1 }), 'unknown_reason', 'outcomes[0]'],
+  ['simulate draw 1', () => rp.simulate({ request: req({}), outcomes: [null], latencyMs: 1, draws: [1] }), 'invalid_random', 'draws[0]'],
+]
+
+for (const [name, fn, code, field] of CASES) {
+  test(`${name} → ${code} naming ${JSON.stringify(field)}`, () => rejects(fn, code, field))
+}
+
+test('the error codes are the core stable codes', () => {
+  assert.deepEqual([...rp.ERROR_CODES].sort(), [
+    'invalid_duration', 'invalid_random', 'invalid_type', 'malformed_json', 'missing_field',
+    'out_of_range', 'unknown_field', 'unknown_name', 'unknown_reason', 'unsupported_version',
+  ])
+})
+
+test('valid edge values pass: 0, 2^53 − 1, u32::MAX attempts, bigint up to 2^64 − 1', () => {
+  const max = Number.MAX_SAFE_INTEGER
+  assert.equal(rp.decide(req({ elapsedMs: 0, timeoutMs: max }), 'KV_LOCKED').action, 'retry')
+  assert.equal(rp.decide(req({ attempts: 4294967295, timeoutMs: max }), 'KV_LOCKED').delayMs, 500)
+  assert.equal(rp.decide(req({ elapsedMs: 2n ** 64n - 1n, timeoutMs: 2n ** 64n - 1n }), 'KV_LOCKED').cause, 'deadline_passed')
+  assert.equal(rp.classifyKv('get', 65535).reason, null)
+  assert.equal(rp.classifyKv('get', '0xA2').reason, 'KV_SYNC_WRITE_IN_PROGRESS')
+})
