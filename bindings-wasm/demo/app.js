@@ -2,9 +2,6 @@
 // reads the form, calls the engine, and draws what it answered. The state lives in the URL hash.
 import init, * as rp from '../pkg/web/retrypolicy_wasm.js'
 
-const MONGO_OPERATIONS = ['insertOne', 'insertMany', 'updateOne', 'replaceOne', 'updateMany', 'deleteOne',
-  'deleteMany', 'findOneAndUpdate', 'findOneAndReplace', 'findOneAndDelete', 'bulkWrite', 'find', 'findOne',
-  'aggregate', 'distinct', 'countDocuments', 'estimatedDocumentCount', 'watch']
 const PATTERNS = {
   temporary: { outcomes: ['KV_TEMPORARY_FAILURE'], repeat: true },
   'closed-once': { outcomes: ['SOCKET_CLOSED_WHILE_IN_FLIGHT', null], repeat: false },
@@ -98,16 +95,15 @@ function couchbasePolicy () {
   return { strategy: value('strategy'), jitter: value('jitter') }
 }
 
-function statusNumber (text) {
+// A decimal code goes as a number; anything else (0x-hex for KV) as text, which the engine parses.
+function statusValue (text) {
   const t = text.trim()
-  if (/^0x[0-9a-f]+$/i.test(t)) return parseInt(t, 16)
-  if (/^\d+$/.test(t)) return Number(t)
-  throw Object.assign(new Error(`status: expected a number or 0x-hex, got "${t}"`), { code: 'invalid_input' })
+  return /^\d+$/.test(t) ? Number(t) : t
 }
 
 function classifyResponse () {
   const service = value('service')
-  const status = statusNumber(value('status'))
+  const status = statusValue(value('status'))
   const body = value('body')
   switch (service) {
     case 'kv': return api('classify_kv', { operation: value('operation'), status })
@@ -115,7 +111,7 @@ function classifyResponse () {
     case 'analytics': return api('classify_analytics', { code: status })
     case 'search': return api('classify_search', { http_status: status })
     case 'views': return api('classify_views', { http_status: status, body })
-    default: throw Object.assign(new Error(`RFC 0049 lists no response codes for ${service}`), { code: 'invalid_input' })
+    default: throw Object.assign(new Error(`the engine has no response-code classifier for ${service}: give a retry reason`), { code: 'invalid_input' })
   }
 }
 
@@ -286,7 +282,7 @@ await init()
 $('version').textContent = `Engine ${rp.version()}.`
 fill(field('operation'), JSON.parse(rp.kvOperations()).map((o) => o.name))
 fill(field('reason'), JSON.parse(rp.reasonTable()).map((r) => r.name))
-fill(field('mongo_op'), MONGO_OPERATIONS)
+fill(field('mongo_op'), JSON.parse(rp.mongoOperations()).map((o) => o.name))
 loadState()
 // Controls outside the <form> element (form="form") do not bubble to it: listen on the document.
 for (const type of ['input', 'change']) {

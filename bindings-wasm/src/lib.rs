@@ -1,9 +1,9 @@
 //! The WebAssembly face of the core: conversion and error mapping only, every rule in `retrypolicy`.
 //!
 //! Everything goes through the core's JSON API ([`retrypolicy::api`]) so that the browser
-//! explorer, the Node-compatible facade (`js/retrypolicy.mjs`) and the fixtures share one shape.
-//! Errors are JS `Error`s with `code` and `field`; a panic is recorded by a hook and the JS
-//! facade turns the resulting trap into an `Error` with code `panic`.
+//! explorer, the Node-compatible facade (`index.mjs`) and the fixtures share one shape.
+//! Errors are JS `Error`s with `code` and `field`; a panic is recorded by a hook
+//! ([`last_panic`]) and then traps, which callers see as a `WebAssembly.RuntimeError`.
 
 use std::cell::RefCell;
 
@@ -84,6 +84,22 @@ pub fn kv_operations() -> String {
         .map(|r| serde_json::json!({ "name": r.name, "idempotent": r.idempotent }))
         .collect();
     serde_json::Value::Array(rows).to_string()
+}
+
+/// The MongoDB operation table as JSON: `[{"name", "support"}, ...]`.
+#[wasm_bindgen(js_name = mongoOperations)]
+pub fn mongo_operations() -> String {
+    let rows: Vec<serde_json::Value> = retrypolicy::mongodb::operations::OPERATIONS
+        .iter()
+        .map(|(op, support)| serde_json::json!({ "name": op.name(), "support": support }))
+        .collect();
+    serde_json::Value::Array(rows).to_string()
+}
+
+/// The core's stable error codes as JSON: `["unknown_reason", ...]` (what `isRetryPolicyError` checks).
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> String {
+    serde_json::json!(retrypolicy::Error::ALL_CODES).to_string()
 }
 
 /// Panics on purpose, so tests can check that a panic surfaces as an `Error` with code `panic`.
