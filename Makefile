@@ -61,7 +61,8 @@ test-c: setup-rust
 test-node: setup-rust
 	$(MAKE) -C bindings-node test
 
-## The wasm module (every fixture through it), and the explorer end to end in headless Chromium.
+## The wasm module (every fixture through it, and through the Node package's API suites over the
+## Node-compatible facade), and the explorer end to end in headless Chromium.
 test-wasm: setup-rust
 	$(MAKE) -C bindings-wasm test
 

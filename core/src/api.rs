@@ -10,7 +10,11 @@ use serde_json::{json, Value};
 use crate::json::from_json_value;
 use crate::*;
 
-/// Every function [`call`] knows, in the order of the fixture table in spec-fixtures/README.md.
+/// Every function [`call`] knows: those of the fixture table in spec-fixtures/README.md, in its
+/// order, then the steps and conversions a binding needs that reaches the core only through JSON
+/// (the WebAssembly build's Node-compatible facade): `parse_request`, `decide_before_strategy`,
+/// `decide_after_strategy`, `decide_with`, `best_effort_delay`, `format_decision`,
+/// `explain_decision` (documented at [`call`]).
 pub const FUNCTIONS: &[&str] = &[
     "reason_flags",
     "is_idempotent",
@@ -44,6 +48,13 @@ pub const FUNCTIONS: &[&str] = &[
     "http_retry_after",
     "http_date",
     "http_next",
+    "parse_request",
+    "decide_before_strategy",
+    "decide_after_strategy",
+    "decide_with",
+    "best_effort_delay",
+    "format_decision",
+    "explain_decision",
 ];
 
 #[derive(Deserialize)]
@@ -268,11 +279,127 @@ struct HttpNextInput {
     random: Option<f64>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestInput {
+    request: Request,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AfterStrategyInput {
+    request: Request,
+    reason: RetryReason,
+    #[serde(default, with = "crate::json::ms::option")]
+    retry_after_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecideWithInput {
+    request: Request,
+    reason: RetryReason,
+    #[serde(default)]
+    policy: Policy,
+    host_strategy: StrategyKind,
+    #[serde(default)]
+    host_policy: Policy,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    Retry,
+    NoRetry,
+}
+
+/// A decision as `decide` writes it, read back; its `section` is always its rule's own.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecisionInput {
+    action: Action,
+    #[serde(default, with = "crate::json::ms")]
+    delay_ms: u64,
+    #[serde(default)]
+    capped: bool,
+    #[serde(default)]
+    then_cancel: bool,
+    reason: RetryReason,
+    #[serde(default)]
+    cause: Option<NoRetryCause>,
+    rule: Rule,
+    #[serde(default, rename = "section")]
+    _section: Option<String>,
+    #[serde(default)]
+    attempts: u32,
+    #[serde(default)]
+    idempotent: bool,
+}
+
+impl DecisionInput {
+    fn into_decision(self) -> Result<Decision, Error> {
+        Ok(match self.action {
+            Action::Retry => Decision::Retry(RetryAfter {
+                delay_ms: self.delay_ms,
+                reason: self.reason,
+                rule: self.rule,
+                section: self.rule.section(),
+                capped: self.capped,
+                then_cancel: self.then_cancel,
+                attempts: self.attempts,
+                idempotent: self.idempotent,
+            }),
+            Action::NoRetry => Decision::NoRetry(NoRetry {
+                reason: self.reason,
+                cause: self.cause.ok_or_else(|| Error::MissingField {
+                    field: "decision.cause".to_owned(),
+                })?,
+                rule: self.rule,
+                section: self.rule.section(),
+                attempts: self.attempts,
+                idempotent: self.idempotent,
+            }),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FormatDecisionInput {
+    decision: DecisionInput,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExplainDecisionInput {
+    request: Request,
+    decision: DecisionInput,
+}
+
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// Calls the function named `function` (a spec-fixture function name) on its JSON `input`.
+///
+/// Beyond the fixture functions, for bindings that reach the core only through JSON (requests,
+/// reasons, policies and decisions in the shapes `decide` reads and writes):
+/// - `parse_request` `{request}` → `{request, json}`: the request validated and normalized, as an
+///   object and as compact text in the wire's field order.
+/// - `decide_before_strategy` `{request, reason, policy?}` → `{decision}`: what
+///   [`decide_with`] does before it asks a host strategy: [`decide_before_strategy`] (deadline,
+///   UNKNOWN, always-retry), then a per-request built-in strategy, which wins over the host's
+///   (RFC 0049 "Request Annotation"). `decision` is null when the host strategy must be asked.
+/// - `decide_after_strategy` `{request, reason, retry_after_ms}` → the decision
+///   ([`decide_after_strategy`]) for a host strategy's answer: milliseconds, or null for "do not
+///   retry".
+/// - `decide_with` `{request, reason, policy?, host_strategy, host_policy?}` → the decision of
+///   [`decide_with`] with a built-in strategy (`best_effort` configured by `host_policy`'s backoff
+///   and jitter, or `fail_fast`) as the host strategy.
+/// - `best_effort_delay` `{request, reason, policy?}` → `{delay_ms, rule}`: the policy's best-effort
+///   strategy's own answer, uncapped (`delay_ms` null when it declines).
+/// - `format_decision` `{decision}` → `{message}`: the decision's one-line log message.
+/// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain`] for a given decision.
 pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
     match function {
         "reason_flags" => from_json_value::<ReasonInput>(input).and_then(|i| {
@@ -427,6 +554,56 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         "http_next" => from_json_value::<HttpNextInput>(input).and_then(|i| {
             http_next(&i.retry_loop, &i.state, &i.attempt, i.now_unix_ms, i.random).map(|d| to_value(&d))
         }),
+        "parse_request" => from_json_value::<RequestInput>(input).and_then(|i| {
+            i.request.validate()?;
+            let text = serde_json::to_string(&i.request).unwrap_or_default();
+            Ok(json!({ "request": to_value(&i.request), "json": text }))
+        }),
+        "decide_before_strategy" => from_json_value::<DecideInput>(input).and_then(|i| {
+            i.policy.validate()?;
+            let decision = match decide_before_strategy(&i.request, i.reason, &i.policy)? {
+                Some(d) => Some(d),
+                // As in decide_with: a per-request built-in strategy wins over the host's.
+                None if i.request.strategy.is_some() => Some(decide(&i.request, i.reason, &i.policy)?),
+                None => None,
+            };
+            Ok(json!({ "decision": decision.as_ref().map(to_value) }))
+        }),
+        "decide_after_strategy" => from_json_value::<AfterStrategyInput>(input).and_then(|i| {
+            i.request.validate()?;
+            let verdict = match i.retry_after_ms {
+                Some(ms) => StrategyVerdict::custom_retry(ms),
+                None => StrategyVerdict::custom_no_retry(),
+            };
+            Ok(to_value(&decide_after_strategy(&i.request, i.reason, verdict)))
+        }),
+        "decide_with" => from_json_value::<DecideWithInput>(input).and_then(|i| {
+            i.policy.validate()?;
+            i.host_policy.validate()?;
+            let best_effort = i.host_policy.best_effort();
+            let host: &dyn RetryStrategy = match i.host_strategy {
+                StrategyKind::BestEffort => &best_effort,
+                StrategyKind::FailFast => &FailFast,
+            };
+            decide_with(&i.request, i.reason, &i.policy, Some(host)).map(|d| to_value(&d))
+        }),
+        "best_effort_delay" => from_json_value::<DecideInput>(input).and_then(|i| {
+            i.policy.validate()?;
+            i.request.validate()?;
+            let verdict = i.policy.best_effort().retry_after(&i.request, i.reason)?;
+            let mut out = match verdict.delay_ms {
+                Some(d) => ms_json("delay_ms", d),
+                None => json!({ "delay_ms": null }),
+            };
+            out["rule"] = to_value(&verdict.rule);
+            Ok(out)
+        }),
+        "format_decision" => from_json_value::<FormatDecisionInput>(input)
+            .and_then(|i| Ok(json!({ "message": i.decision.into_decision()?.to_string() }))),
+        "explain_decision" => from_json_value::<ExplainDecisionInput>(input).and_then(|i| {
+            let decision = i.decision.into_decision()?;
+            Ok(json!({ "sentence": explain(&i.request, &decision) }))
+        }),
         other => Err(Error::UnknownName {
             field: "function".to_owned(),
             value: other.to_owned(),
@@ -439,4 +616,132 @@ fn ms_json(key: &str, v: u64) -> Value {
     #[derive(serde::Serialize)]
     struct Ms(#[serde(with = "crate::json::ms")] u64);
     json!({ key: to_value(&Ms(v)) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(function: &str, input: Value) -> Value {
+        call(function, &input).unwrap_or_else(|e| panic!("{function}: {e}"))
+    }
+
+    #[test]
+    fn the_strategy_steps_compose_to_decide() {
+        let request =
+            json!({"service": "kv", "operation": "get", "attempts": 2, "elapsed_ms": 10, "timeout_ms": 2500});
+        for reason in [
+            "KV_LOCKED",
+            "KV_NOT_MY_VBUCKET",
+            "UNKNOWN",
+            "SOCKET_CLOSED_WHILE_IN_FLIGHT",
+        ] {
+            let input = json!({"request": request, "reason": reason});
+            let decided = ok("decide", input.clone());
+            let before = ok("decide_before_strategy", input.clone())["decision"].clone();
+            let composed = if before.is_null() {
+                // A host strategy answering like best effort decides like best effort, ruled custom.
+                let delay = ok("best_effort_delay", input.clone())["delay_ms"].clone();
+                let after = json!({"request": request, "reason": reason, "retry_after_ms": delay});
+                let d = ok("decide_after_strategy", after);
+                assert_eq!(d["rule"], "custom_strategy");
+                d
+            } else {
+                before
+            };
+            assert_eq!(composed["action"], decided["action"], "{reason}");
+            assert_eq!(composed["delay_ms"], decided["delay_ms"], "{reason}");
+            let with = json!({"request": request, "reason": reason, "host_strategy": "best_effort"});
+            assert_eq!(ok("decide_with", with), decided, "{reason}");
+        }
+    }
+
+    #[test]
+    fn a_per_request_strategy_decides_before_the_host_strategy() {
+        let request = json!({"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0,
+                             "timeout_ms": 100, "strategy": "fail_fast"});
+        let before = ok(
+            "decide_before_strategy",
+            json!({"request": request, "reason": "KV_LOCKED"}),
+        );
+        assert_eq!(before["decision"]["rule"], "fail_fast");
+        let late =
+            json!({"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 100, "timeout_ms": 100});
+        let after = ok(
+            "decide_after_strategy",
+            json!({"request": late, "reason": "KV_LOCKED", "retry_after_ms": 5}),
+        );
+        assert_eq!(after["cause"], "deadline_passed");
+        let with = json!({"request": late, "reason": "KV_LOCKED", "host_strategy": "fail_fast"});
+        assert_eq!(ok("decide_with", with)["rule"], "deadline_passed");
+    }
+
+    #[test]
+    fn decisions_read_back_for_the_log_line_and_the_explanation() {
+        let input = json!({"request": {"service": "kv", "operation": "upsert", "attempts": 7, "elapsed_ms": 2000,
+                                       "timeout_ms": 2500}, "reason": "KV_NOT_MY_VBUCKET"});
+        let explained = ok("explain", input.clone());
+        let decision = explained["decision"].clone();
+        let message = ok("format_decision", json!({"decision": decision}))["message"].clone();
+        assert!(
+            message
+                .as_str()
+                .unwrap()
+                .starts_with("retry 8 after 500 ms, capped"),
+            "{message}"
+        );
+        let sentence = ok(
+            "explain_decision",
+            json!({"request": input["request"], "decision": decision}),
+        );
+        assert_eq!(sentence["sentence"], explained["sentence"]);
+        let bad = call(
+            "format_decision",
+            &json!({"decision": {"action": "retry", "reason": "KV_LOCKED", "rule": "nope"}}),
+        );
+        assert_eq!(bad.unwrap_err().field(), "decision.rule");
+        let no_cause = call(
+            "format_decision",
+            &json!({"decision": {"action": "no_retry", "reason": "KV_LOCKED", "rule": "fail_fast"}}),
+        );
+        assert_eq!(no_cause.unwrap_err().field(), "decision.cause");
+    }
+
+    #[test]
+    fn requests_normalize_and_big_milliseconds_stay_exact() {
+        let out = ok(
+            "parse_request",
+            json!({"request": {"service": "query", "attempts": 0, "elapsed_ms": 0,
+                                                          "timeout_ms": "18446744073709551615",
+                                                          "previous_reasons": ["KV_SYNC_RE_COMMIT_IN_PROGRESS"]}}),
+        );
+        assert_eq!(out["request"]["timeout_ms"], "18446744073709551615");
+        assert_eq!(
+            out["request"]["previous_reasons"][0],
+            "KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS"
+        );
+        assert!(
+            out["json"]
+                .as_str()
+                .unwrap()
+                .starts_with("{\"service\":\"query\""),
+            "{out}"
+        );
+        let bad = call(
+            "parse_request",
+            &json!({"request": {"service": "kv", "operation": "get", "attempts": 0,
+                                                             "elapsed_ms": 0, "timeout_ms": 1, "random": 1.5}}),
+        );
+        assert_eq!(bad.unwrap_err().code(), "invalid_random");
+        let declined = ok(
+            "best_effort_delay",
+            json!({"request": {"service": "kv", "operation": "upsert", "attempts": 0,
+                                                                  "elapsed_ms": 0, "timeout_ms": 1},
+                                                      "reason": "SOCKET_CLOSED_WHILE_IN_FLIGHT"}),
+        );
+        assert_eq!(
+            declined,
+            json!({"delay_ms": null, "rule": "best_effort_not_idempotent"})
+        );
+    }
 }
