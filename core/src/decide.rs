@@ -435,18 +435,15 @@ pub fn decide_with(
     if let Some(d) = decide_before_strategy(request, reason, policy)? {
         return Ok(d);
     }
-    let best_effort = policy.best_effort();
-    let builtin = |kind| -> &dyn RetryStrategy {
-        match kind {
-            StrategyKind::BestEffort => &best_effort,
-            StrategyKind::FailFast => &FailFast,
-        }
+    // The built-in strategies are called directly (no dynamic dispatch on the hot path).
+    let verdict = match (request.strategy, host_strategy) {
+        (None, Some(host)) => host.retry_after(request, reason)?,
+        (kind, _) => match kind.unwrap_or(policy.strategy) {
+            StrategyKind::BestEffort => {
+                crate::strategy::best_effort_verdict(&policy.backoff, policy.jitter, request, reason)?
+            }
+            StrategyKind::FailFast => FailFast.retry_after(request, reason)?,
+        },
     };
-    let strategy: &dyn RetryStrategy = match (request.strategy, host_strategy) {
-        (Some(kind), _) => builtin(kind),
-        (None, Some(host)) => host,
-        (None, None) => builtin(policy.strategy),
-    };
-    let verdict = strategy.retry_after(request, reason)?;
     Ok(decide_after_strategy(request, reason, verdict))
 }

@@ -62,24 +62,35 @@ pub struct BestEffort {
 
 impl RetryStrategy for BestEffort {
     fn retry_after(&self, request: &Request, reason: RetryReason) -> Result<StrategyVerdict, Error> {
-        if request.is_idempotent() || reason.allows_non_idempotent_retry() {
-            let delay = backoff_delay(
-                &self.backoff,
-                self.jitter,
-                request.attempts,
-                request.random,
-                request.previous_delay_ms,
-            )?;
-            Ok(StrategyVerdict {
-                delay_ms: Some(delay),
-                rule: Rule::BestEffortBackoff,
-            })
-        } else {
-            Ok(StrategyVerdict {
-                delay_ms: None,
-                rule: Rule::BestEffortNotIdempotent,
-            })
-        }
+        best_effort_verdict(&self.backoff, self.jitter, request, reason)
+    }
+}
+
+/// RFC 0049 "Best Effort" with the given backoff and jitter, without building a strategy value.
+#[inline]
+pub(crate) fn best_effort_verdict(
+    backoff: &Backoff,
+    jitter: Jitter,
+    request: &Request,
+    reason: RetryReason,
+) -> Result<StrategyVerdict, Error> {
+    if request.is_idempotent() || reason.allows_non_idempotent_retry() {
+        let delay = backoff_delay(
+            backoff,
+            jitter,
+            request.attempts,
+            request.random,
+            request.previous_delay_ms,
+        )?;
+        Ok(StrategyVerdict {
+            delay_ms: Some(delay),
+            rule: Rule::BestEffortBackoff,
+        })
+    } else {
+        Ok(StrategyVerdict {
+            delay_ms: None,
+            rule: Rule::BestEffortNotIdempotent,
+        })
     }
 }
 
