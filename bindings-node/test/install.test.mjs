@@ -1,4 +1,5 @@
-// A fresh directory installs the packed tarball, requires and imports it, and runs the quickstart.
+// A fresh directory installs the packed tarball, requires and imports it, and runs the quickstart
+// and the realistic example (examples/node/flaky-counter.mjs) against the installed package.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -17,7 +18,7 @@ function sh(cmd, args, cwd) {
   return r.stdout
 }
 
-test('npm pack → npm install in a fresh folder → require, import, quickstart', { skip: which !== 'native' && 'native package only' }, () => {
+test('npm pack → npm install in a fresh folder → require, import, quickstart, example', { skip: which !== 'native' && 'native package only' }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'retrypolicy-install-'))
   try {
     const packed = JSON.parse(sh(npm, ['pack', '--json', '--pack-destination', dir], pkg))
@@ -36,6 +37,11 @@ test('npm pack → npm install in a fresh folder → require, import, quickstart
     const quickstart = readme.split('## Quickstart')[1].match(/```js\n([^]*?)```/)[1]
     fs.writeFileSync(path.join(dir, 'quickstart.mjs'), quickstart)
     assert.match(sh(process.execPath, ['quickstart.mjs'], dir), /^retry 8 after 500 ms/m)
+    const example = fileURLToPath(new URL('../../examples/node/flaky-counter.mjs', import.meta.url))
+    fs.copyFileSync(example, path.join(dir, 'flaky-counter.mjs'))
+    const r = spawnSync(process.execPath, ['flaky-counter.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, RETRYPOLICY_PACKAGE: 'retrypolicy' } })
+    assert.equal(r.status, 0, r.stdout + r.stderr)
+    assert.match(r.stdout, /counter = 7, pending = \[\]: exact/)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
