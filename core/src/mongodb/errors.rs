@@ -238,7 +238,8 @@ pub enum ErrorClass {
     Network,
     /// The server stepped down or is shutting down / recovering / unreachable through mongos.
     StateChange,
-    /// The server answered with an error: retrying will not help unless it is labelled so.
+    /// Any other server error reply (seed 000 "command errors"); whether it is retried is decided
+    /// elsewhere (labels, or the code lists: reads retry 262 and 134 without a label).
     Command,
     /// Server selection or connection checkout failed: nothing was sent.
     Client,
