@@ -5,6 +5,7 @@
 // Rust core, and the backend-independent half is the Node package's own (lib/common.js). What is
 // checked here is only what JSON cannot carry: JavaScript types, and numbers JSON would change.
 import { createRequire } from 'node:module'
+import * as api from './index.mjs' // this module's own namespace, the default export
 
 const require = createRequire(import.meta.url)
 const wasm = require('./pkg/nodejs/retrypolicy_wasm.js')
@@ -616,37 +617,5 @@ export {
   Orchestrator,
 }
 
-export default {
-  version,
-  RetryReason,
-  ERROR_CODES,
-  isRetryPolicyError,
-  parseReason,
-  reasonFlags,
-  allowsNonIdempotentRetry,
-  alwaysRetry,
-  isIdempotent,
-  Policy,
-  ErrorMap,
-  decide,
-  decideMany,
-  bestEffortDelay,
-  BestEffort,
-  FailFast,
-  formatDecision,
-  explain,
-  classifyKv,
-  classifyQuery,
-  classifyAnalytics,
-  classifySearch,
-  classifyViews,
-  classifyDispatch,
-  controlledBackoffMs,
-  backoffDelayMs,
-  requestFromJson,
-  requestToJson,
-  simulate,
-  mongodb,
-  http,
-  Orchestrator,
-}
+// The default export is this module's own namespace, so the name list above is written once.
+export default api
