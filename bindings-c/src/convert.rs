@@ -7,9 +7,9 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{OnceLock, RwLock};
 
 use retrypolicy::{
-    Backoff, Classification, Compat, Decision, DispatchFailure, FirstDelay, HttpMethod, Jitter, KvOperation,
-    NoRetry, NoRetryCause, Operation, Request, RetryAfter, RetryReason, RetryStrategy, Rule, StrategyKind,
-    StrategyVerdict,
+    Backoff, Classification, Compat, Decision, DispatchFailure, Facts, FirstDelay, HttpMethod, Jitter,
+    KvOperation, NoRetry, NoRetryCause, Operation, Request, RetryAfter, RetryReason, RetryStrategy, Rule,
+    StrategyKind, StrategyVerdict,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -260,32 +260,70 @@ pub(crate) fn operation_to_c(op: Operation) -> Result<rp_operation, Failure> {
     Ok(c)
 }
 
+/// The previous reasons of a C request, each checked (an empty list may be NULL).
+///
+/// # Safety
+/// `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
+#[inline(always)]
+unsafe fn previous_reasons(r: &rp_request) -> Result<&[rp_reason], Failure> {
+    if r.previous_reasons_len == 0 {
+        return Ok(&[]);
+    }
+    if r.previous_reasons.is_null() {
+        return Err(Failure::null("request.previous_reasons"));
+    }
+    // SAFETY: non-NULL, and the caller promises `previous_reasons_len` readable values.
+    let previous = unsafe { std::slice::from_raw_parts(r.previous_reasons, r.previous_reasons_len) };
+    if let Some(i) = previous.iter().position(|p| p.core().is_none()) {
+        return Err(Failure::invalid_enum(
+            &format!("request.previous_reasons[{i}]"),
+            "rp_reason",
+            previous[i].0,
+        ));
+    }
+    Ok(previous)
+}
+
+/// The fields of a C request the built-in orchestrator reads, checked as [`request`] checks them.
+///
+/// # Safety
+/// `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
+#[inline(always)]
+pub(crate) unsafe fn facts(r: &rp_request) -> Result<Facts, Failure> {
+    let op = operation(&r.operation).map_err(|f| f.prefixed("request."))?;
+    // SAFETY: forwarded from this function's contract.
+    unsafe { previous_reasons(r) }?;
+    Ok(Facts {
+        idempotent: if r.has_idempotent {
+            r.idempotent
+        } else {
+            op.is_idempotent()
+        },
+        attempts: r.attempts,
+        elapsed_ms: r.elapsed_ms,
+        timeout_ms: r.timeout_ms,
+        strategy: if r.has_strategy {
+            Some(from_c(r.strategy, "request.strategy")?)
+        } else {
+            None
+        },
+        random: r.has_random.then_some(r.random),
+        previous_delay_ms: r.has_previous_delay_ms.then_some(r.previous_delay_ms),
+    })
+}
+
 /// A request from C.
 ///
 /// # Safety
 /// `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
-#[inline(always)] // on the hot path: returning the large Result through memory costs a store-forwarding stall
 pub(crate) unsafe fn request(r: &rp_request) -> Result<Request, Failure> {
     let op = operation(&r.operation).map_err(|f| f.prefixed("request."))?;
     let mut out = Request::new(op, r.elapsed_ms, r.timeout_ms);
     out.attempts = r.attempts;
     out.idempotent = r.has_idempotent.then_some(r.idempotent);
-    if r.previous_reasons_len > 0 {
-        if r.previous_reasons.is_null() {
-            return Err(Failure::null("request.previous_reasons"));
-        }
-        // SAFETY: non-NULL, and the caller promises `previous_reasons_len` readable values.
-        let previous = unsafe { std::slice::from_raw_parts(r.previous_reasons, r.previous_reasons_len) };
-        out.previous_reasons = previous
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                p.core().ok_or_else(|| {
-                    Failure::invalid_enum(&format!("request.previous_reasons[{i}]"), "rp_reason", p.0)
-                })
-            })
-            .collect::<Result<_, _>>()?;
-    }
+    // SAFETY: forwarded from this function's contract.
+    let previous = unsafe { previous_reasons(r) }?;
+    out.previous_reasons = previous.iter().filter_map(|p| p.core()).collect();
     if r.has_strategy {
         out.strategy = Some(from_c(r.strategy, "request.strategy")?);
     }
@@ -719,5 +757,60 @@ mod tests {
         let b = intern(&String::from("kv_response_code"));
         assert_eq!(a.as_ptr(), b.as_ptr());
         assert_eq!(a.to_str().unwrap(), "kv_response_code");
+    }
+
+    /// `facts` (rp_decide's path) checks and reads a C request exactly as `request` does.
+    #[test]
+    fn facts_agree_with_the_full_request() {
+        let reasons = [RP_REASON_KV_LOCKED, rp_reason(99)];
+        let mut cases = Vec::new();
+        for service in [0, 1, 2, 3, 4, 5, 6, 77] {
+            for kv_operation in [0, 5, 999] {
+                for method in [0, 3, 99] {
+                    for (has_idempotent, idempotent) in [(false, false), (true, false), (true, true)] {
+                        for (strategy, previous) in [(None, 0), (Some(1), 1), (Some(9), 0), (None, 2)] {
+                            let mut r: rp_request = unsafe { std::mem::zeroed() };
+                            r.operation.service = rp_service(service);
+                            r.operation.kv_operation = rp_kv_operation(kv_operation);
+                            r.operation.method = rp_http_method(method);
+                            r.operation.readonly = idempotent;
+                            r.attempts = 3;
+                            r.elapsed_ms = 100;
+                            r.timeout_ms = 2500;
+                            r.has_idempotent = has_idempotent;
+                            r.idempotent = idempotent;
+                            r.has_strategy = strategy.is_some();
+                            r.strategy = rp_strategy(strategy.unwrap_or(0));
+                            r.previous_reasons = reasons.as_ptr();
+                            r.previous_reasons_len = previous;
+                            r.has_random = true;
+                            r.random = 0.25;
+                            cases.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        let mut null_list: rp_request = cases[0];
+        null_list.previous_reasons = std::ptr::null();
+        null_list.previous_reasons_len = 1;
+        cases.push(null_list);
+        let (mut ok, mut failed) = (0, 0);
+        for r in &cases {
+            // SAFETY: every list pointer is NULL or points to `reasons`, long enough.
+            let (a, b) = unsafe { (facts(r), request(r).map(|q| q.facts())) };
+            match (a, b) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b);
+                    ok += 1;
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+                    failed += 1;
+                }
+                (a, b) => panic!("facts {a:?} but request {b:?}"),
+            }
+        }
+        assert!(ok > 50 && failed > 50, "{ok} accepted, {failed} refused");
     }
 }

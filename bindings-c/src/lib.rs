@@ -1048,18 +1048,11 @@ pub unsafe extern "C" fn rp_decide(
     ffi_boundary!({
         let out = out_ptr(decision_out, "decision_out")?;
         // SAFETY: forwarded from this function's contract.
-        let request = unsafe { convert::request(borrow(request, "request")?) }?;
+        let facts = unsafe { convert::facts(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
-        let default;
         // SAFETY: forwarded from this function's contract.
-        let policy = match unsafe { borrow_opt(policy) } {
-            Some(p) => &p.inner,
-            None => {
-                default = Policy::default();
-                &default
-            }
-        };
-        let d = retrypolicy::decide(&request, reason, policy)?;
+        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
+        let d = retrypolicy::decide_facts(&facts, reason, policy)?;
         // SAFETY: checked non-NULL; valid for writes by contract.
         unsafe { write(out, convert::decision_to_c(&d)) };
         Ok(())
@@ -1106,15 +1099,8 @@ pub unsafe extern "C" fn rp_decide_with_strategy(
         // SAFETY: forwarded from this function's contract.
         let core_request = unsafe { convert::request(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
-        let default;
         // SAFETY: forwarded from this function's contract.
-        let policy = match unsafe { borrow_opt(policy) } {
-            Some(p) => &p.inner,
-            None => {
-                default = Policy::default();
-                &default
-            }
-        };
+        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
         let host = convert::CStrategy {
             callback,
             user_data,
@@ -1148,15 +1134,8 @@ pub unsafe extern "C" fn rp_decide_before_strategy(
         // SAFETY: forwarded from this function's contract.
         let request = unsafe { convert::request(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
-        let default;
         // SAFETY: forwarded from this function's contract.
-        let policy = match unsafe { borrow_opt(policy) } {
-            Some(p) => &p.inner,
-            None => {
-                default = Policy::default();
-                &default
-            }
-        };
+        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
         let d = retrypolicy::decide_before_strategy(&request, reason, policy)?;
         // SAFETY: both checked non-NULL; valid for writes by contract.
         unsafe {

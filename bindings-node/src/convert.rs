@@ -22,11 +22,7 @@ pub fn millis(field: &str, x: f64) -> Result<u64, CoreError> {
 pub fn int_in(field: &str, x: f64, max: u64, expected: &str) -> Result<u64, CoreError> {
     // Whole iff the value survives the round trip through i64 (exact below 2^53; `fract` is a
     // libm call and unsigned conversions are long sequences on baseline x86-64).
-    if (0.0..=max as f64).contains(&x) && (x as i64) as f64 == x {
-        Ok(x as i64 as u64)
-    } else {
-        Err(out_of_range(field, x, expected))
-    }
+    retrypolicy::units::whole_number(x, max as f64).ok_or_else(|| out_of_range(field, x, expected))
 }
 
 #[cold]

@@ -53,7 +53,7 @@ fn unwrap<'a>(env: napi_env, v: napi_value) -> JsResult<Option<&'a Handle>> {
 }
 
 /// The default policy, shared by every call that passes none.
-pub static DEFAULT_POLICY: std::sync::LazyLock<Policy> = std::sync::LazyLock::new(Policy::default);
+pub static DEFAULT_POLICY: Policy = Policy::RFC;
 
 /// The policy behind `v`, or the RFC default for `undefined`/`null`.
 pub fn policy<'a>(env: napi_env, v: napi_value) -> JsResult<&'a Policy> {

@@ -9,9 +9,11 @@ use napi::sys::{napi_env, napi_value};
 use retrypolicy::{
     classify_analytics, classify_dispatch, classify_kv, classify_query, classify_search, classify_views,
     decide_after_strategy, decide_before_strategy, decide_with, BestEffort, Classification, Decision,
-    Error as CoreError, FailFast, KvOperation, Policy, Request, RetryReason, RetryStrategy, StrategyKind,
-    StrategyVerdict,
+    Error as CoreError, Facts, FailFast, KvOperation, Operation, Policy, Request, RetryReason, RetryStrategy,
+    StrategyKind, StrategyVerdict,
 };
+
+use retrypolicy::units::whole_number;
 
 use crate::convert::{self, count, int_in, millis, CODE_EXPECTED, STATUS_EXPECTED};
 use crate::handle;
@@ -180,10 +182,8 @@ pub fn write_delay(st: &mut EnvData, delay: u64) {
 
 #[inline]
 fn reason_at(x: f64, field: &str) -> Result<RetryReason, CoreError> {
-    if (0.0..256.0).contains(&x) && (x as i32) as f64 == x {
-        if let Some(r) = RetryReason::ALL.get(x as i32 as usize) {
-            return Ok(*r);
-        }
+    if let Some(r) = whole_number(x, 255.0).and_then(|i| RetryReason::ALL.get(i as usize)) {
+        return Ok(*r);
     }
     Err(unknown_reason(field, x))
 }
@@ -197,43 +197,72 @@ fn unknown_reason(field: &str, x: f64) -> CoreError {
     }
 }
 
-/// Reads a request and its reason from the scratch slots (the layout in [`slot`]).
-#[inline]
-pub fn read_request(s: &[f64; slot::LEN]) -> Result<(Request, RetryReason), CoreError> {
+/// Reads what the built-in orchestrator needs from the scratch slots (the layout in [`slot`]):
+/// the operation, the request's facts and the reason; earlier reasons are checked, not kept.
+#[inline(always)]
+pub fn read_facts(s: &[f64; slot::LEN]) -> Result<(Operation, Facts, RetryReason), CoreError> {
     let operation = tables::operation(s[slot::OP]).ok_or_else(bad_operation_code)?;
-    let mut r = Request::new(
-        operation,
-        millis("elapsedMs", s[slot::ELAPSED])?,
-        millis("timeoutMs", s[slot::TIMEOUT])?,
-    );
-    r.attempts = count("attempts", s[slot::ATTEMPTS])?;
+    let elapsed_ms = millis("elapsedMs", s[slot::ELAPSED])?;
+    let timeout_ms = millis("timeoutMs", s[slot::TIMEOUT])?;
+    let attempts = count("attempts", s[slot::ATTEMPTS])?;
     let idempotent = s[slot::IDEMPOTENT];
-    r.idempotent = if idempotent == 0.0 {
-        Some(false)
+    let idempotent = if idempotent == 0.0 {
+        false
     } else if idempotent == 1.0 {
-        Some(true)
+        true
+    } else {
+        operation.is_idempotent()
+    };
+    let strategy =
+        whole_number(s[slot::STRATEGY], 1.0).and_then(|i| tables::STRATEGIES.get(i as usize).copied());
+    let random = if s[slot::HAS_RANDOM] != 0.0 {
+        Some(s[slot::RANDOM])
     } else {
         None
     };
-    let strategy = s[slot::STRATEGY];
-    r.strategy = if (0.0..2.0).contains(&strategy) {
-        tables::STRATEGIES.get(strategy as i32 as usize).copied()
+    let previous_delay_ms = if s[slot::HAS_PREVIOUS] != 0.0 {
+        Some(millis("previousDelayMs", s[slot::PREVIOUS])?)
     } else {
         None
     };
-    if s[slot::HAS_RANDOM] != 0.0 {
-        r.random = Some(s[slot::RANDOM]);
+    for i in 0..previous_count(s) {
+        previous_reason(s, i)?;
     }
-    if s[slot::HAS_PREVIOUS] != 0.0 {
-        r.previous_delay_ms = Some(millis("previousDelayMs", s[slot::PREVIOUS])?);
-    }
-    let n = (s[slot::PREVIOUS_COUNT] as i32).clamp(0, slot::MAX_PREVIOUS as i32) as usize;
-    for i in 0..n {
-        let field = || format!("previousReasons[{i}]");
-        r.previous_reasons
-            .push(reason_at(s[slot::PREVIOUS_REASONS + i], &field())?);
-    }
-    Ok((r, reason_at(s[slot::REASON], "reason")?))
+    let facts = Facts {
+        idempotent,
+        attempts,
+        elapsed_ms,
+        timeout_ms,
+        strategy,
+        random,
+        previous_delay_ms,
+    };
+    Ok((operation, facts, reason_at(s[slot::REASON], "reason")?))
+}
+
+fn previous_count(s: &[f64; slot::LEN]) -> usize {
+    (s[slot::PREVIOUS_COUNT] as i32).clamp(0, slot::MAX_PREVIOUS as i32) as usize
+}
+
+fn previous_reason(s: &[f64; slot::LEN], i: usize) -> Result<RetryReason, CoreError> {
+    let x = s[slot::PREVIOUS_REASONS + i];
+    reason_at(x, "").map_err(|_| unknown_reason(&format!("previousReasons[{i}]"), x))
+}
+
+/// Reads a request and its reason from the scratch slots (the layout in [`slot`]).
+pub fn read_request(s: &[f64; slot::LEN]) -> Result<(Request, RetryReason), CoreError> {
+    let (operation, f, reason) = read_facts(s)?;
+    let mut r = Request::new(operation, f.elapsed_ms, f.timeout_ms);
+    r.attempts = f.attempts;
+    let idempotent = s[slot::IDEMPOTENT];
+    r.idempotent = (idempotent == 0.0 || idempotent == 1.0).then_some(f.idempotent);
+    r.strategy = f.strategy;
+    r.random = f.random;
+    r.previous_delay_ms = f.previous_delay_ms;
+    r.previous_reasons = (0..previous_count(s))
+        .map(|i| previous_reason(s, i))
+        .collect::<Result<_, _>>()?;
+    Ok((r, reason))
 }
 
 #[cold]
@@ -288,8 +317,8 @@ crate::export! {
         let policy = policy_arg(env, &argv, argc)?;
         // SAFETY: no JavaScript runs while `st` is in use.
         let st = unsafe { state(data) };
-        let (req, reason) = read_request(&st.scratch)?;
-        let d = retrypolicy::decide(&req, reason, policy)?;
+        let (_, facts, reason) = read_facts(&st.scratch)?;
+        let d = retrypolicy::decide_facts(&facts, reason, policy)?;
         write_decision(st, &d);
         Ok(UNDEFINED)
     }
@@ -525,7 +554,7 @@ crate::export! {
         let mut s = [0.0; slot::LEN];
         for k in 0..n {
             s[..BATCH_IN].copy_from_slice(&input[k * BATCH_IN..(k + 1) * BATCH_IN]);
-            let result = read_request(&s).and_then(|(req, reason)| retrypolicy::decide(&req, reason, policy));
+            let result = read_facts(&s).and_then(|(_, facts, reason)| retrypolicy::decide_facts(&facts, reason, policy));
             let d = result.map_err(|e| index_error(e, k))?;
             output[k * BATCH_OUT] = f64::from(pack(&d));
             output[k * BATCH_OUT + 1] = d.delay_ms().unwrap_or(0) as f64;

@@ -80,12 +80,9 @@ pub fn operation_code(op: Operation) -> usize {
 /// constant tables so that the hot path needs no lazy initialisation check.
 #[inline]
 pub fn operation(code: f64) -> Option<Operation> {
-    if !((0.0..256.0).contains(&code) && (code as i32) as f64 == code) {
-        return None;
-    }
+    let i = retrypolicy::units::whole_number(code, 255.0)? as usize;
     let kv = retrypolicy::operation::KV_CATALOG.len();
     let m = METHODS.len();
-    let i = code as i32 as usize;
     Some(match i {
         _ if i < kv => Operation::Kv(retrypolicy::operation::KV_CATALOG[i].operation),
         _ if i < kv + 2 => Operation::Query {
@@ -103,14 +100,30 @@ pub fn operation(code: f64) -> Option<Operation> {
 }
 
 /// The code of a rule.
+#[inline]
 pub fn rule_code(rule: Rule) -> u32 {
-    RULES.iter().position(|r| *r == rule).unwrap_or(0) as u32
+    rule as u32
 }
 
 /// The code of a cause.
+#[inline]
 pub fn cause_code(cause: NoRetryCause) -> u32 {
-    CAUSES.iter().position(|c| *c == cause).unwrap_or(0) as u32
+    cause as u32
 }
+
+// The codes above are the discriminants: both tables must stay in declaration order.
+const _: () = {
+    let mut i = 0;
+    while i < RULES.len() {
+        assert!(RULES[i] as usize == i, "RULES is not in declaration order");
+        i += 1;
+    }
+    let mut i = 0;
+    while i < CAUSES.len() {
+        assert!(CAUSES[i] as usize == i, "CAUSES is not in declaration order");
+        i += 1;
+    }
+};
 
 /// The dispatch failures, in the core table's order.
 pub fn dispatch_failures() -> Vec<DispatchFailure> {

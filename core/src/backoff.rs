@@ -11,6 +11,7 @@ pub const CONTROLLED_BACKOFF_SECTION: &str = "RFC 0049, Controlled Backoff for A
 pub const CONTROLLED_BACKOFF_MS: [u64; 6] = [1, 10, 50, 100, 500, 1000];
 
 /// The controlled backoff delay, in milliseconds, for `attempt` retries already made.
+#[inline]
 pub fn controlled_backoff(attempt: u32) -> u64 {
     CONTROLLED_BACKOFF_MS[(attempt as usize).min(CONTROLLED_BACKOFF_MS.len() - 1)]
 }
@@ -245,6 +246,7 @@ impl Backoff {
     }
 
     /// The delay before jitter, in milliseconds, after `attempt` retries; never overflows.
+    #[inline(always)]
     pub fn delay(&self, attempt: u32) -> u64 {
         match *self {
             Backoff::Controlled => controlled_backoff(attempt),
@@ -338,18 +340,34 @@ pub fn apply_jitter(
 }
 
 /// Checks a random draw is in `[0, 1)`; `field` names it in the error.
+#[inline]
 pub fn check_draw(field: &str, r: f64) -> Result<f64, Error> {
     if (0.0..1.0).contains(&r) {
         Ok(r)
     } else {
-        Err(Error::InvalidRandom {
-            field: field.to_owned(),
-            value: r.to_string(),
-        })
+        Err(invalid_draw(field, r))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_draw(field: &str, r: f64) -> Error {
+    Error::InvalidRandom {
+        field: field.to_owned(),
+        value: r.to_string(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn missing_draw() -> Error {
+    Error::MissingField {
+        field: "random".to_owned(),
     }
 }
 
 /// The delay for `attempt` retries under `backoff` and `jitter`; a draw is required unless jitter is none.
+#[inline(always)]
 pub fn backoff_delay(
     backoff: &Backoff,
     jitter: Jitter,
@@ -361,9 +379,19 @@ pub fn backoff_delay(
     if jitter == Jitter::None {
         return Ok(base);
     }
-    let r = random.ok_or_else(|| Error::MissingField {
-        field: "random".to_owned(),
-    })?;
+    jittered(backoff, jitter, base, random, previous_delay_ms)
+}
+
+/// [`backoff_delay`]'s jitter step, out of line: the common no-jitter path stays small.
+#[inline(never)]
+fn jittered(
+    backoff: &Backoff,
+    jitter: Jitter,
+    base: u64,
+    random: Option<f64>,
+    previous_delay_ms: Option<u64>,
+) -> Result<u64, Error> {
+    let r = random.ok_or_else(missing_draw)?;
     let r = check_draw("random", r)?;
     Ok(apply_jitter(jitter, base, r, previous_delay_ms, backoff.bounds()))
 }

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::operation::{HttpMethod, KvOperation, Operation, OperationWire, Service};
 use crate::policy::Policy;
 use crate::reason::RetryReason;
-use crate::strategy::{FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
+use crate::strategy::{RetryStrategy, StrategyKind, StrategyVerdict};
 
 /// The state of one request at the moment it failed: everything a decision depends on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,11 +52,13 @@ impl Request {
     }
 
     /// Whether this request may be retried after it reached the network: the override, else the list.
+    #[inline]
     pub fn is_idempotent(&self) -> bool {
         self.idempotent.unwrap_or_else(|| self.operation.is_idempotent())
     }
 
     /// Checks what the type system cannot: the random draw's range.
+    #[inline]
     pub fn validate(&self) -> Result<(), Error> {
         if let Some(r) = self.random {
             check_draw("random", r)?;
@@ -332,32 +334,114 @@ impl fmt::Display for Decision {
     }
 }
 
-fn no_retry(request: &Request, reason: RetryReason, cause: NoRetryCause, rule: Rule) -> Decision {
-    Decision::NoRetry(NoRetry {
-        reason,
-        cause,
-        rule,
-        section: rule.section(),
-        attempts: request.attempts,
-        idempotent: request.is_idempotent(),
-    })
+/// What the built-in orchestrator reads from a request, resolved to plain values: the
+/// operation is reduced to whether it counts as idempotent, and the earlier reasons (which only
+/// host strategies look at) are left out. Bindings build it without allocating.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Facts {
+    /// Whether the request counts as idempotent (the override, else the operation list).
+    pub idempotent: bool,
+    /// Retries already made.
+    pub attempts: u32,
+    /// Time since the request started, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The request's timeout, in milliseconds.
+    pub timeout_ms: u64,
+    /// A per-request built-in strategy override.
+    pub strategy: Option<StrategyKind>,
+    /// The caller's random draw in `[0, 1)`, required when the policy has jitter.
+    pub random: Option<f64>,
+    /// The previous retry's delay, for decorrelated jitter.
+    pub previous_delay_ms: Option<u64>,
 }
 
-/// RFC 0049 "Capping the Retry Duration": a delay past the timeout is cut to the time left and
-/// the request is cancelled when it ends. A delay that ends exactly at the timeout is not cut,
-/// but the request is cancelled too, since it will have timed out by then.
-fn retry_capped(request: &Request, reason: RetryReason, delay_ms: u64, rule: Rule) -> Decision {
-    let remaining = request.timeout_ms.saturating_sub(request.elapsed_ms);
-    Decision::Retry(RetryAfter {
-        delay_ms: delay_ms.min(remaining),
-        reason,
-        rule,
-        section: rule.section(),
-        capped: delay_ms > remaining,
-        then_cancel: delay_ms >= remaining,
-        attempts: request.attempts,
-        idempotent: request.is_idempotent(),
-    })
+impl Request {
+    /// The values the built-in orchestrator reads from this request.
+    #[inline]
+    pub fn facts(&self) -> Facts {
+        Facts {
+            idempotent: self.is_idempotent(),
+            attempts: self.attempts,
+            elapsed_ms: self.elapsed_ms,
+            timeout_ms: self.timeout_ms,
+            strategy: self.strategy,
+            random: self.random,
+            previous_delay_ms: self.previous_delay_ms,
+        }
+    }
+}
+
+/// Why a rule declines: each declining rule has exactly one cause.
+#[inline(always)]
+fn cause_of(rule: Rule) -> NoRetryCause {
+    match rule {
+        Rule::DeadlinePassed => NoRetryCause::DeadlinePassed,
+        Rule::UnknownNeverRetried => NoRetryCause::UnknownReason,
+        Rule::BestEffortNotIdempotent => NoRetryCause::NotIdempotent,
+        _ => NoRetryCause::StrategyDeclined,
+    }
+}
+
+/// Builds the decision from a verdict: a delay is capped to the timeout (RFC 0049 "Capping the
+/// Retry Duration": a delay past the timeout is cut to the time left and the request is
+/// cancelled when it ends; a delay that ends exactly at the timeout is not cut, but the request
+/// is cancelled too, since it will have timed out by then). Every decision is built here, once.
+#[inline(always)]
+fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+    let rule = verdict.rule;
+    match verdict.delay_ms {
+        Some(delay_ms) => {
+            let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
+            Decision::Retry(RetryAfter {
+                delay_ms: delay_ms.min(remaining),
+                reason,
+                rule,
+                section: rule.section(),
+                capped: delay_ms > remaining,
+                then_cancel: delay_ms >= remaining,
+                attempts: facts.attempts,
+                idempotent: facts.idempotent,
+            })
+        }
+        None => Decision::NoRetry(NoRetry {
+            reason,
+            cause: cause_of(rule),
+            rule,
+            section: rule.section(),
+            attempts: facts.attempts,
+            idempotent: facts.idempotent,
+        }),
+    }
+}
+
+const fn declined(rule: Rule) -> StrategyVerdict {
+    StrategyVerdict { delay_ms: None, rule }
+}
+
+/// The steps before any strategy runs (the draw already checked): deadline, UNKNOWN, always-retry.
+#[inline(always)]
+fn before_strategy(facts: &Facts, reason: RetryReason, policy: &Policy) -> Option<StrategyVerdict> {
+    if facts.elapsed_ms >= facts.timeout_ms {
+        return Some(declined(Rule::DeadlinePassed));
+    }
+    if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
+        return Some(declined(Rule::UnknownNeverRetried));
+    }
+    if policy.compat.always_retry(reason) {
+        return Some(StrategyVerdict {
+            delay_ms: Some(controlled_backoff(facts.attempts)),
+            rule: Rule::AlwaysRetryControlledBackoff,
+        });
+    }
+    None
+}
+
+#[inline(always)]
+fn check_random(random: Option<f64>) -> Result<(), Error> {
+    match random {
+        Some(r) => check_draw("random", r).map(|_| ()),
+        None => Ok(()),
+    }
 }
 
 /// The orchestrator's steps before any strategy runs: deadline, UNKNOWN, always-retry.
@@ -368,61 +452,41 @@ pub fn decide_before_strategy(
     policy: &Policy,
 ) -> Result<Option<Decision>, Error> {
     request.validate()?;
-    if request.elapsed_ms >= request.timeout_ms {
-        return Ok(Some(no_retry(
-            request,
-            reason,
-            NoRetryCause::DeadlinePassed,
-            Rule::DeadlinePassed,
-        )));
-    }
-    if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
-        return Ok(Some(no_retry(
-            request,
-            reason,
-            NoRetryCause::UnknownReason,
-            Rule::UnknownNeverRetried,
-        )));
-    }
-    if policy.compat.always_retry(reason) {
-        let delay = controlled_backoff(request.attempts);
-        return Ok(Some(retry_capped(
-            request,
-            reason,
-            delay,
-            Rule::AlwaysRetryControlledBackoff,
-        )));
-    }
-    Ok(None)
+    let facts = request.facts();
+    Ok(before_strategy(&facts, reason, policy).map(|v| finish(&facts, reason, v)))
 }
 
 /// Turns a strategy's verdict into the decision, capping its delay to the timeout; a request at
 /// or past its timeout is refused whatever the verdict (hosts may call this step on its own).
 pub fn decide_after_strategy(request: &Request, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
-    if request.elapsed_ms >= request.timeout_ms {
-        return no_retry(
-            request,
-            reason,
-            NoRetryCause::DeadlinePassed,
-            Rule::DeadlinePassed,
-        );
+    let facts = request.facts();
+    if facts.elapsed_ms >= facts.timeout_ms {
+        return finish(&facts, reason, declined(Rule::DeadlinePassed));
     }
-    match verdict.delay_ms {
-        Some(delay) => retry_capped(request, reason, delay, verdict.rule),
-        None => {
-            let cause = if verdict.rule == Rule::BestEffortNotIdempotent {
-                NoRetryCause::NotIdempotent
-            } else {
-                NoRetryCause::StrategyDeclined
-            };
-            no_retry(request, reason, cause, verdict.rule)
-        }
-    }
+    finish(&facts, reason, verdict)
+}
+
+/// Decides with the built-in strategies only (the request's override, else the policy's), from
+/// the request's [`Facts`]: the same decision [`decide`] makes for the request they came from.
+#[inline]
+pub fn decide_facts(facts: &Facts, reason: RetryReason, policy: &Policy) -> Result<Decision, Error> {
+    check_random(facts.random)?;
+    let verdict = match before_strategy(facts, reason, policy) {
+        Some(v) => v,
+        None => match facts.strategy.unwrap_or(policy.strategy) {
+            StrategyKind::BestEffort => {
+                crate::strategy::best_effort_verdict(&policy.backoff, policy.jitter, facts, reason)?
+            }
+            StrategyKind::FailFast => declined(Rule::FailFast),
+        },
+    };
+    Ok(finish(facts, reason, verdict))
 }
 
 /// Decides whether and when to retry `request` after `reason`, under `policy`.
+#[inline]
 pub fn decide(request: &Request, reason: RetryReason, policy: &Policy) -> Result<Decision, Error> {
-    decide_with(request, reason, policy, None)
+    decide_facts(&request.facts(), reason, policy)
 }
 
 /// Like [`decide`], with a host strategy used when the request has no built-in override.
@@ -432,18 +496,16 @@ pub fn decide_with(
     policy: &Policy,
     host_strategy: Option<&dyn RetryStrategy>,
 ) -> Result<Decision, Error> {
-    if let Some(d) = decide_before_strategy(request, reason, policy)? {
-        return Ok(d);
+    match (request.strategy, host_strategy) {
+        (None, Some(host)) => {
+            let facts = request.facts();
+            check_random(facts.random)?;
+            let verdict = match before_strategy(&facts, reason, policy) {
+                Some(v) => v,
+                None => host.retry_after(request, reason)?,
+            };
+            Ok(finish(&facts, reason, verdict))
+        }
+        _ => decide(request, reason, policy),
     }
-    // The built-in strategies are called directly (no dynamic dispatch on the hot path).
-    let verdict = match (request.strategy, host_strategy) {
-        (None, Some(host)) => host.retry_after(request, reason)?,
-        (kind, _) => match kind.unwrap_or(policy.strategy) {
-            StrategyKind::BestEffort => {
-                crate::strategy::best_effort_verdict(&policy.backoff, policy.jitter, request, reason)?
-            }
-            StrategyKind::FailFast => FailFast.retry_after(request, reason)?,
-        },
-    };
-    Ok(decide_after_strategy(request, reason, verdict))
 }

@@ -135,6 +135,7 @@ pub const KV_CATALOG: [KvCatalogRow; 24] = {
 
 impl KvOperation {
     /// This operation's catalog row.
+    #[inline]
     pub fn row(self) -> &'static KvCatalogRow {
         // The catalog is in declaration order, so the discriminant is the row index.
         &KV_CATALOG[self as usize]
@@ -220,6 +221,7 @@ impl Operation {
     }
 
     /// Whether RFC 0049's idempotent-operation list calls this operation idempotent.
+    #[inline]
     pub fn is_idempotent(&self) -> bool {
         match self {
             Operation::Kv(op) => op.row().idempotent,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::backoff::{Backoff, Jitter};
+use crate::backoff::{Backoff, FirstDelay, Jitter};
 use crate::error::Error;
 use crate::reason::RetryReason;
 use crate::strategy::{BestEffort, StrategyKind};
@@ -47,6 +47,7 @@ pub const COMPAT_OPTIONS: [(&str, &str); 4] = [
 
 impl Compat {
     /// Whether `reason` bypasses the strategy under these options.
+    #[inline]
     pub fn always_retry(&self, reason: RetryReason) -> bool {
         if reason == RetryReason::KvCollectionOutdated && self.collection_outdated_not_always_retry {
             return false;
@@ -93,17 +94,30 @@ fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 impl Default for Policy {
     /// RFC 0049 defaults: best effort, exponential 1..500 ms ×2, no jitter, no compat options.
     fn default() -> Self {
-        Policy {
-            version: POLICY_VERSION,
-            strategy: StrategyKind::BestEffort,
-            backoff: Backoff::default(),
-            jitter: Jitter::None,
-            compat: Compat::default(),
-        }
+        Policy::RFC
     }
 }
 
 impl Policy {
+    /// RFC 0049 defaults: best effort, exponential 1..500 ms ×2, no jitter, no compat options.
+    pub const RFC: Policy = Policy {
+        version: POLICY_VERSION,
+        strategy: StrategyKind::BestEffort,
+        backoff: Backoff::Exponential {
+            min_ms: crate::backoff::BEST_EFFORT_MIN_MS,
+            max_ms: crate::backoff::BEST_EFFORT_MAX_MS,
+            factor: crate::backoff::BEST_EFFORT_FACTOR,
+            first: FirstDelay::Min,
+        },
+        jitter: Jitter::None,
+        compat: Compat {
+            collection_outdated_not_always_retry: false,
+            retry_kv_busy: false,
+            query_retry_4040_to_4090: false,
+            retry_unknown_if_idempotent: false,
+        },
+    };
+
     /// Parses and validates a policy document.
     pub fn from_json(text: &str) -> Result<Policy, Error> {
         let p: Policy = crate::json::from_json_str(text)?;
@@ -139,5 +153,19 @@ impl Policy {
             backoff: self.backoff,
             jitter: self.jitter,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rfc_constant_is_every_part_s_default() {
+        assert_eq!(Policy::RFC.backoff, Backoff::default());
+        assert_eq!(Policy::RFC.compat, Compat::default());
+        assert_eq!(Policy::RFC.strategy, StrategyKind::default());
+        assert_eq!(Policy::RFC.jitter, Jitter::default());
+        assert_eq!(Policy::from_json("{}").unwrap(), Policy::RFC);
     }
 }

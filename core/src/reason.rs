@@ -152,6 +152,7 @@ impl RetryReason {
     };
 
     /// This reason's row of the RFC table.
+    #[inline]
     pub fn row(self) -> &'static ReasonRow {
         // The table is in declaration order, so the discriminant is the row index.
         &REASON_TABLE[self as usize]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::{backoff_delay, Backoff, Jitter};
-use crate::decide::{Request, Rule};
+use crate::decide::{Facts, Request, Rule};
 use crate::error::Error;
 use crate::reason::RetryReason;
 
@@ -62,25 +62,25 @@ pub struct BestEffort {
 
 impl RetryStrategy for BestEffort {
     fn retry_after(&self, request: &Request, reason: RetryReason) -> Result<StrategyVerdict, Error> {
-        best_effort_verdict(&self.backoff, self.jitter, request, reason)
+        best_effort_verdict(&self.backoff, self.jitter, &request.facts(), reason)
     }
 }
 
 /// RFC 0049 "Best Effort" with the given backoff and jitter, without building a strategy value.
-#[inline]
+#[inline(always)]
 pub(crate) fn best_effort_verdict(
     backoff: &Backoff,
     jitter: Jitter,
-    request: &Request,
+    facts: &Facts,
     reason: RetryReason,
 ) -> Result<StrategyVerdict, Error> {
-    if request.is_idempotent() || reason.allows_non_idempotent_retry() {
+    if facts.idempotent || reason.allows_non_idempotent_retry() {
         let delay = backoff_delay(
             backoff,
             jitter,
-            request.attempts,
-            request.random,
-            request.previous_delay_ms,
+            facts.attempts,
+            facts.random,
+            facts.previous_delay_ms,
         )?;
         Ok(StrategyVerdict {
             delay_ms: Some(delay),
