@@ -98,6 +98,24 @@ proptest! {
     }
 
     #[test]
+    fn every_entry_point_decides_alike(req in any_request(), reason in any_reason(), policy in any_policy()) {
+        // The policy's own strategy as a host strategy, and the two-step form hosts use, must
+        // give `decide`'s decision (a per-request override would win over the host: none here).
+        let req = Request { strategy: None, ..req };
+        let expected = decide(&req, reason, &policy).unwrap();
+        let host: Box<dyn RetryStrategy> = match policy.strategy {
+            StrategyKind::BestEffort => Box::new(policy.best_effort()),
+            StrategyKind::FailFast => Box::new(FailFast),
+        };
+        prop_assert_eq!(decide_with(&req, reason, &policy, Some(host.as_ref())).unwrap(), expected);
+        let two_step = match decide_before_strategy(&req, reason, &policy).unwrap() {
+            Some(d) => d,
+            None => decide_after_strategy(&req, reason, host.retry_after(&req, reason).unwrap()),
+        };
+        prop_assert_eq!(two_step, expected);
+    }
+
+    #[test]
     fn a_request_at_or_past_its_deadline_is_never_retried(req in any_request(), reason in any_reason(), policy in any_policy()) {
         let req = Request { elapsed_ms: req.timeout_ms.saturating_add(req.elapsed_ms % 3), ..req };
         let d = decide(&req, reason, &policy).unwrap();
