@@ -60,10 +60,7 @@ impl Request {
     /// Checks what the type system cannot: the random draw's range.
     #[inline]
     pub fn validate(&self) -> Result<(), Error> {
-        if let Some(r) = self.random {
-            check_draw("random", r)?;
-        }
-        Ok(())
+        check_random(self.random)
     }
 }
 
