@@ -893,9 +893,7 @@ pub unsafe extern "C" fn rp_backoff_delay(
 pub unsafe extern "C" fn rp_policy_new_default(policy_out: *mut *mut rp_policy) -> rp_result {
     ffi_boundary!({
         let out = out_ptr(policy_out, "policy_out")?;
-        let handle = Box::into_raw(Box::new(rp_policy {
-            inner: Policy::default(),
-        }));
+        let handle = Box::into_raw(Box::new(rp_policy::new(&Policy::default())));
         // SAFETY: checked non-NULL; valid for writes by contract.
         unsafe { write(out, handle) };
         Ok(())
@@ -953,7 +951,7 @@ pub unsafe extern "C" fn rp_policy_from_json(
         // SAFETY: forwarded from this function's contract.
         let json = unsafe { text(json, json_len, "json", false) }?;
         let inner = Policy::from_json(json)?;
-        let handle = Box::into_raw(Box::new(rp_policy { inner }));
+        let handle = Box::into_raw(Box::new(rp_policy::new(&inner)));
         // SAFETY: checked non-NULL; valid for writes by contract.
         unsafe { write(out, handle) };
         Ok(())
@@ -976,7 +974,7 @@ pub unsafe extern "C" fn rp_policy_to_json(
         let out = out_ptr(json_out, "json_out")?;
         // SAFETY: forwarded from this function's contract.
         let policy = unsafe { borrow(policy, "policy") }?;
-        let json = CString::new(policy.inner.to_json())
+        let json = CString::new(policy.inner().to_json())
             .map_err(|_| Failure::new(RP_RESULT_PANIC, "policy JSON contains a NUL"))?;
         // SAFETY: checked non-NULL; valid for writes by contract.
         unsafe { write(out, json.into_raw()) };
@@ -995,7 +993,7 @@ pub unsafe extern "C" fn rp_policy_compat(policy: *const rp_policy, compat_out: 
         // SAFETY: forwarded from this function's contract.
         let policy = unsafe { borrow(policy, "policy") }?;
         // SAFETY: checked non-NULL; valid for writes by contract.
-        unsafe { write(out, convert::compat_to_c(&policy.inner.compat)) };
+        unsafe { write(out, convert::compat_to_c(&policy.inner().compat)) };
         Ok(())
     })
 }
@@ -1051,8 +1049,8 @@ pub unsafe extern "C" fn rp_decide(
         let facts = unsafe { convert::facts(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
         // SAFETY: forwarded from this function's contract.
-        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
-        let d = retrypolicy::decide_facts(&facts, reason, policy)?;
+        let table = unsafe { borrow_opt(policy) }.map_or_else(types::rfc_table, |p| &p.table);
+        let d = table.decide(&facts, reason)?;
         // SAFETY: checked non-NULL; valid for writes by contract.
         unsafe { write(out, convert::decision_to_c(&d)) };
         Ok(())
@@ -1100,7 +1098,7 @@ pub unsafe extern "C" fn rp_decide_with_strategy(
         let core_request = unsafe { convert::request(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
         // SAFETY: forwarded from this function's contract.
-        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
+        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| p.inner());
         let host = convert::CStrategy {
             callback,
             user_data,
@@ -1135,7 +1133,7 @@ pub unsafe extern "C" fn rp_decide_before_strategy(
         let request = unsafe { convert::request(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
         // SAFETY: forwarded from this function's contract.
-        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| &p.inner);
+        let policy = unsafe { borrow_opt(policy) }.map_or(&Policy::RFC, |p| p.inner());
         let d = retrypolicy::decide_before_strategy(&request, reason, policy)?;
         // SAFETY: both checked non-NULL; valid for writes by contract.
         unsafe {

@@ -7,7 +7,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use retrypolicy::{ErrorMap, Policy};
+use retrypolicy::{DecisionTable, ErrorMap, Policy};
 
 /// A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
 #[repr(transparent)]
@@ -386,7 +386,28 @@ pub struct rp_backoff {
 /// A loaded policy: immutable, shareable between threads; create with `rp_policy_new_default` or
 /// `rp_policy_from_json`, free with `rp_policy_free`.
 pub struct rp_policy {
-    pub(crate) inner: Policy,
+    /// The policy with its decisions precomputed (`rp_decide` looks them up).
+    pub(crate) table: DecisionTable,
+}
+
+impl rp_policy {
+    /// A handle for `policy`, its decision table built once here.
+    pub(crate) fn new(policy: &Policy) -> rp_policy {
+        rp_policy {
+            table: DecisionTable::new(policy),
+        }
+    }
+
+    /// The policy itself.
+    pub(crate) fn inner(&self) -> &Policy {
+        self.table.policy()
+    }
+}
+
+/// The decision table of the RFC default policy, for calls that pass no policy (built on first use).
+pub(crate) fn rfc_table() -> &'static DecisionTable {
+    static RFC: std::sync::OnceLock<DecisionTable> = std::sync::OnceLock::new();
+    RFC.get_or_init(|| DecisionTable::new(&Policy::RFC))
 }
 
 /// A parsed KV error map (RFC 0013): immutable, shareable between threads; create with

@@ -118,7 +118,7 @@ crate::export! {
     fn policy_parse(env, info) {
         let ([t], _) = js::args::<1>(env, info)?;
         let text = convert::string_value(env, t, "policy")?;
-        handle::wrap(env, Handle::Policy(Policy::from_json(&text)?))
+        handle::wrap(env, Handle::Policy(retrypolicy::DecisionTable::new(&Policy::from_json(&text)?)))
     }
 }
 

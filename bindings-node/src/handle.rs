@@ -4,14 +4,16 @@ use std::ffi::c_void;
 use std::ptr;
 
 use napi::sys::{self, napi_env, napi_value};
-use retrypolicy::{Error as CoreError, ErrorMap, Policy};
+use retrypolicy::{DecisionTable, Error as CoreError, ErrorMap, Policy};
 
 use crate::js::{self, check, JsResult};
 
 /// What an external created by this addon points at.
+// Every handle is boxed whole (`wrap`), so the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Handle {
-    /// A validated policy.
-    Policy(Policy),
+    /// A validated policy, with its decisions precomputed.
+    Policy(DecisionTable),
     /// A parsed KV error map.
     ErrorMap(ErrorMap),
 }
@@ -57,11 +59,16 @@ pub static DEFAULT_POLICY: Policy = Policy::RFC;
 
 /// The policy behind `v`, or the RFC default for `undefined`/`null`.
 pub fn policy<'a>(env: napi_env, v: napi_value) -> JsResult<&'a Policy> {
+    Ok(table(env, v)?.map_or(&DEFAULT_POLICY, DecisionTable::policy))
+}
+
+/// The decision table of the policy behind `v`, or `None` for `undefined`/`null` (the RFC default).
+pub fn table<'a>(env: napi_env, v: napi_value) -> JsResult<Option<&'a DecisionTable>> {
     if js::is_nullish(env, v)? {
-        return Ok(&DEFAULT_POLICY);
+        return Ok(None);
     }
     match unwrap(env, v)? {
-        Some(Handle::Policy(p)) => Ok(p),
+        Some(Handle::Policy(t)) => Ok(Some(t)),
         _ => Err(invalid("policy", "expected a Policy (new Policy(document))").into()),
     }
 }

@@ -9,8 +9,8 @@ use napi::sys::{napi_env, napi_value};
 use retrypolicy::{
     classify_analytics, classify_dispatch, classify_kv, classify_query, classify_search, classify_views,
     decide_after_strategy, decide_before_strategy, decide_with, BestEffort, Classification, Decision,
-    Error as CoreError, Facts, FailFast, KvOperation, Operation, Policy, Request, RetryReason, RetryStrategy,
-    StrategyKind, StrategyVerdict,
+    DecisionTable, Error as CoreError, Facts, FailFast, KvOperation, Policy, Request, RetryReason,
+    RetryStrategy, StrategyKind, StrategyVerdict,
 };
 
 use retrypolicy::units::whole_number;
@@ -102,6 +102,10 @@ pub struct EnvData {
     pub big_delay: u64,
     /// Every distinct classification seen so far, by index.
     pub classes: Vec<Classification>,
+    /// The RFC default policy's decision table, for calls that pass no policy.
+    pub rfc: DecisionTable,
+    /// Whether each operation code's operation is idempotent (`tables::operation`'s order).
+    pub idempotent_ops: Vec<bool>,
 }
 
 impl EnvData {
@@ -111,6 +115,11 @@ impl EnvData {
             scratch: [0.0; slot::LEN],
             big_delay: 0,
             classes: Vec::new(),
+            rfc: DecisionTable::new(&Policy::RFC),
+            idempotent_ops: (0..=255)
+                .map_while(|code| tables::operation(f64::from(code)))
+                .map(|op| op.is_idempotent())
+                .collect(),
         })
     }
 
@@ -172,8 +181,9 @@ pub fn write_decision(st: &mut EnvData, d: &Decision) {
 
 /// Writes a delay (and the big-delay flag) into the scratch array.
 pub fn write_delay(st: &mut EnvData, delay: u64) {
-    st.scratch[slot::OUT_DELAY] = delay as f64;
     let big = delay > retrypolicy::json::ms::MAX_SAFE;
+    // Below 2^53 the signed conversion is exact and one instruction (the unsigned one is not).
+    st.scratch[slot::OUT_DELAY] = if big { delay as f64 } else { delay as i64 as f64 };
     st.scratch[slot::OUT_BIG] = if big { 1.0 } else { 0.0 };
     if big {
         st.big_delay = delay;
@@ -198,36 +208,156 @@ fn unknown_reason(field: &str, x: f64) -> CoreError {
 }
 
 /// Reads what the built-in orchestrator needs from the scratch slots (the layout in [`slot`]):
-/// the operation, the request's facts and the reason; earlier reasons are checked, not kept.
+/// the request's facts and the reason. `idempotent_ops` is [`EnvData::idempotent_ops`].
+///
+/// The fast reader takes every plain request (valid numbers, no earlier reasons); anything else
+/// goes to the checked reader, out of line, which names the failing field or reads the request
+/// in full. Both run the same steps ([`read_with`]).
 #[inline(always)]
-pub fn read_facts(s: &[f64; slot::LEN]) -> Result<(Operation, Facts, RetryReason), CoreError> {
-    let operation = tables::operation(s[slot::OP]).ok_or_else(bad_operation_code)?;
-    let elapsed_ms = millis("elapsedMs", s[slot::ELAPSED])?;
-    let timeout_ms = millis("timeoutMs", s[slot::TIMEOUT])?;
-    let attempts = count("attempts", s[slot::ATTEMPTS])?;
+pub fn read_facts(s: &[f64; slot::LEN], idempotent_ops: &[bool]) -> Result<(Facts, RetryReason), CoreError> {
+    match plain_facts(s, idempotent_ops) {
+        Some(read) => Ok(read),
+        None => read_facts_slow(s),
+    }
+}
+
+/// `x` as a whole number in `0..=max` (`max` below 2^53), else `None`: what
+/// [`whole_number`] accepts, in fewer steps: truncate, convert back, compare, then range-check
+/// the integer (a negative one is past `max` as unsigned).
+#[inline(always)]
+fn whole(x: f64, max: f64) -> Option<u64> {
+    // x86-64's truncating conversion gives i64::MIN for NaN and anything out of i64's range,
+    // which then fails the comparison or the range check; `as` would add saturation steps.
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the instructions always exist.
+    let n = unsafe { std::arch::x86_64::_mm_cvttsd_si64(std::arch::x86_64::_mm_set_sd(x)) };
+    #[cfg(not(target_arch = "x86_64"))]
+    let n = x as i64;
+    (n as f64 == x && n as u64 <= max as u64).then_some(n as u64)
+}
+
+/// The fast read: `None` when the checked read must run.
+#[inline(always)]
+fn plain_facts(s: &[f64; slot::LEN], idempotent_ops: &[bool]) -> Option<(Facts, RetryReason)> {
+    read_with(&Fast(idempotent_ops), s).ok()
+}
+
+/// The checks one read of the scratch slots makes, and what a failed check yields.
+trait Checks {
+    /// What a failed check yields.
+    type Error;
+    /// `x` as a whole number in `0..=max`, if it is one.
+    fn whole(&self, x: f64, max: f64) -> Option<u64>;
+    /// Whether the operation with this code is idempotent.
+    fn op_idempotent(&self, code: f64) -> Result<bool, Self::Error>;
+    /// Whole milliseconds.
+    fn millis(&self, field: &str, x: f64) -> Result<u64, Self::Error>;
+    /// A retry count.
+    fn count(&self, field: &str, x: f64) -> Result<u32, Self::Error>;
+    /// The earlier reasons (checked, not kept).
+    fn previous(&self, s: &[f64; slot::LEN]) -> Result<(), Self::Error>;
+    /// A reason.
+    fn reason(&self, x: f64) -> Result<RetryReason, Self::Error>;
+}
+
+/// Checks without building errors, with [`whole`]; leaves earlier reasons to [`Checked`].
+struct Fast<'a>(&'a [bool]);
+
+impl Checks for Fast<'_> {
+    type Error = ();
+    #[inline(always)]
+    fn whole(&self, x: f64, max: f64) -> Option<u64> {
+        whole(x, max)
+    }
+    #[inline(always)]
+    fn op_idempotent(&self, code: f64) -> Result<bool, ()> {
+        whole(code, 255.0)
+            .and_then(|i| self.0.get(i as usize).copied())
+            .ok_or(())
+    }
+    #[inline(always)]
+    fn millis(&self, _field: &str, x: f64) -> Result<u64, ()> {
+        whole(x, retrypolicy::json::ms::MAX_SAFE as f64).ok_or(())
+    }
+    #[inline(always)]
+    fn count(&self, _field: &str, x: f64) -> Result<u32, ()> {
+        whole(x, f64::from(u32::MAX)).map(|n| n as u32).ok_or(())
+    }
+    #[inline(always)]
+    fn previous(&self, s: &[f64; slot::LEN]) -> Result<(), ()> {
+        if s[slot::PREVIOUS_COUNT] > 0.0 {
+            Err(())
+        } else {
+            Ok(())
+        }
+    }
+    #[inline(always)]
+    fn reason(&self, x: f64) -> Result<RetryReason, ()> {
+        whole(x, 255.0)
+            .and_then(|i| RetryReason::ALL.get(i as usize).copied())
+            .ok_or(())
+    }
+}
+
+/// Checks that name the failing field (the core's typed errors).
+struct Checked;
+
+impl Checks for Checked {
+    type Error = CoreError;
+    fn whole(&self, x: f64, max: f64) -> Option<u64> {
+        whole_number(x, max)
+    }
+    fn op_idempotent(&self, code: f64) -> Result<bool, CoreError> {
+        Ok(tables::operation(code)
+            .ok_or_else(bad_operation_code)?
+            .is_idempotent())
+    }
+    fn millis(&self, field: &str, x: f64) -> Result<u64, CoreError> {
+        millis(field, x)
+    }
+    fn count(&self, field: &str, x: f64) -> Result<u32, CoreError> {
+        count(field, x)
+    }
+    fn previous(&self, s: &[f64; slot::LEN]) -> Result<(), CoreError> {
+        for i in 0..previous_count(s) {
+            previous_reason(s, i)?;
+        }
+        Ok(())
+    }
+    fn reason(&self, x: f64) -> Result<RetryReason, CoreError> {
+        reason_at(x, "reason")
+    }
+}
+
+/// One read of the scratch slots under `checks`, in the order errors are reported.
+#[inline(always)]
+fn read_with<C: Checks>(checks: &C, s: &[f64; slot::LEN]) -> Result<(Facts, RetryReason), C::Error> {
+    let op_idempotent = checks.op_idempotent(s[slot::OP])?;
+    let elapsed_ms = checks.millis("elapsedMs", s[slot::ELAPSED])?;
+    let timeout_ms = checks.millis("timeoutMs", s[slot::TIMEOUT])?;
+    let attempts = checks.count("attempts", s[slot::ATTEMPTS])?;
     let idempotent = s[slot::IDEMPOTENT];
     let idempotent = if idempotent == 0.0 {
         false
     } else if idempotent == 1.0 {
         true
     } else {
-        operation.is_idempotent()
+        op_idempotent
     };
-    let strategy =
-        whole_number(s[slot::STRATEGY], 1.0).and_then(|i| tables::STRATEGIES.get(i as usize).copied());
+    let strategy = checks
+        .whole(s[slot::STRATEGY], 1.0)
+        .and_then(|i| tables::STRATEGIES.get(i as usize).copied());
     let random = if s[slot::HAS_RANDOM] != 0.0 {
         Some(s[slot::RANDOM])
     } else {
         None
     };
     let previous_delay_ms = if s[slot::HAS_PREVIOUS] != 0.0 {
-        Some(millis("previousDelayMs", s[slot::PREVIOUS])?)
+        Some(checks.millis("previousDelayMs", s[slot::PREVIOUS])?)
     } else {
         None
     };
-    for i in 0..previous_count(s) {
-        previous_reason(s, i)?;
-    }
+    checks.previous(s)?;
     let facts = Facts {
         idempotent,
         attempts,
@@ -237,7 +367,21 @@ pub fn read_facts(s: &[f64; slot::LEN]) -> Result<(Operation, Facts, RetryReason
         random,
         previous_delay_ms,
     };
-    Ok((operation, facts, reason_at(s[slot::REASON], "reason")?))
+    Ok((facts, checks.reason(s[slot::REASON])?))
+}
+
+/// [`DecisionTable::decide`] over the checked read, out of line: the uncommon path.
+#[cold]
+#[inline(never)]
+fn decide_checked(s: &[f64; slot::LEN], table: &DecisionTable) -> Result<Decision, CoreError> {
+    let (facts, reason) = read_with(&Checked, s)?;
+    table.decide(&facts, reason)
+}
+
+#[cold]
+#[inline(never)]
+fn read_facts_slow(s: &[f64; slot::LEN]) -> Result<(Facts, RetryReason), CoreError> {
+    read_with(&Checked, s)
 }
 
 fn previous_count(s: &[f64; slot::LEN]) -> usize {
@@ -251,7 +395,8 @@ fn previous_reason(s: &[f64; slot::LEN], i: usize) -> Result<RetryReason, CoreEr
 
 /// Reads a request and its reason from the scratch slots (the layout in [`slot`]).
 pub fn read_request(s: &[f64; slot::LEN]) -> Result<(Request, RetryReason), CoreError> {
-    let (operation, f, reason) = read_facts(s)?;
+    let (f, reason) = read_with(&Checked, s)?;
+    let operation = tables::operation(s[slot::OP]).ok_or_else(bad_operation_code)?;
     let mut r = Request::new(operation, f.elapsed_ms, f.timeout_ms);
     r.attempts = f.attempts;
     let idempotent = s[slot::IDEMPOTENT];
@@ -314,11 +459,16 @@ crate::export! {
     /// `decide(policy?)`: decides the request in the scratch slots under the policy (RFC default when undefined).
     fn decide(env, info) {
         let (argv, argc, data) = js::args_counted::<1>(env, info)?;
-        let policy = policy_arg(env, &argv, argc)?;
+        let table = if argc == 0 { None } else { handle::table(env, argv[0])? };
         // SAFETY: no JavaScript runs while `st` is in use.
         let st = unsafe { state(data) };
-        let (_, facts, reason) = read_facts(&st.scratch)?;
-        let d = retrypolicy::decide_facts(&facts, reason, policy)?;
+        let table = table.unwrap_or(&st.rfc);
+        // Two separate calls, so that no Facts value is merged from both paths (which made the
+        // compiler copy it through the stack in overlapping pieces that stall the loads).
+        let d = match plain_facts(&st.scratch, &st.idempotent_ops) {
+            Some((facts, reason)) => table.decide(&facts, reason)?,
+            None => decide_checked(&st.scratch, table)?,
+        };
         write_decision(st, &d);
         Ok(UNDEFINED)
     }
@@ -538,8 +688,11 @@ crate::export! {
     /// `decideMany(policy?, input, count, output)`: `count` requests of BATCH_IN slots each →
     /// BATCH_OUT slots each; a failing request throws with its index in the field.
     fn decide_many(env, info) {
-        let ([p, i, n, o], _data) = js::args::<4>(env, info)?;
-        let policy = handle::policy(env, p)?;
+        let ([p, i, n, o], data) = js::args::<4>(env, info)?;
+        let table = handle::table(env, p)?;
+        // SAFETY: no JavaScript runs while `st` is in use.
+        let st = unsafe { state(data) };
+        let table = table.unwrap_or(&st.rfc);
         let n = convert::int_value(env, n, "count", u64::from(u32::MAX), CODE_EXPECTED)? as usize;
         let input = f64_array(env, i, "input")?;
         let output = f64_array(env, o, "output")?;
@@ -554,7 +707,7 @@ crate::export! {
         let mut s = [0.0; slot::LEN];
         for k in 0..n {
             s[..BATCH_IN].copy_from_slice(&input[k * BATCH_IN..(k + 1) * BATCH_IN]);
-            let result = read_facts(&s).and_then(|(_, facts, reason)| retrypolicy::decide_facts(&facts, reason, policy));
+            let result = read_facts(&s, &st.idempotent_ops).and_then(|(facts, reason)| table.decide(&facts, reason));
             let d = result.map_err(|e| index_error(e, k))?;
             output[k * BATCH_OUT] = f64::from(pack(&d));
             output[k * BATCH_OUT + 1] = d.delay_ms().unwrap_or(0) as f64;
@@ -594,5 +747,129 @@ fn index_error(e: CoreError, k: usize) -> CoreError {
             message,
         },
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers at every edge the checks care about, and some ordinary ones.
+    const NUMBERS: [f64; 22] = [
+        0.0,
+        -0.0,
+        1.0,
+        1.5,
+        -1.0,
+        0.999_999_9,
+        2.0,
+        19.0,
+        20.0,
+        255.0,
+        256.0,
+        4_294_967_295.0,
+        4_294_967_296.0,
+        4_503_599_627_370_495.5,
+        4_503_599_627_370_496.0,
+        9_007_199_254_740_991.0,
+        9_007_199_254_740_992.0,
+        9.223_372_036_854_776e18,
+        -9.223_372_036_854_776e18,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+
+    #[test]
+    fn whole_accepts_what_whole_number_accepts() {
+        for max in [
+            1.0,
+            255.0,
+            f64::from(u32::MAX),
+            retrypolicy::json::ms::MAX_SAFE as f64,
+        ] {
+            for x in NUMBERS {
+                assert_eq!(whole(x, max), whole_number(x, max), "x {x}, max {max}");
+            }
+        }
+    }
+
+    /// The fast read and the checked read agree on every request the fast one accepts, and the
+    /// fast one accepts every plain valid request (no earlier reasons).
+    #[test]
+    fn the_fast_read_agrees_with_the_checked_read() {
+        let env = EnvData::new();
+        let mut s = [0.0; slot::LEN];
+        let mut fast = 0;
+        // Vary one slot at a time over every edge number, from a valid request.
+        let base = |s: &mut [f64; slot::LEN]| {
+            *s = [0.0; slot::LEN];
+            s[slot::OP] = 3.0;
+            s[slot::ATTEMPTS] = 2.0;
+            s[slot::ELAPSED] = 100.0;
+            s[slot::TIMEOUT] = 2500.0;
+            s[slot::IDEMPOTENT] = -1.0;
+            s[slot::STRATEGY] = -1.0;
+            s[slot::REASON] = 7.0;
+        };
+        let slots = [
+            slot::OP,
+            slot::ATTEMPTS,
+            slot::ELAPSED,
+            slot::TIMEOUT,
+            slot::IDEMPOTENT,
+            slot::STRATEGY,
+            slot::HAS_RANDOM,
+            slot::RANDOM,
+            slot::HAS_PREVIOUS,
+            slot::PREVIOUS,
+            slot::REASON,
+            slot::PREVIOUS_COUNT,
+        ];
+        for (k, bad_previous) in slots.iter().flat_map(|&k| [(k, false), (k, true)]) {
+            for x in NUMBERS.iter().copied().chain([3.0, 40.0, 0.25]) {
+                base(&mut s);
+                s[k] = x;
+                // An unknown earlier reason, which only the checked read looks at.
+                s[slot::PREVIOUS_REASONS] = if bad_previous { 99.0 } else { 0.0 };
+                s[slot::HAS_RANDOM] = if k == slot::RANDOM {
+                    1.0
+                } else {
+                    s[slot::HAS_RANDOM]
+                };
+                s[slot::HAS_PREVIOUS] = if k == slot::PREVIOUS {
+                    1.0
+                } else {
+                    s[slot::HAS_PREVIOUS]
+                };
+                let checked = read_with(&Checked, &s);
+                match plain_facts(&s, &env.idempotent_ops) {
+                    Some(read) => {
+                        fast += 1;
+                        // Compared as text: a NaN draw is read as NaN by both (the decision refuses it).
+                        let checked = checked.map_err(|e| e.to_string());
+                        assert_eq!(
+                            format!("{:?}", Ok::<_, String>(read)),
+                            format!("{checked:?}"),
+                            "slot {k} = {x}"
+                        );
+                    }
+                    None => {
+                        let plain_valid = checked.is_ok() && s[slot::PREVIOUS_COUNT] <= 0.0;
+                        assert!(!plain_valid, "slot {k} = {x}: valid, but not read fast");
+                    }
+                }
+            }
+        }
+        assert!(fast > 100, "only {fast} requests took the fast read");
+    }
+
+    #[test]
+    fn idempotent_ops_cover_every_operation_code() {
+        let env = EnvData::new();
+        assert_eq!(env.idempotent_ops.len(), tables::OPERATIONS.len());
+        for (code, op) in tables::OPERATIONS.iter().enumerate() {
+            assert_eq!(env.idempotent_ops[code], op.is_idempotent(), "code {code}");
+        }
     }
 }

@@ -384,7 +384,7 @@ fn cause_of(rule: Rule) -> NoRetryCause {
 /// cancelled when it ends; a delay that ends exactly at the timeout is not cut, but the request
 /// is cancelled too, since it will have timed out by then). Every decision is built here, once.
 #[inline(always)]
-fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+pub(crate) fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
     let rule = verdict.rule;
     match verdict.delay_ms {
         Some(delay_ms) => {
@@ -411,7 +411,7 @@ fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decis
     }
 }
 
-const fn declined(rule: Rule) -> StrategyVerdict {
+pub(crate) const fn declined(rule: Rule) -> StrategyVerdict {
     StrategyVerdict { delay_ms: None, rule }
 }
 
@@ -434,7 +434,7 @@ fn before_strategy(facts: &Facts, reason: RetryReason, policy: &Policy) -> Optio
 }
 
 #[inline(always)]
-fn check_random(random: Option<f64>) -> Result<(), Error> {
+pub(crate) fn check_random(random: Option<f64>) -> Result<(), Error> {
     match random {
         Some(r) => check_draw("random", r).map(|_| ()),
         None => Ok(()),

@@ -30,6 +30,7 @@ pub mod policy;
 pub mod reason;
 pub mod simulate;
 pub mod strategy;
+pub mod table;
 pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
@@ -72,6 +73,7 @@ pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
+pub use table::DecisionTable;
 
 /// This crate's version, which every binding reports too.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -86,7 +86,51 @@ fn any_request() -> impl Strategy<Value = Request> {
         )
 }
 
+/// Facts as the decision table sees them: small attempt counts (inside its delay table) as
+/// often as large ones, deadlines near and past, draws missing, valid and invalid.
+fn any_facts() -> impl Strategy<Value = Facts> {
+    (
+        any::<bool>(),
+        prop_oneof![0u32..70, any::<u32>()],
+        0u64..3_000,
+        prop_oneof![0u64..3_000, any::<u64>()],
+        proptest::option::of(prop_oneof![
+            Just(StrategyKind::BestEffort),
+            Just(StrategyKind::FailFast)
+        ]),
+        proptest::option::of(prop_oneof![0.0f64..1.0, Just(1.0), Just(-0.5), Just(f64::NAN)]),
+        proptest::option::of(0u64..100_000),
+    )
+        .prop_map(
+            |(idempotent, attempts, elapsed_ms, timeout_ms, strategy, random, previous_delay_ms)| {
+                let mut r = Request::new(Operation::Search, elapsed_ms, timeout_ms);
+                (r.idempotent, r.attempts, r.strategy) = (Some(idempotent), attempts, strategy);
+                (r.random, r.previous_delay_ms) = (random, previous_delay_ms);
+                r.facts()
+            },
+        )
+}
+
 proptest! {
+    #[test]
+    fn the_decision_table_decides_as_decide_facts(
+        facts in any_facts(), reason in any_reason(), policy in any_policy(), kind in 0..3,
+        (min_ms, max_ms, factor) in (0u64..50, 0u64..5_000, 1.0f64..4.0),
+    ) {
+        // Most policies here keep a delay table (no jitter), many with delays that stay under the
+        // deadlines above, so that a wrong delay is not hidden by capping.
+        let mut policy = policy;
+        if kind > 0 {
+            policy.jitter = Jitter::None;
+        }
+        if kind == 2 {
+            policy.backoff = Backoff::Exponential { min_ms, max_ms: max_ms.max(min_ms), factor, first: FirstDelay::Min };
+        }
+        let table = DecisionTable::new(&policy);
+        let got = table.decide(&facts, reason).map_err(|e| e.to_string());
+        prop_assert_eq!(got, decide_facts(&facts, reason, &policy).map_err(|e| e.to_string()));
+    }
+
     #[test]
     fn a_retry_never_ends_past_the_deadline(req in any_request(), reason in any_reason(), policy in any_policy()) {
         let d = decide(&req, reason, &policy).unwrap();

@@ -1,0 +1,206 @@
+//! A policy's decisions, precomputed: [`DecisionTable::decide`] makes exactly the decisions
+//! [`decide_facts`] makes under the policy, with what the rules conclude for each reason,
+//! idempotency and strategy, and the best-effort delays, looked up instead of worked out.
+//!
+//! The table is derived from [`decide_facts`] itself (one probe per reason, idempotency and
+//! strategy), so no rule is written twice. It relies on what the orchestrator guarantees: the
+//! rule that decides depends only on the reason, idempotency, strategy and whether the deadline
+//! has passed; the delay depends on the attempts alone (and, under jitter, on the draw, which is
+//! why a jittering policy keeps no delays and works every decision out); capping happens last.
+//! A property test checks the table against [`decide_facts`] over random requests and policies.
+
+use crate::backoff::{backoff_delay, controlled_backoff, Jitter};
+use crate::decide::{check_random, decide_facts, declined, finish, Decision, Facts, Rule};
+use crate::error::Error;
+use crate::policy::Policy;
+use crate::reason::RetryReason;
+use crate::strategy::{StrategyKind, StrategyVerdict};
+
+/// Attempts whose best-effort delay the table holds; a request with more is worked out.
+const ATTEMPTS: usize = 64;
+
+/// What the rules conclude for one reason, idempotency and strategy, before the deadline check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// No retry, by this rule.
+    Declined(Rule),
+    /// Retry after the controlled backoff (RFC 0049, always-retry reasons).
+    Controlled,
+    /// Retry after the policy's best-effort backoff.
+    BestEffort,
+    /// Anything else: work the decision out.
+    WorkOut,
+}
+
+/// A policy with its decisions precomputed by reason, idempotency and strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecisionTable {
+    policy: Policy,
+    /// The best-effort delay by attempts; `None` when the policy jitters (the delay needs the draw).
+    delays: Option<[u64; ATTEMPTS]>,
+    /// By reason, then idempotent (0 or 1), then strategy (`StrategyKind as usize`).
+    entries: [[[Entry; 2]; 2]; RetryReason::ALL.len()],
+}
+
+impl DecisionTable {
+    /// Precomputes `policy`'s decisions (a few hundred probe decisions; build once per policy).
+    pub fn new(policy: &Policy) -> DecisionTable {
+        let mut entries = [[[Entry::WorkOut; 2]; 2]; RetryReason::ALL.len()];
+        for reason in RetryReason::ALL {
+            for idempotent in [false, true] {
+                for strategy in [StrategyKind::BestEffort, StrategyKind::FailFast] {
+                    entries[reason as usize][usize::from(idempotent)][strategy as usize] =
+                        probe(policy, reason, idempotent, strategy);
+                }
+            }
+        }
+        DecisionTable {
+            policy: *policy,
+            delays: best_effort_delays(policy),
+            entries,
+        }
+    }
+
+    /// The policy this table decides for.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Decides as [`decide_facts`] does under [`Self::policy`].
+    #[inline(always)]
+    pub fn decide(&self, facts: &Facts, reason: RetryReason) -> Result<Decision, Error> {
+        let Some(delays) = &self.delays else {
+            return decide_facts(facts, reason, &self.policy);
+        };
+        check_random(facts.random)?;
+        let verdict = if facts.elapsed_ms >= facts.timeout_ms {
+            declined(Rule::DeadlinePassed)
+        } else {
+            let strategy = facts.strategy.unwrap_or(self.policy.strategy);
+            match self.entries[reason as usize][usize::from(facts.idempotent)][strategy as usize] {
+                Entry::Declined(rule) => declined(rule),
+                Entry::Controlled => StrategyVerdict {
+                    delay_ms: Some(controlled_backoff(facts.attempts)),
+                    rule: Rule::AlwaysRetryControlledBackoff,
+                },
+                Entry::BestEffort => match delays.get(facts.attempts as usize) {
+                    Some(&delay) => StrategyVerdict {
+                        delay_ms: Some(delay),
+                        rule: Rule::BestEffortBackoff,
+                    },
+                    None => return decide_facts(facts, reason, &self.policy),
+                },
+                Entry::WorkOut => return decide_facts(facts, reason, &self.policy),
+            }
+        };
+        Ok(finish(facts, reason, verdict))
+    }
+}
+
+/// What [`decide_facts`] concludes for a request far from its deadline, by the rule that decided.
+fn probe(policy: &Policy, reason: RetryReason, idempotent: bool, strategy: StrategyKind) -> Entry {
+    let facts = Facts {
+        idempotent,
+        attempts: 0,
+        elapsed_ms: 0,
+        timeout_ms: u64::MAX,
+        strategy: Some(strategy),
+        random: Some(0.5),
+        previous_delay_ms: None,
+    };
+    match decide_facts(&facts, reason, policy) {
+        Ok(Decision::NoRetry(n)) => Entry::Declined(n.rule),
+        Ok(Decision::Retry(r)) if r.rule == Rule::AlwaysRetryControlledBackoff => Entry::Controlled,
+        Ok(Decision::Retry(r)) if r.rule == Rule::BestEffortBackoff => Entry::BestEffort,
+        _ => Entry::WorkOut,
+    }
+}
+
+/// The best-effort delays for 0..ATTEMPTS attempts, when they do not depend on a draw.
+fn best_effort_delays(policy: &Policy) -> Option<[u64; ATTEMPTS]> {
+    if policy.jitter != Jitter::None {
+        return None;
+    }
+    let mut delays = [0; ATTEMPTS];
+    for (attempts, delay) in delays.iter_mut().enumerate() {
+        *delay = backoff_delay(&policy.backoff, Jitter::None, attempts as u32, None, None).ok()?;
+    }
+    Some(delays)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backoff::Backoff;
+    use crate::decide::Request;
+    use crate::operation::{KvOperation, Operation};
+
+    #[test]
+    fn the_rfc_table_matches_the_rfc_delays() {
+        let table = DecisionTable::new(&Policy::RFC);
+        // RFC 0049 Best Effort: 1 ms doubling to 500 ms; controlled: 1, 10, 50, 100, 500, 1000 ms.
+        let get = Request::new(Operation::Kv(KvOperation::Get), 0, 60_000);
+        for (attempts, want) in [
+            (0, 1),
+            (1, 2),
+            (4, 16),
+            (8, 256),
+            (9, 500),
+            (63, 500),
+            (64, 500),
+            (u32::MAX, 500),
+        ] {
+            let mut r = get.clone();
+            r.attempts = attempts;
+            let d = table.decide(&r.facts(), RetryReason::KvLocked).unwrap();
+            assert_eq!(d.delay_ms(), Some(want), "attempts {attempts}");
+        }
+        let mut r = get.clone();
+        r.attempts = 2;
+        let d = table.decide(&r.facts(), RetryReason::KvNotMyVbucket).unwrap();
+        assert_eq!(d.delay_ms(), Some(50));
+    }
+
+    #[test]
+    fn a_jittering_policy_keeps_no_delays_and_still_needs_the_draw() {
+        let mut policy = Policy::RFC;
+        policy.jitter = Jitter::Full;
+        let table = DecisionTable::new(&policy);
+        assert_eq!(table.delays, None);
+        let r = Request::new(Operation::Kv(KvOperation::Get), 0, 60_000);
+        let err = table.decide(&r.facts(), RetryReason::KvLocked).unwrap_err();
+        assert_eq!(err.code(), "missing_field");
+    }
+
+    #[test]
+    fn entries_follow_the_rfc() {
+        let table = DecisionTable::new(&Policy::RFC);
+        let at = |reason: RetryReason, idempotent: bool, strategy: StrategyKind| {
+            table.entries[reason as usize][usize::from(idempotent)][strategy as usize]
+        };
+        use StrategyKind::{BestEffort as Be, FailFast as Ff};
+        assert_eq!(
+            at(RetryReason::Unknown, true, Be),
+            Entry::Declined(Rule::UnknownNeverRetried)
+        );
+        assert_eq!(at(RetryReason::KvNotMyVbucket, false, Ff), Entry::Controlled);
+        assert_eq!(at(RetryReason::KvLocked, false, Be), Entry::BestEffort);
+        assert_eq!(
+            at(RetryReason::SocketClosedWhileInFlight, false, Be),
+            Entry::Declined(Rule::BestEffortNotIdempotent)
+        );
+        assert_eq!(
+            at(RetryReason::SocketClosedWhileInFlight, true, Be),
+            Entry::BestEffort
+        );
+        assert_eq!(
+            at(RetryReason::KvLocked, true, Ff),
+            Entry::Declined(Rule::FailFast)
+        );
+        // A backoff that is not the RFC's still gives its own delays.
+        let mut fixed = Policy::RFC;
+        fixed.backoff = Backoff::Fixed { delay_ms: 70 };
+        let t = DecisionTable::new(&fixed);
+        assert_eq!(t.delays.map(|d| (d[0], d[63])), Some((70, 70)));
+    }
+}
