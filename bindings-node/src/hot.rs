@@ -463,13 +463,19 @@ crate::export! {
         // SAFETY: no JavaScript runs while `st` is in use.
         let st = unsafe { state(data) };
         let table = table.unwrap_or(&st.rfc);
-        // Two separate calls, so that no Facts value is merged from both paths (which made the
-        // compiler copy it through the stack in overlapping pieces that stall the loads).
-        let d = match plain_facts(&st.scratch, &st.idempotent_ops) {
-            Some((facts, reason)) => table.decide(&facts, reason)?,
-            None => decide_checked(&st.scratch, table)?,
-        };
-        write_decision(st, &d);
+        // Each path decides and writes on its own, so that no Facts or Decision value is merged
+        // from both (the compiler then moves it through the stack or packs it into registers; a
+        // merged Facts was copied in overlapping pieces that stalled the loads).
+        match plain_facts(&st.scratch, &st.idempotent_ops) {
+            Some((facts, reason)) => {
+                let d = table.decide(&facts, reason)?;
+                write_decision(st, &d);
+            }
+            None => {
+                let d = decide_checked(&st.scratch, table)?;
+                write_decision(st, &d);
+            }
+        }
         Ok(UNDEFINED)
     }
 }

@@ -70,7 +70,7 @@ impl DecisionTable {
     #[inline(always)]
     pub fn decide(&self, facts: &Facts, reason: RetryReason) -> Result<Decision, Error> {
         let Some(delays) = &self.delays else {
-            return decide_facts(facts, reason, &self.policy);
+            return self.work_out(*facts, reason);
         };
         check_random(facts.random)?;
         let verdict = if facts.elapsed_ms >= facts.timeout_ms {
@@ -88,12 +88,22 @@ impl DecisionTable {
                         delay_ms: Some(delay),
                         rule: Rule::BestEffortBackoff,
                     },
-                    None => return decide_facts(facts, reason, &self.policy),
+                    None => return self.work_out(*facts, reason),
                 },
-                Entry::WorkOut => return decide_facts(facts, reason, &self.policy),
+                Entry::WorkOut => return self.work_out(*facts, reason),
             }
         };
         Ok(finish(facts, reason, verdict))
+    }
+}
+
+impl DecisionTable {
+    /// [`decide_facts`], out of line. The facts come by value so that callers build a copy
+    /// only on this path (by reference, the inlined caller keeps one in memory on every path).
+    #[cold]
+    #[inline(never)]
+    fn work_out(&self, facts: Facts, reason: RetryReason) -> Result<Decision, Error> {
+        decide_facts(&facts, reason, &self.policy)
     }
 }
 
