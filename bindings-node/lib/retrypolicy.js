@@ -362,7 +362,10 @@ function decide(request, reason, policy, strategy) {
     // No argument at all for the default policy: the addon then makes no N-API call for it.
     if (ph === undefined) native.decide()
     else native.decide(ph)
-  } else native.decideSlow(0, request, reason, ph)
+    // The native decide writes the code and the delay; the attempts are the request's own.
+    return S[OUT_BIG] !== 0 ? makeDecision(S[OUT_CODE], native.bigDelay(), S[ATTEMPTS]) : decision(S[OUT_CODE], S[OUT_DELAY], S[ATTEMPTS])
+  }
+  native.decideSlow(0, request, reason, ph)
   return readDecision()
 }
 

@@ -94,6 +94,10 @@ pub mod bits {
     pub const NO_CAUSE: u32 = 7;
 }
 
+/// Whether the operation with each code is idempotent, `None` past the last code: every
+/// `whole(code, 255)` indexes it without a bounds check.
+pub type IdempotentOps = [Option<bool>; 256];
+
 /// Per-environment state: the scratch array and the interned classifications.
 pub struct EnvData {
     /// Shared with JavaScript as a `Float64Array`.
@@ -105,7 +109,7 @@ pub struct EnvData {
     /// The RFC default policy's decision table, for calls that pass no policy.
     pub rfc: DecisionTable,
     /// Whether each operation code's operation is idempotent (`tables::operation`'s order).
-    pub idempotent_ops: Vec<bool>,
+    pub idempotent_ops: IdempotentOps,
 }
 
 impl EnvData {
@@ -116,10 +120,9 @@ impl EnvData {
             big_delay: 0,
             classes: Vec::new(),
             rfc: DecisionTable::new(&Policy::RFC),
-            idempotent_ops: (0..=255)
-                .map_while(|code| tables::operation(f64::from(code)))
-                .map(|op| op.is_idempotent())
-                .collect(),
+            idempotent_ops: std::array::from_fn(|code| {
+                tables::operation(code as f64).map(|op| op.is_idempotent())
+            }),
         })
     }
 
@@ -170,23 +173,42 @@ pub fn pack(d: &Decision) -> u32 {
 
 /// Writes a decision's packed code and delay into the scratch array.
 pub fn write_decision(st: &mut EnvData, d: &Decision) {
-    st.scratch[slot::OUT_KIND] = 0.0;
-    st.scratch[slot::OUT_CODE] = f64::from(pack(d));
-    st.scratch[slot::OUT_ATTEMPTS] = f64::from(match d {
+    write_out(&mut st.scratch, &mut st.big_delay, d);
+}
+
+/// [`write_decision`] on the two fields it writes (so that it can run while the policy table
+/// in [`EnvData::rfc`] is borrowed).
+#[inline(always)]
+fn write_out(scratch: &mut [f64; slot::LEN], big_delay: &mut u64, d: &Decision) {
+    scratch[slot::OUT_KIND] = 0.0;
+    scratch[slot::OUT_ATTEMPTS] = f64::from(match d {
         Decision::Retry(r) => r.attempts,
         Decision::NoRetry(n) => n.attempts,
     });
-    write_delay(st, d.delay_ms().unwrap_or(0));
+    write_decided(scratch, big_delay, d);
+}
+
+/// What `decide` writes: the packed code and the delay. Its caller reads the attempts from the
+/// request's own slot (a decision's attempts are the request's) and does not read OUT_KIND.
+#[inline(always)]
+fn write_decided(scratch: &mut [f64; slot::LEN], big_delay: &mut u64, d: &Decision) {
+    scratch[slot::OUT_CODE] = f64::from(pack(d));
+    write_delay_out(scratch, big_delay, d.delay_ms().unwrap_or(0));
 }
 
 /// Writes a delay (and the big-delay flag) into the scratch array.
 pub fn write_delay(st: &mut EnvData, delay: u64) {
+    write_delay_out(&mut st.scratch, &mut st.big_delay, delay);
+}
+
+#[inline(always)]
+fn write_delay_out(scratch: &mut [f64; slot::LEN], big_delay: &mut u64, delay: u64) {
     let big = delay > retrypolicy::json::ms::MAX_SAFE;
     // Below 2^53 the signed conversion is exact and one instruction (the unsigned one is not).
-    st.scratch[slot::OUT_DELAY] = if big { delay as f64 } else { delay as i64 as f64 };
-    st.scratch[slot::OUT_BIG] = if big { 1.0 } else { 0.0 };
+    scratch[slot::OUT_DELAY] = if big { delay as f64 } else { delay as i64 as f64 };
+    scratch[slot::OUT_BIG] = if big { 1.0 } else { 0.0 };
     if big {
-        st.big_delay = delay;
+        *big_delay = delay;
     }
 }
 
@@ -214,7 +236,10 @@ fn unknown_reason(field: &str, x: f64) -> CoreError {
 /// goes to the checked reader, out of line, which names the failing field or reads the request
 /// in full. Both run the same steps ([`read_with`]).
 #[inline(always)]
-pub fn read_facts(s: &[f64; slot::LEN], idempotent_ops: &[bool]) -> Result<(Facts, RetryReason), CoreError> {
+pub fn read_facts(
+    s: &[f64; slot::LEN],
+    idempotent_ops: &IdempotentOps,
+) -> Result<(Facts, RetryReason), CoreError> {
     match plain_facts(s, idempotent_ops) {
         Some(read) => Ok(read),
         None => read_facts_slow(s),
@@ -238,7 +263,7 @@ fn whole(x: f64, max: f64) -> Option<u64> {
 
 /// The fast read: `None` when the checked read must run.
 #[inline(always)]
-fn plain_facts(s: &[f64; slot::LEN], idempotent_ops: &[bool]) -> Option<(Facts, RetryReason)> {
+fn plain_facts(s: &[f64; slot::LEN], idempotent_ops: &IdempotentOps) -> Option<(Facts, RetryReason)> {
     read_with(&Fast(idempotent_ops), s).ok()
 }
 
@@ -261,7 +286,7 @@ trait Checks {
 }
 
 /// Checks without building errors, with [`whole`]; leaves earlier reasons to [`Checked`].
-struct Fast<'a>(&'a [bool]);
+struct Fast<'a>(&'a IdempotentOps);
 
 impl Checks for Fast<'_> {
     type Error = ();
@@ -271,9 +296,7 @@ impl Checks for Fast<'_> {
     }
     #[inline(always)]
     fn op_idempotent(&self, code: f64) -> Result<bool, ()> {
-        whole(code, 255.0)
-            .and_then(|i| self.0.get(i as usize).copied())
-            .ok_or(())
+        whole(code, 255.0).and_then(|i| self.0[i as usize]).ok_or(())
     }
     #[inline(always)]
     fn millis(&self, _field: &str, x: f64) -> Result<u64, ()> {
@@ -456,7 +479,8 @@ fn verdict(s: &[f64; slot::LEN]) -> Result<StrategyVerdict, CoreError> {
 }
 
 crate::export! {
-    /// `decide(policy?)`: decides the request in the scratch slots under the policy (RFC default when undefined).
+    /// `decide(policy?)`: decides the request in the scratch slots under the policy (RFC default
+    /// when undefined); writes OUT_CODE and the delay (the attempts are the request's).
     fn decide(env, info) {
         let (argv, argc, data) = js::args_counted::<1>(env, info)?;
         let table = if argc == 0 { None } else { handle::table(env, argv[0])? };
@@ -466,14 +490,17 @@ crate::export! {
         // Each path decides and writes on its own, so that no Facts or Decision value is merged
         // from both (the compiler then moves it through the stack or packs it into registers; a
         // merged Facts was copied in overlapping pieces that stalled the loads).
-        match plain_facts(&st.scratch, &st.idempotent_ops) {
-            Some((facts, reason)) => {
-                let d = table.decide(&facts, reason)?;
-                write_decision(st, &d);
-            }
+        // The request stays in the scratch slots, so a decision the table does not hold is
+        // worked out from there (out of line) rather than from a copy kept on this path.
+        let read = plain_facts(&st.scratch, &st.idempotent_ops);
+        let (scratch, big_delay) = (&mut st.scratch, &mut st.big_delay);
+        match read.and_then(|(facts, reason)| {
+            table.lookup_with(&facts, reason, |d| write_decided(scratch, big_delay, &d))
+        }) {
+            Some(written) => written?,
             None => {
                 let d = decide_checked(&st.scratch, table)?;
-                write_decision(st, &d);
+                write_decided(&mut st.scratch, &mut st.big_delay, &d);
             }
         }
         Ok(UNDEFINED)
@@ -873,9 +900,11 @@ mod tests {
     #[test]
     fn idempotent_ops_cover_every_operation_code() {
         let env = EnvData::new();
-        assert_eq!(env.idempotent_ops.len(), tables::OPERATIONS.len());
         for (code, op) in tables::OPERATIONS.iter().enumerate() {
-            assert_eq!(env.idempotent_ops[code], op.is_idempotent(), "code {code}");
+            assert_eq!(env.idempotent_ops[code], Some(op.is_idempotent()), "code {code}");
         }
+        assert!(env.idempotent_ops[tables::OPERATIONS.len()..]
+            .iter()
+            .all(Option::is_none));
     }
 }

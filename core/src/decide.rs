@@ -385,11 +385,23 @@ fn cause_of(rule: Rule) -> NoRetryCause {
 /// is cancelled too, since it will have timed out by then). Every decision is built here, once.
 #[inline(always)]
 pub(crate) fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+    finish_with(facts, reason, verdict, |d| d)
+}
+
+/// [`finish`], handing the decision to `f` in each branch: an inlined `f` then sees which kind
+/// of decision it has, and no value merged from both kinds is built.
+#[inline(always)]
+pub(crate) fn finish_with<R>(
+    facts: &Facts,
+    reason: RetryReason,
+    verdict: StrategyVerdict,
+    f: impl FnOnce(Decision) -> R,
+) -> R {
     let rule = verdict.rule;
     match verdict.delay_ms {
         Some(delay_ms) => {
             let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
-            Decision::Retry(RetryAfter {
+            f(Decision::Retry(RetryAfter {
                 delay_ms: delay_ms.min(remaining),
                 reason,
                 rule,
@@ -398,16 +410,16 @@ pub(crate) fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdic
                 then_cancel: delay_ms >= remaining,
                 attempts: facts.attempts,
                 idempotent: facts.idempotent,
-            })
+            }))
         }
-        None => Decision::NoRetry(NoRetry {
+        None => f(Decision::NoRetry(NoRetry {
             reason,
             cause: cause_of(rule),
             rule,
             section: rule.section(),
             attempts: facts.attempts,
             idempotent: facts.idempotent,
-        }),
+        })),
     }
 }
 

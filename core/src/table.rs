@@ -10,7 +10,7 @@
 //! A property test checks the table against [`decide_facts`] over random requests and policies.
 
 use crate::backoff::{backoff_delay, controlled_backoff, Jitter};
-use crate::decide::{check_random, decide_facts, declined, finish, Decision, Facts, Rule};
+use crate::decide::{check_random, decide_facts, declined, finish_with, Decision, Facts, Rule};
 use crate::error::Error;
 use crate::policy::Policy;
 use crate::reason::RetryReason;
@@ -18,6 +18,9 @@ use crate::strategy::{StrategyKind, StrategyVerdict};
 
 /// Attempts whose best-effort delay the table holds; a request with more is worked out.
 const ATTEMPTS: usize = 64;
+
+/// The strategy column for requests without an override.
+const OWN: usize = 2;
 
 /// What the rules conclude for one reason, idempotency and strategy, before the deadline check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,20 +41,22 @@ pub struct DecisionTable {
     policy: Policy,
     /// The best-effort delay by attempts; `None` when the policy jitters (the delay needs the draw).
     delays: Option<[u64; ATTEMPTS]>,
-    /// By reason, then idempotent (0 or 1), then strategy (`StrategyKind as usize`).
-    entries: [[[Entry; 2]; 2]; RetryReason::ALL.len()],
+    /// By reason, then idempotent (0 or 1), then strategy: `StrategyKind as usize` for a
+    /// request's override, [`OWN`] for none (the policy's own strategy).
+    entries: [[[Entry; 3]; 2]; RetryReason::ALL.len()],
 }
 
 impl DecisionTable {
     /// Precomputes `policy`'s decisions (a few hundred probe decisions; build once per policy).
     pub fn new(policy: &Policy) -> DecisionTable {
-        let mut entries = [[[Entry::WorkOut; 2]; 2]; RetryReason::ALL.len()];
+        let mut entries = [[[Entry::WorkOut; 3]; 2]; RetryReason::ALL.len()];
         for reason in RetryReason::ALL {
             for idempotent in [false, true] {
+                let row = &mut entries[reason as usize][usize::from(idempotent)];
                 for strategy in [StrategyKind::BestEffort, StrategyKind::FailFast] {
-                    entries[reason as usize][usize::from(idempotent)][strategy as usize] =
-                        probe(policy, reason, idempotent, strategy);
+                    row[strategy as usize] = probe(policy, reason, idempotent, strategy);
                 }
+                row[OWN] = row[policy.strategy as usize];
             }
         }
         DecisionTable {
@@ -69,35 +74,61 @@ impl DecisionTable {
     /// Decides as [`decide_facts`] does under [`Self::policy`].
     #[inline(always)]
     pub fn decide(&self, facts: &Facts, reason: RetryReason) -> Result<Decision, Error> {
-        let Some(delays) = &self.delays else {
-            return self.work_out(*facts, reason);
-        };
-        check_random(facts.random)?;
+        match self.lookup(facts, reason) {
+            Some(decided) => decided,
+            None => self.work_out(*facts, reason),
+        }
+    }
+
+    /// [`Self::decide`]'s answer when the table holds it; `None` when it must be worked out (a
+    /// policy that jitters, more attempts than the table holds): then call [`Self::decide`].
+    /// Hosts with the request at hand in memory can take that path without keeping `facts`.
+    #[inline(always)]
+    pub fn lookup(&self, facts: &Facts, reason: RetryReason) -> Option<Result<Decision, Error>> {
+        self.lookup_with(facts, reason, |d| d)
+    }
+
+    /// [`Self::lookup`], handing the decision to `f`, which runs once, inlined where each kind
+    /// of decision is built (so a host that writes the decision out never merges the two kinds).
+    #[inline(always)]
+    pub fn lookup_with<R>(
+        &self,
+        facts: &Facts,
+        reason: RetryReason,
+        f: impl FnOnce(Decision) -> R,
+    ) -> Option<Result<R, Error>> {
+        let delays = self.delays.as_ref()?;
+        if let Err(e) = check_random(facts.random) {
+            return Some(Err(e));
+        }
         let verdict = if facts.elapsed_ms >= facts.timeout_ms {
             declined(Rule::DeadlinePassed)
         } else {
-            let strategy = facts.strategy.unwrap_or(self.policy.strategy);
-            match self.entries[reason as usize][usize::from(facts.idempotent)][strategy as usize] {
-                Entry::Declined(rule) => declined(rule),
-                Entry::Controlled => StrategyVerdict {
-                    delay_ms: Some(controlled_backoff(facts.attempts)),
-                    rule: Rule::AlwaysRetryControlledBackoff,
-                },
-                Entry::BestEffort => match delays.get(facts.attempts as usize) {
-                    Some(&delay) => StrategyVerdict {
-                        delay_ms: Some(delay),
-                        rule: Rule::BestEffortBackoff,
+            let column = match facts.strategy {
+                Some(strategy) => strategy as usize,
+                None => OWN,
+            };
+            let entry = self.entries[reason as usize][usize::from(facts.idempotent)][column];
+            // The common case first, as one comparison.
+            if entry == Entry::BestEffort {
+                StrategyVerdict {
+                    delay_ms: Some(*delays.get(facts.attempts as usize)?),
+                    rule: Rule::BestEffortBackoff,
+                }
+            } else {
+                match entry {
+                    Entry::Declined(rule) => declined(rule),
+                    Entry::Controlled => StrategyVerdict {
+                        delay_ms: Some(controlled_backoff(facts.attempts)),
+                        rule: Rule::AlwaysRetryControlledBackoff,
                     },
-                    None => return self.work_out(*facts, reason),
-                },
-                Entry::WorkOut => return self.work_out(*facts, reason),
+                    Entry::BestEffort | Entry::WorkOut => return None,
+                }
             }
         };
-        Ok(finish(facts, reason, verdict))
+        Some(Ok(finish_with(facts, reason, verdict, f)))
     }
-}
 
-impl DecisionTable {
     /// [`decide_facts`], out of line. The facts come by value so that callers build a copy
     /// only on this path (by reference, the inlined caller keeps one in memory on every path).
     #[cold]
@@ -188,6 +219,10 @@ mod tests {
         let at = |reason: RetryReason, idempotent: bool, strategy: StrategyKind| {
             table.entries[reason as usize][usize::from(idempotent)][strategy as usize]
         };
+        assert_eq!(
+            at(RetryReason::KvLocked, true, Be),
+            table.entries[RetryReason::KvLocked as usize][1][OWN]
+        );
         use StrategyKind::{BestEffort as Be, FailFast as Ff};
         assert_eq!(
             at(RetryReason::Unknown, true, Be),
