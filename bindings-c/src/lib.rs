@@ -1050,11 +1050,32 @@ pub unsafe extern "C" fn rp_decide(
         let reason = convert::reason(reason, "reason")?;
         // SAFETY: forwarded from this function's contract.
         let table = unsafe { borrow_opt(policy) }.map_or_else(types::rfc_table, |p| &p.table);
-        let d = table.decide(&facts, reason)?;
-        // SAFETY: checked non-NULL; valid for writes by contract.
-        unsafe { write(out, convert::decision_to_c(&d)) };
+        // The table hands each kind of decision straight to the writer, so no decision merged
+        // from both kinds is built; one it does not hold is worked out, out of line.
+        // SAFETY (both writes): checked non-NULL; valid for writes by contract.
+        let written = table.lookup_with(&facts, reason, |d| unsafe {
+            write(out, convert::decision_to_c(&d))
+        });
+        match written {
+            Some(result) => result?,
+            None => {
+                let d = work_out(table, facts, reason)?;
+                unsafe { write(out, convert::decision_to_c(&d)) };
+            }
+        }
         Ok(())
     })
+}
+
+/// `rp_decide`'s decisions the policy's table does not hold (jitter, many attempts).
+#[cold]
+#[inline(never)]
+fn work_out(
+    table: &retrypolicy::DecisionTable,
+    facts: retrypolicy::Facts,
+    reason: retrypolicy::RetryReason,
+) -> Result<retrypolicy::Decision, retrypolicy::Error> {
+    table.decide(&facts, reason)
 }
 
 /// Does nothing and returns RP_RESULT_OK: the same signature as `rp_decide`, so benchmarks can
