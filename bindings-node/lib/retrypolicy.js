@@ -362,8 +362,10 @@ function decide(request, reason, policy, strategy) {
     // No argument at all for the default policy: the addon then makes no N-API call for it.
     if (ph === undefined) native.decide()
     else native.decide(ph)
-    // The native decide writes the code and the delay; the attempts are the request's own.
-    return S[OUT_BIG] !== 0 ? makeDecision(S[OUT_CODE], native.bigDelay(), S[ATTEMPTS]) : decision(S[OUT_CODE], S[OUT_DELAY], S[ATTEMPTS])
+    // The native decide writes the code and the delay; the attempts are the request's own
+    // (`+ 0` turns an accepted -0 into 0, as the addon's u32 does).
+    const attempts = S[ATTEMPTS] + 0
+    return S[OUT_BIG] !== 0 ? makeDecision(S[OUT_CODE], native.bigDelay(), attempts) : decision(S[OUT_CODE], S[OUT_DELAY], attempts)
   }
   native.decideSlow(0, request, reason, ph)
   return readDecision()
@@ -464,7 +466,7 @@ function decideMany(requests, reasons, policy) {
   native.decideMany(ph, A, n, batchOut)
   const B = batchOut
   const out = new Array(n)
-  for (let k = 0; k < n; k++) out[k] = decision(B[k * BATCH_OUT], B[k * BATCH_OUT + 1], A[k * BATCH_IN + ATTEMPTS])
+  for (let k = 0; k < n; k++) out[k] = decision(B[k * BATCH_OUT], B[k * BATCH_OUT + 1], A[k * BATCH_IN + ATTEMPTS] + 0)
   return out
 }
 let batchIn = new Float64Array(0)

@@ -133,3 +133,11 @@ test('valid edge values pass: 0, 2^53 − 1, u32::MAX attempts, bigint up to 2^6
   assert.equal(rp.classifyKv('get', 65535).reason, null)
   assert.equal(rp.classifyKv('get', '0xA2').reason, 'KV_SYNC_WRITE_IN_PROGRESS')
 })
+
+test('-0 is accepted as 0 and comes back as +0, from decide and decideMany alike', () => {
+  for (const d of [rp.decide(req({ attempts: -0, elapsedMs: -0 }), 'KV_LOCKED'), ...rp.decideMany([req({ attempts: -0 })], 'KV_LOCKED')]) {
+    assert.ok(Object.is(d.attempts, 0), `attempts ${Object.is(d.attempts, -0) ? '-0' : d.attempts}`)
+  }
+  // An equal decision asked for with +0 afterwards is not the -0 one either.
+  assert.ok(Object.is(rp.decide(req({ attempts: 0 }), 'KV_LOCKED').attempts, 0))
+})
