@@ -7,9 +7,9 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::{OnceLock, RwLock};
 
 use retrypolicy::{
-    Backoff, Classification, Compat, Decision, DispatchFailure, Facts, FirstDelay, HttpMethod, Jitter,
-    KvOperation, NoRetry, NoRetryCause, Operation, Request, RetryAfter, RetryReason, RetryStrategy, Rule,
-    StrategyKind, StrategyVerdict,
+    Backoff, Classification, Compat, Decision, DispatchFailure, Facts, FirstDelay, FlatDecision, HttpMethod,
+    Jitter, KvOperation, NoRetry, NoRetryCause, Operation, Request, RetryAfter, RetryReason, RetryStrategy,
+    Rule, StrategyKind, StrategyVerdict,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -312,6 +312,105 @@ pub(crate) unsafe fn facts(r: &rp_request) -> Result<Facts, Failure> {
     })
 }
 
+/// Each C operation's idempotency, or that it is not a valid operation, looked up by its four
+/// fields (built from [`operation`] and the core's idempotent-operation list, so no rule is here).
+pub(crate) struct OperationTable([u8; OperationTable::LEN]);
+
+impl OperationTable {
+    /// Services, KV operations and methods, each with one more bucket for every number past them.
+    const SERVICES: usize = 7;
+    const KV_OPERATIONS: usize = 25;
+    const METHODS: usize = 8;
+    const LEN: usize = Self::SERVICES * Self::KV_OPERATIONS * Self::METHODS * 2;
+    const INVALID: u8 = 2;
+
+    /// Looks up every operation once.
+    pub(crate) fn new() -> OperationTable {
+        let mut table = [Self::INVALID; Self::LEN];
+        for service in 0..Self::SERVICES as u32 {
+            for kv_operation in 0..Self::KV_OPERATIONS as u32 {
+                for method in 0..Self::METHODS as u32 {
+                    for readonly in [false, true] {
+                        let c = op_c(service, kv_operation, method, readonly);
+                        if let Ok(op) = operation(&c) {
+                            table[Self::index(&c)] = u8::from(op.is_idempotent());
+                        }
+                    }
+                }
+            }
+        }
+        OperationTable(table)
+    }
+
+    /// The bucket of `op`; the service must be below [`Self::SERVICES`].
+    #[inline(always)]
+    fn index(op: &rp_operation) -> usize {
+        let kv = (op.kv_operation.0 as usize).min(Self::KV_OPERATIONS - 1);
+        let method = (op.method.0 as usize).min(Self::METHODS - 1);
+        ((op.service.0 as usize * Self::KV_OPERATIONS + kv) * Self::METHODS + method) * 2
+            + usize::from(op.readonly)
+    }
+
+    /// Whether `op` is idempotent, or `None` if [`operation`] refuses it.
+    #[inline(always)]
+    pub(crate) fn idempotent(&self, op: &rp_operation) -> Option<bool> {
+        if op.service.0 as usize >= Self::SERVICES {
+            return None;
+        }
+        match *self.0.get(Self::index(op))? {
+            Self::INVALID => None,
+            idempotent => Some(idempotent == 1),
+        }
+    }
+}
+
+/// An `rp_operation` from its four fields.
+fn op_c(service: u32, kv_operation: u32, method: u32, readonly: bool) -> rp_operation {
+    rp_operation {
+        service: rp_service(service),
+        kv_operation: rp_kv_operation(kv_operation),
+        readonly,
+        method: rp_http_method(method),
+    }
+}
+
+/// [`facts`] for a request that passes every check, or `None` (nothing is reported: the caller
+/// then runs [`facts`] for the error).
+///
+/// # Safety
+/// `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
+#[inline(always)]
+pub(crate) unsafe fn facts_fast(r: &rp_request, operations: &OperationTable) -> Option<Facts> {
+    let op_idempotent = operations.idempotent(&r.operation)?;
+    if r.previous_reasons_len != 0 {
+        if r.previous_reasons.is_null() {
+            return None;
+        }
+        // SAFETY: non-NULL, and the caller promises `previous_reasons_len` readable values.
+        let previous = unsafe { std::slice::from_raw_parts(r.previous_reasons, r.previous_reasons_len) };
+        if previous.iter().any(|p| p.core().is_none()) {
+            return None;
+        }
+    }
+    Some(Facts {
+        idempotent: if r.has_idempotent {
+            r.idempotent
+        } else {
+            op_idempotent
+        },
+        attempts: r.attempts,
+        elapsed_ms: r.elapsed_ms,
+        timeout_ms: r.timeout_ms,
+        strategy: if r.has_strategy {
+            Some(r.strategy.core()?)
+        } else {
+            None
+        },
+        random: r.has_random.then_some(r.random),
+        previous_delay_ms: r.has_previous_delay_ms.then_some(r.previous_delay_ms),
+    })
+}
+
 /// A request from C.
 ///
 /// # Safety
@@ -330,6 +429,22 @@ pub(crate) unsafe fn request(r: &rp_request) -> Result<Request, Failure> {
     out.random = r.has_random.then_some(r.random);
     out.previous_delay_ms = r.has_previous_delay_ms.then_some(r.previous_delay_ms);
     Ok(out)
+}
+
+/// A table's flat decision as a C struct, for the request's `facts` and its (valid) `reason`.
+#[inline(always)]
+pub(crate) fn flat_decision_to_c(d: FlatDecision, facts: &Facts, reason: rp_reason) -> rp_decision {
+    rp_decision {
+        action: to_c(d.cause.is_none()),
+        delay_ms: d.delay_ms,
+        capped: d.capped,
+        then_cancel: d.then_cancel,
+        cause: to_c(d.cause),
+        rule: to_c(d.rule),
+        reason,
+        attempts: facts.attempts,
+        idempotent: facts.idempotent,
+    }
 }
 
 /// A core decision as a C struct.
@@ -759,6 +874,30 @@ mod tests {
         assert_eq!(a.to_str().unwrap(), "kv_response_code");
     }
 
+    /// The operation table answers as `operation` does, for numbers in and past every range.
+    #[test]
+    fn the_operation_table_agrees_with_operation() {
+        let table = OperationTable::new();
+        let (mut valid, mut invalid) = (0, 0);
+        for service in [0, 1, 2, 3, 4, 5, 6, 7, 8, 1000, u32::MAX] {
+            for kv_operation in (0..30).chain([1000, u32::MAX]) {
+                for method in (0..10).chain([u32::MAX]) {
+                    for readonly in [false, true] {
+                        let op = op_c(service, kv_operation, method, readonly);
+                        let want = operation(&op).ok().map(|o| o.is_idempotent());
+                        assert_eq!(table.idempotent(&op), want, "{op:?}");
+                        if want.is_some() {
+                            valid += 1;
+                        } else {
+                            invalid += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(valid > 1000 && invalid > 1000, "{valid} valid, {invalid} invalid");
+    }
+
     /// `facts` (rp_decide's path) checks and reads a C request exactly as `request` does.
     #[test]
     fn facts_agree_with_the_full_request() {
@@ -795,10 +934,14 @@ mod tests {
         null_list.previous_reasons = std::ptr::null();
         null_list.previous_reasons_len = 1;
         cases.push(null_list);
+        let operations = OperationTable::new();
         let (mut ok, mut failed) = (0, 0);
         for r in &cases {
             // SAFETY: every list pointer is NULL or points to `reasons`, long enough.
             let (a, b) = unsafe { (facts(r), request(r).map(|q| q.facts())) };
+            // The fast read accepts exactly what the checked one accepts, with the same facts.
+            let fast = unsafe { facts_fast(r, &operations) };
+            assert_eq!(fast, a.as_ref().ok().copied(), "{r:?}");
             match (a, b) {
                 (Ok(a), Ok(b)) => {
                     assert_eq!(a, b);

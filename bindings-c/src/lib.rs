@@ -1043,39 +1043,84 @@ pub unsafe extern "C" fn rp_decide(
     policy: *const rp_policy,
     decision_out: *mut rp_decision,
 ) -> rp_result {
+    ffi_boundary!(rp_result, {
+        // SAFETY (both): forwarded from this function's contract.
+        if unsafe { decide_fast(request, reason, policy, decision_out) } {
+            RP_RESULT_OK
+        } else {
+            unsafe { decide_checked(request, reason, policy, decision_out) }
+        }
+    })
+}
+
+/// `rp_decide` for a request that passes every check and whose decision the table holds: writes
+/// it and returns true; otherwise writes nothing and returns false. It calls nothing.
+///
+/// # Safety
+/// As `rp_decide`.
+#[inline(always)]
+unsafe fn decide_fast(
+    request: *const rp_request,
+    reason: rp_reason,
+    policy: *const rp_policy,
+    decision_out: *mut rp_decision,
+) -> bool {
+    // Not built yet: the checked path builds it.
+    let Some(hot) = types::hot_if_built() else {
+        return false;
+    };
+    if decision_out.is_null() {
+        return false;
+    }
+    // SAFETY: NULL or valid for reads, by contract.
+    let Some(r) = (unsafe { request.as_ref() }) else {
+        return false;
+    };
+    // SAFETY: forwarded from this function's contract.
+    let Some(facts) = (unsafe { convert::facts_fast(r, &hot.operations) }) else {
+        return false;
+    };
+    let Some(core_reason) = convert::CEnum::core(reason) else {
+        return false;
+    };
+    // SAFETY: NULL or a live handle, by contract.
+    let table = unsafe { borrow_opt(policy) }.map_or(&hot.rfc, |p| &p.table);
+    let Some(flat) = table.lookup_flat(&facts, core_reason) else {
+        return false;
+    };
+    // SAFETY: checked non-NULL; valid for writes by contract.
+    unsafe { write(decision_out, convert::flat_decision_to_c(flat, &facts, reason)) };
+    true
+}
+
+/// `rp_decide` for everything [`decide_fast`] leaves: checks each argument, reporting the first
+/// failure, and works out decisions the table does not hold. `extern "C"` (so it never unwinds)
+/// with its own panic boundary, so that `rp_decide` needs none of its own around the call.
+///
+/// # Safety
+/// As `rp_decide`.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn decide_checked(
+    request: *const rp_request,
+    reason: rp_reason,
+    policy: *const rp_policy,
+    decision_out: *mut rp_decision,
+) -> rp_result {
     ffi_boundary!({
+        // Built here on the first call, so that later ones can take the fast path.
+        let hot = types::hot();
         let out = out_ptr(decision_out, "decision_out")?;
         // SAFETY: forwarded from this function's contract.
         let facts = unsafe { convert::facts(borrow(request, "request")?) }?;
         let reason = convert::reason(reason, "reason")?;
         // SAFETY: forwarded from this function's contract.
-        let table = unsafe { borrow_opt(policy) }.map_or_else(types::rfc_table, |p| &p.table);
-        // The table hands each kind of decision straight to the writer, so no decision merged
-        // from both kinds is built; one it does not hold is worked out, out of line.
-        // SAFETY (both writes): checked non-NULL; valid for writes by contract.
-        let written = table.lookup_with(&facts, reason, |d| unsafe {
-            write(out, convert::decision_to_c(&d))
-        });
-        match written {
-            Some(result) => result?,
-            None => {
-                let d = work_out(table, facts, reason)?;
-                unsafe { write(out, convert::decision_to_c(&d)) };
-            }
-        }
+        let table = unsafe { borrow_opt(policy) }.map_or(&hot.rfc, |p| &p.table);
+        let d = table.decide(&facts, reason)?;
+        // SAFETY: checked non-NULL; valid for writes by contract.
+        unsafe { write(out, convert::decision_to_c(&d)) };
         Ok(())
     })
-}
-
-/// `rp_decide`'s decisions the policy's table does not hold (jitter, many attempts).
-#[cold]
-#[inline(never)]
-fn work_out(
-    table: &retrypolicy::DecisionTable,
-    facts: retrypolicy::Facts,
-    reason: retrypolicy::RetryReason,
-) -> Result<retrypolicy::Decision, retrypolicy::Error> {
-    table.decide(&facts, reason)
 }
 
 /// Does nothing and returns RP_RESULT_OK: the same signature as `rp_decide`, so benchmarks can

@@ -33,6 +33,16 @@ impl FfiReturn for Result<(), Failure> {
     }
 }
 
+impl FfiReturn for rp_result {
+    type Out = rp_result;
+    fn finish(self) -> rp_result {
+        self
+    }
+    fn panicked() -> rp_result {
+        RP_RESULT_PANIC
+    }
+}
+
 impl FfiReturn for () {
     type Out = ();
     fn finish(self) {}

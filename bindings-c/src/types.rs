@@ -404,10 +404,28 @@ impl rp_policy {
     }
 }
 
-/// The decision table of the RFC default policy, for calls that pass no policy (built on first use).
-pub(crate) fn rfc_table() -> &'static DecisionTable {
-    static RFC: std::sync::OnceLock<DecisionTable> = std::sync::OnceLock::new();
-    RFC.get_or_init(|| DecisionTable::new(&Policy::RFC))
+/// What `rp_decide` reads on every call besides the request: built once, on first use.
+pub(crate) struct Hot {
+    /// The decision table of the RFC default policy, for calls that pass no policy.
+    pub(crate) rfc: DecisionTable,
+    /// Each C operation's idempotency.
+    pub(crate) operations: crate::convert::OperationTable,
+}
+
+static HOT: std::sync::OnceLock<Hot> = std::sync::OnceLock::new();
+
+/// The [`Hot`] tables, built on first use.
+pub(crate) fn hot() -> &'static Hot {
+    HOT.get_or_init(|| Hot {
+        rfc: DecisionTable::new(&Policy::RFC),
+        operations: crate::convert::OperationTable::new(),
+    })
+}
+
+/// The [`Hot`] tables if [`hot`] has built them (a check, never a call).
+#[inline(always)]
+pub(crate) fn hot_if_built() -> Option<&'static Hot> {
+    HOT.get()
 }
 
 /// A parsed KV error map (RFC 0013): immutable, shareable between threads; create with

@@ -4,9 +4,9 @@
 use std::ffi::c_void;
 
 use napi::sys::{napi_env, napi_value, ValueType};
-use retrypolicy::decide::{NoRetry, RetryAfter};
+use retrypolicy::decide::RetryAfter;
 use retrypolicy::{
-    Classification, Decision, Error as CoreError, ErrorMap, KvOperation, NoRetryCause, Policy, Request,
+    Classification, Decision, Error as CoreError, ErrorMap, FlatDecision, KvOperation, Policy, Request,
     RetryReason, Scenario, StrategyVerdict,
 };
 
@@ -398,30 +398,24 @@ fn unpack(code: u32, delay_ms: u64, attempts: u32) -> Result<Decision, CoreError
         .get(((code >> bits::RULE) & 7) as usize)
         .ok_or_else(bad)?;
     let idempotent = code & bits::IDEMPOTENT != 0;
-    Ok(if code & bits::RETRY != 0 {
-        Decision::Retry(RetryAfter {
-            delay_ms,
-            reason,
-            rule,
-            section: rule.section(),
-            capped: code & bits::CAPPED != 0,
-            then_cancel: code & bits::THEN_CANCEL != 0,
-            attempts,
-            idempotent,
-        })
+    let retry = code & bits::RETRY != 0;
+    let cause = if retry {
+        None
     } else {
-        let cause: NoRetryCause = *tables::CAUSES
-            .get(((code >> bits::CAUSE) & 7) as usize)
-            .ok_or_else(bad)?;
-        Decision::NoRetry(NoRetry {
-            reason,
-            cause,
-            rule,
-            section: rule.section(),
-            attempts,
-            idempotent,
-        })
-    })
+        Some(
+            *tables::CAUSES
+                .get(((code >> bits::CAUSE) & 7) as usize)
+                .ok_or_else(bad)?,
+        )
+    };
+    let flat = FlatDecision {
+        delay_ms: if retry { delay_ms } else { 0 },
+        capped: code & bits::CAPPED != 0,
+        then_cancel: code & bits::THEN_CANCEL != 0,
+        cause,
+        rule,
+    };
+    Ok(flat.complete(reason, attempts, idempotent))
 }
 
 crate::export! {

@@ -370,7 +370,7 @@ impl Request {
 
 /// Why a rule declines: each declining rule has exactly one cause.
 #[inline(always)]
-fn cause_of(rule: Rule) -> NoRetryCause {
+pub(crate) fn cause_of(rule: Rule) -> NoRetryCause {
     match rule {
         Rule::DeadlinePassed => NoRetryCause::DeadlinePassed,
         Rule::UnknownNeverRetried => NoRetryCause::UnknownReason,

@@ -73,7 +73,7 @@ pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
-pub use table::DecisionTable;
+pub use table::{DecisionTable, FlatDecision};
 
 /// This crate's version, which every binding reports too.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

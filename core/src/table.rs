@@ -10,7 +10,10 @@
 //! A property test checks the table against [`decide_facts`] over random requests and policies.
 
 use crate::backoff::{backoff_delay, controlled_backoff, Jitter};
-use crate::decide::{check_random, decide_facts, declined, finish_with, Decision, Facts, Rule};
+use crate::decide::{
+    cause_of, check_random, decide_facts, declined, finish_with, Decision, Facts, NoRetry, NoRetryCause,
+    RetryAfter, Rule,
+};
 use crate::error::Error;
 use crate::policy::Policy;
 use crate::reason::RetryReason;
@@ -35,6 +38,81 @@ enum Entry {
     WorkOut,
 }
 
+/// A decision as the values that differ between decisions with the same reason, attempts and
+/// idempotency: what a host that writes a decision out field by field needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlatDecision {
+    /// The delay before the retry, capped to the time left (0 when not retrying).
+    pub delay_ms: u64,
+    /// Whether the delay was cut to the time left.
+    pub capped: bool,
+    /// Whether the request is cancelled when the delay ends.
+    pub then_cancel: bool,
+    /// Why the request is not retried; `None` when it is.
+    pub cause: Option<NoRetryCause>,
+    /// The rule that decided.
+    pub rule: Rule,
+}
+
+impl FlatDecision {
+    /// The whole decision, for the `reason`, `attempts` and idempotency it was looked up for.
+    pub fn complete(self, reason: RetryReason, attempts: u32, idempotent: bool) -> Decision {
+        let rule = self.rule;
+        match self.cause {
+            None => Decision::Retry(RetryAfter {
+                delay_ms: self.delay_ms,
+                reason,
+                rule,
+                section: rule.section(),
+                capped: self.capped,
+                then_cancel: self.then_cancel,
+                attempts,
+                idempotent,
+            }),
+            Some(cause) => Decision::NoRetry(NoRetry {
+                reason,
+                cause,
+                rule,
+                section: rule.section(),
+                attempts,
+                idempotent,
+            }),
+        }
+    }
+}
+
+/// Which delays an [`Outcome`] retries after: an index into [`DecisionTable::ladders`].
+const NO_DELAY: u8 = 0;
+const BEST_EFFORT: u8 = 1;
+const CONTROLLED: u8 = 2;
+/// Past the ladders: the decision must be worked out.
+const WORK_OUT: u8 = 3;
+
+/// An [`Entry`] packed for [`DecisionTable::lookup_flat`]: the delays, the rule and its cause
+/// (four bytes, so that one is found by a scaled index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(4))]
+struct Outcome {
+    ladder: u8,
+    rule: Rule,
+    cause: Option<NoRetryCause>,
+}
+
+impl Outcome {
+    /// The outcome of `entry`; every entry is worked out when the policy keeps no delays.
+    fn of(entry: Entry, delays: bool) -> Outcome {
+        let (ladder, rule) = match entry {
+            _ if !delays => (WORK_OUT, Rule::CustomStrategy),
+            Entry::Declined(rule) => (NO_DELAY, rule),
+            Entry::Controlled => (CONTROLLED, Rule::AlwaysRetryControlledBackoff),
+            Entry::BestEffort => (BEST_EFFORT, Rule::BestEffortBackoff),
+            Entry::WorkOut => (WORK_OUT, Rule::CustomStrategy),
+        };
+        let cause = (ladder == NO_DELAY).then(|| cause_of(rule));
+        Outcome { ladder, rule, cause }
+    }
+}
+
 /// A policy with its decisions precomputed by reason, idempotency and strategy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecisionTable {
@@ -44,6 +122,12 @@ pub struct DecisionTable {
     /// By reason, then idempotent (0 or 1), then strategy: `StrategyKind as usize` for a
     /// request's override, [`OWN`] for none (the policy's own strategy).
     entries: [[[Entry; 3]; 2]; RetryReason::ALL.len()],
+    /// `entries` as outcomes, indexed the same way.
+    outcomes: [[[Outcome; 3]; 2]; RetryReason::ALL.len()],
+    /// The decision once the deadline has passed; `None` when the policy keeps no delays.
+    deadline: Option<FlatDecision>,
+    /// Delays by attempts: none (all zero), the best-effort delays, the controlled backoff.
+    ladders: [[u64; ATTEMPTS]; 3],
 }
 
 impl DecisionTable {
@@ -59,10 +143,28 @@ impl DecisionTable {
                 row[OWN] = row[policy.strategy as usize];
             }
         }
+        let delays = best_effort_delays(policy);
+        let kept = delays.is_some();
+        let outcomes =
+            entries.map(|by_idempotency| by_idempotency.map(|row| row.map(|e| Outcome::of(e, kept))));
+        let mut ladders = [[0; ATTEMPTS]; 3];
+        ladders[BEST_EFFORT as usize] = delays.unwrap_or([0; ATTEMPTS]);
+        for (attempts, delay) in ladders[CONTROLLED as usize].iter_mut().enumerate() {
+            *delay = controlled_backoff(attempts as u32);
+        }
         DecisionTable {
             policy: *policy,
-            delays: best_effort_delays(policy),
+            delays,
             entries,
+            outcomes,
+            deadline: kept.then_some(FlatDecision {
+                delay_ms: 0,
+                capped: false,
+                then_cancel: false,
+                cause: Some(NoRetryCause::DeadlinePassed),
+                rule: Rule::DeadlinePassed,
+            }),
+            ladders,
         }
     }
 
@@ -127,6 +229,41 @@ impl DecisionTable {
             }
         };
         Some(Ok(finish_with(facts, reason, verdict, f)))
+    }
+
+    /// [`Self::decide`]'s decision as a [`FlatDecision`] (complete it with
+    /// [`FlatDecision::complete`]) when the table holds it; `None` when it must be worked out (a
+    /// policy that jitters, more attempts than the table holds) or the request is refused (a
+    /// random draw outside [0, 1)): then call [`Self::decide`]. Branch-light, for FFI hot paths.
+    #[inline(always)]
+    pub fn lookup_flat(&self, facts: &Facts, reason: RetryReason) -> Option<FlatDecision> {
+        if let Some(r) = facts.random {
+            if !(0.0..1.0).contains(&r) {
+                return None;
+            }
+        }
+        let column = match facts.strategy {
+            Some(strategy) => strategy as usize,
+            None => OWN,
+        };
+        if facts.elapsed_ms >= facts.timeout_ms {
+            return self.deadline;
+        }
+        let o = self.outcomes[reason as usize][usize::from(facts.idempotent)][column];
+        // A declined outcome reads zeros; WORK_OUT is past the ladders, like attempts past 63.
+        let delay = *self
+            .ladders
+            .get(usize::from(o.ladder))?
+            .get(facts.attempts as usize)?;
+        let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
+        let retry = o.cause.is_none();
+        Some(FlatDecision {
+            delay_ms: delay.min(remaining),
+            capped: retry & (delay > remaining),
+            then_cancel: retry & (delay >= remaining),
+            cause: o.cause,
+            rule: o.rule,
+        })
     }
 
     /// [`decide_facts`], out of line. The facts come by value so that callers build a copy
@@ -200,6 +337,67 @@ mod tests {
         r.attempts = 2;
         let d = table.decide(&r.facts(), RetryReason::KvNotMyVbucket).unwrap();
         assert_eq!(d.delay_ms(), Some(50));
+    }
+
+    #[test]
+    fn the_flat_lookup_answers_what_the_table_holds_and_nothing_else() {
+        let table = DecisionTable::new(&Policy::RFC);
+        let mut r = Request::new(Operation::Kv(KvOperation::Get), 100, 2500);
+        r.attempts = 3;
+        let flat = |r: &Request, reason| table.lookup_flat(&r.facts(), reason);
+        let retry = |delay_ms, rule| FlatDecision {
+            delay_ms,
+            capped: false,
+            then_cancel: false,
+            cause: None,
+            rule,
+        };
+        assert_eq!(
+            flat(&r, RetryReason::KvLocked),
+            Some(retry(8, Rule::BestEffortBackoff))
+        );
+        assert_eq!(
+            flat(&r, RetryReason::KvNotMyVbucket),
+            Some(retry(100, Rule::AlwaysRetryControlledBackoff))
+        );
+        let declined = |cause, rule| FlatDecision {
+            delay_ms: 0,
+            capped: false,
+            then_cancel: false,
+            cause: Some(cause),
+            rule,
+        };
+        assert_eq!(
+            flat(&r, RetryReason::Unknown),
+            Some(declined(NoRetryCause::UnknownReason, Rule::UnknownNeverRetried))
+        );
+        let mut late = r.clone();
+        late.elapsed_ms = 2495;
+        let capped = flat(&late, RetryReason::KvLocked).unwrap();
+        assert_eq!(
+            (capped.delay_ms, capped.capped, capped.then_cancel),
+            (5, true, true)
+        );
+        late.elapsed_ms = 2500;
+        assert_eq!(
+            flat(&late, RetryReason::KvLocked),
+            Some(declined(NoRetryCause::DeadlinePassed, Rule::DeadlinePassed))
+        );
+        // Not held: attempts past the ladders, a refused draw, a policy that jitters.
+        let mut many = r.clone();
+        many.attempts = 64;
+        assert_eq!(flat(&many, RetryReason::KvLocked), None);
+        let mut bad_draw = r.clone();
+        bad_draw.random = Some(1.0);
+        assert_eq!(flat(&bad_draw, RetryReason::Unknown), None);
+        let mut jitter = Policy::RFC;
+        jitter.jitter = Jitter::Equal;
+        let mut drawn = r.clone();
+        drawn.random = Some(0.5);
+        let jittering = DecisionTable::new(&jitter);
+        assert_eq!(jittering.lookup_flat(&drawn.facts(), RetryReason::Unknown), None);
+        late.random = Some(0.5);
+        assert_eq!(jittering.lookup_flat(&late.facts(), RetryReason::KvLocked), None);
     }
 
     #[test]

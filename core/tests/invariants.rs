@@ -128,7 +128,22 @@ proptest! {
         }
         let table = DecisionTable::new(&policy);
         let got = table.decide(&facts, reason).map_err(|e| e.to_string());
-        prop_assert_eq!(got, decide_facts(&facts, reason, &policy).map_err(|e| e.to_string()));
+        let want = decide_facts(&facts, reason, &policy).map_err(|e| e.to_string());
+        prop_assert_eq!(&got, &want);
+        // The flat form, when the table answers, completes to the same decision; also with the
+        // deadline exactly where the delay ends (cancelled, not capped) and one ms before it.
+        if let Some(flat) = table.lookup_flat(&facts, reason) {
+            prop_assert_eq!(Ok(flat.complete(reason, facts.attempts, facts.idempotent)), want);
+        }
+        let far = Facts { elapsed_ms: 0, timeout_ms: u64::MAX, ..facts };
+        if let Some(uncapped) = table.lookup_flat(&far, reason) {
+            for timeout_ms in [uncapped.delay_ms, uncapped.delay_ms.saturating_sub(1)] {
+                let edge = Facts { timeout_ms, ..far };
+                let want = decide_facts(&edge, reason, &policy).map_err(|e| e.to_string());
+                let flat = table.lookup_flat(&edge, reason).map(|f| f.complete(reason, edge.attempts, edge.idempotent));
+                prop_assert_eq!(flat.ok_or_else(String::new), want);
+            }
+        }
     }
 
     #[test]
