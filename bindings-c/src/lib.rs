@@ -1076,11 +1076,11 @@ unsafe fn decide_fast(
     let Some(r) = (unsafe { request.as_ref() }) else {
         return false;
     };
-    // SAFETY: forwarded from this function's contract.
-    let Some(facts) = (unsafe { convert::facts_fast(r, &hot.operations) }) else {
+    let Some(core_reason) = convert::CEnum::core(reason) else {
         return false;
     };
-    let Some(core_reason) = convert::CEnum::core(reason) else {
+    // SAFETY: forwarded from this function's contract.
+    let Some(facts) = (unsafe { convert::facts_fast(r, &hot.operations) }) else {
         return false;
     };
     // SAFETY: NULL or a live handle, by contract.
