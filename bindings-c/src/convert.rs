@@ -317,11 +317,15 @@ pub(crate) unsafe fn facts(r: &rp_request) -> Result<Facts, Failure> {
 pub(crate) struct OperationTable([u8; OperationTable::LEN]);
 
 impl OperationTable {
-    /// Services, KV operations and methods, each with one more bucket for every number past them.
+    /// The services (a larger number is refused before the lookup).
     const SERVICES: usize = 7;
+    /// The KV operations, and one bucket for every number past them.
     const KV_OPERATIONS: usize = 25;
+    /// The HTTP methods, and one bucket for every number past them.
     const METHODS: usize = 8;
+    /// Buckets: by service, KV operation, method and `readonly`.
     const LEN: usize = Self::SERVICES * Self::KV_OPERATIONS * Self::METHODS * 2;
+    /// A bucket's value for an operation [`operation`] refuses (else 0 or 1: idempotent).
     const INVALID: u8 = 2;
 
     /// Looks up every operation once.
@@ -342,13 +346,24 @@ impl OperationTable {
         OperationTable(table)
     }
 
-    /// The bucket of `op`; the service must be below [`Self::SERVICES`].
+    /// The bucket of `op`; the service must be below [`Self::SERVICES`]. Like [`operation`], it
+    /// reads only the fields the service uses (`readonly` is a C `bool` that callers may leave
+    /// unset for other services, and a byte other than 0 or 1 is no Rust `bool`).
     #[inline(always)]
     fn index(op: &rp_operation) -> usize {
-        let kv = (op.kv_operation.0 as usize).min(Self::KV_OPERATIONS - 1);
-        let method = (op.method.0 as usize).min(Self::METHODS - 1);
-        ((op.service.0 as usize * Self::KV_OPERATIONS + kv) * Self::METHODS + method) * 2
-            + usize::from(op.readonly)
+        let s = op.service;
+        let kv = match s {
+            RP_SERVICE_KV => (op.kv_operation.0 as usize).min(Self::KV_OPERATIONS - 1),
+            _ => 0,
+        };
+        let method = match s {
+            RP_SERVICE_CLUSTER_MANAGER | RP_SERVICE_MANAGEMENT => {
+                (op.method.0 as usize).min(Self::METHODS - 1)
+            }
+            _ => 0,
+        };
+        let readonly = matches!(s, RP_SERVICE_QUERY | RP_SERVICE_ANALYTICS) && op.readonly;
+        ((s.0 as usize * Self::KV_OPERATIONS + kv) * Self::METHODS + method) * 2 + usize::from(readonly)
     }
 
     /// Whether `op` is idempotent, or `None` if [`operation`] refuses it.
@@ -907,12 +922,16 @@ mod tests {
             for kv_operation in [0, 5, 999] {
                 for method in [0, 3, 99] {
                     for (has_idempotent, idempotent) in [(false, false), (true, false), (true, true)] {
-                        for (strategy, previous) in [(None, 0), (Some(1), 1), (Some(9), 0), (None, 2)] {
+                        for (i, (strategy, previous)) in [(None, 0), (Some(1), 1), (Some(9), 0), (None, 2)]
+                            .into_iter()
+                            .enumerate()
+                        {
+                            // SAFETY: all-zero is a valid rp_request (NULL list, zero length).
                             let mut r: rp_request = unsafe { std::mem::zeroed() };
                             r.operation.service = rp_service(service);
                             r.operation.kv_operation = rp_kv_operation(kv_operation);
                             r.operation.method = rp_http_method(method);
-                            r.operation.readonly = idempotent;
+                            r.operation.readonly = !idempotent;
                             r.attempts = 3;
                             r.elapsed_ms = 100;
                             r.timeout_ms = 2500;
@@ -922,8 +941,13 @@ mod tests {
                             r.strategy = rp_strategy(strategy.unwrap_or(0));
                             r.previous_reasons = reasons.as_ptr();
                             r.previous_reasons_len = previous;
-                            r.has_random = true;
-                            r.random = 0.25;
+                            // Draws and previous delays vary too (a fast read that ignored
+                            // `has_random` or `has_previous_delay_ms` would differ).
+                            let draw = [None, Some(0.25), Some(f64::NAN), Some(1.0)][i];
+                            r.has_random = draw.is_some();
+                            r.random = draw.unwrap_or(0.5);
+                            r.has_previous_delay_ms = i % 2 == 1;
+                            r.previous_delay_ms = 40;
                             cases.push(r);
                         }
                     }
@@ -940,6 +964,7 @@ mod tests {
             // SAFETY: every list pointer is NULL or points to `reasons`, long enough.
             let (a, b) = unsafe { (facts(r), request(r).map(|q| q.facts())) };
             // The fast read accepts exactly what the checked one accepts, with the same facts.
+            // SAFETY: as above.
             let fast = unsafe { facts_fast(r, &operations) };
             assert_eq!(fast, a.as_ref().ok().copied(), "{r:?}");
             match (a, b) {

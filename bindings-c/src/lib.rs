@@ -1095,7 +1095,7 @@ unsafe fn decide_fast(
 
 /// `rp_decide` for everything [`decide_fast`] leaves: checks each argument, reporting the first
 /// failure, and works out decisions the table does not hold. `extern "C"` (so it never unwinds)
-/// with its own panic boundary, so that `rp_decide` needs none of its own around the call.
+/// with its own panic boundary, so that `rp_decide`'s boundary needs no landing pad around the call.
 ///
 /// # Safety
 /// As `rp_decide`.
@@ -1274,6 +1274,84 @@ mod tests {
         let v = unsafe { CStr::from_ptr(rp_version()) };
         assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
         assert_eq!(v.to_str().unwrap(), retrypolicy::VERSION);
+    }
+
+    /// Wherever the fast path answers, the checked path gives the same decision; it answers the
+    /// plain cases, and leaves every refusal and every decision the table does not hold alone.
+    #[test]
+    fn the_fast_path_decides_as_the_checked_path() {
+        let _ = types::hot();
+        let mut jitter = Policy::RFC;
+        jitter.jitter = retrypolicy::Jitter::Full;
+        let mut fail_fast = Policy::RFC;
+        fail_fast.strategy = retrypolicy::StrategyKind::FailFast;
+        let handles = [Policy::RFC, jitter, fail_fast].map(|p| rp_policy::new(&p));
+        let policies = handles
+            .iter()
+            .map(|p| p as *const rp_policy)
+            .chain([std::ptr::null()]);
+        let reasons = [
+            RP_REASON_UNKNOWN,
+            RP_REASON_KV_LOCKED,
+            RP_REASON_KV_NOT_MY_VBUCKET,
+            RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT,
+            rp_reason(99),
+        ];
+        let (mut fast, mut refused, mut total) = (0, 0, 0);
+        for policy in policies {
+            for reason in reasons {
+                for kv in [RP_KV_OPERATION_GET, RP_KV_OPERATION_UPSERT, rp_kv_operation(99)] {
+                    for random in [None, Some(0.5), Some(1.0), Some(f64::NAN), Some(-0.0)] {
+                        for attempts in [0, 63, 64] {
+                            for (elapsed_ms, timeout_ms) in [(100, 2500), (2499, 2500), (2500, 2500)] {
+                                for strategy in [None, Some(RP_STRATEGY_FAIL_FAST), Some(rp_strategy(7))] {
+                                    // SAFETY: all-zero is a valid rp_request (no pointers in use).
+                                    let mut r: rp_request = unsafe { std::mem::zeroed() };
+                                    r.operation.service = RP_SERVICE_KV;
+                                    r.operation.kv_operation = kv;
+                                    (r.attempts, r.elapsed_ms, r.timeout_ms) =
+                                        (attempts, elapsed_ms, timeout_ms);
+                                    (r.has_random, r.random) = (random.is_some(), random.unwrap_or(0.0));
+                                    r.has_strategy = strategy.is_some();
+                                    r.strategy = strategy.unwrap_or(RP_STRATEGY_BEST_EFFORT);
+                                    let mut a = std::mem::MaybeUninit::<rp_decision>::zeroed();
+                                    let mut b = std::mem::MaybeUninit::<rp_decision>::zeroed();
+                                    // SAFETY: every pointer is valid or NULL as rp_decide allows.
+                                    let (took, checked) = unsafe {
+                                        (
+                                            decide_fast(&r, reason, policy, a.as_mut_ptr()),
+                                            decide_checked(&r, reason, policy, b.as_mut_ptr()),
+                                        )
+                                    };
+                                    total += 1;
+                                    if checked != RP_RESULT_OK {
+                                        refused += 1;
+                                        assert!(!took, "the fast path answered a refused request: {r:?}");
+                                    }
+                                    if took {
+                                        fast += 1;
+                                        // SAFETY: both were written (zeroed before in any case).
+                                        let (a, b) = unsafe { (a.assume_init(), b.assume_init()) };
+                                        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{r:?}");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            fast > 500 && refused > 500,
+            "{fast} fast, {refused} refused of {total}"
+        );
+        // The plain case: a KV get far from its deadline, no draw, the default policy.
+        // SAFETY: all-zero is a valid rp_request.
+        let mut plain: rp_request = unsafe { std::mem::zeroed() };
+        (plain.attempts, plain.elapsed_ms, plain.timeout_ms) = (3, 100, 2500);
+        let mut d = std::mem::MaybeUninit::<rp_decision>::zeroed();
+        // SAFETY: valid request and out pointer, NULL policy.
+        assert!(unsafe { decide_fast(&plain, RP_REASON_KV_LOCKED, std::ptr::null(), d.as_mut_ptr()) });
     }
 
     #[test]

@@ -92,7 +92,8 @@ fn panicked<R: FfiReturn>(payload: Box<dyn Any + Send>) -> R::Out {
 ///
 /// `ffi_boundary!({ ... })` for a function returning `rp_result`: the block is a
 /// `Result<(), Failure>` (so `?` works on core errors). `ffi_boundary!(T, { ... })` for any
-/// other return type `T` implementing `FfiReturn` (a pointer, or `()`).
+/// other return type `T` implementing `FfiReturn` (a pointer, `()`, or `rp_result`, which is
+/// passed through as is: a body returning a failure code that way records no detail itself).
 macro_rules! ffi_boundary {
     ($body:block) => {
         $crate::panic::settle(::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(

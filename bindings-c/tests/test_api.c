@@ -621,6 +621,51 @@ static void idempotency_follows_the_rfc_list_and_overrides(void **state) {
     assert_int_equal(op.method, RP_HTTP_METHOD_GET);
 }
 
+/* Every field of two decisions, one by one (the struct's padding is not part of a decision). */
+static void assert_same_decision(const rp_decision *a, const rp_decision *b) {
+    assert_int_equal(a->action, b->action);
+    assert_int_equal(a->delay_ms, b->delay_ms);
+    assert_int_equal(a->capped, b->capped);
+    assert_int_equal(a->then_cancel, b->then_cancel);
+    assert_int_equal(a->cause, b->cause);
+    assert_int_equal(a->rule, b->rule);
+    assert_int_equal(a->reason, b->reason);
+    assert_int_equal(a->attempts, b->attempts);
+    assert_int_equal(a->idempotent, b->idempotent);
+}
+
+/* A service reads only its own operation fields: the bytes of the others (as an uninitialised
+ * struct may hold; most are no valid bool) change nothing, on any call. */
+static void operation_fields_a_service_does_not_use_are_never_read(void **state) {
+    (void)state;
+    const rp_service services[] = {RP_SERVICE_KV,     RP_SERVICE_QUERY, RP_SERVICE_ANALYTICS,
+                                   RP_SERVICE_SEARCH, RP_SERVICE_VIEWS, RP_SERVICE_CLUSTER_MANAGER,
+                                   RP_SERVICE_MANAGEMENT};
+    const int garbage[] = {0x01, 0x02, 0x10, 0x33, 0xA5, 0xFF};
+    for (size_t i = 0; i < sizeof services / sizeof services[0] * sizeof garbage / sizeof garbage[0]; i++) {
+        rp_service s = services[i % (sizeof services / sizeof services[0])];
+        int byte = garbage[i / (sizeof services / sizeof services[0])];
+        rp_request clean;
+        memset(&clean, 0, sizeof clean);
+        clean.operation.service = s;
+        clean.attempts = 2;
+        clean.elapsed_ms = 100;
+        clean.timeout_ms = 2500;
+        rp_request dirty = clean;
+        memset(&dirty.operation, byte, sizeof dirty.operation);
+        dirty.operation.service = s;
+        if (s == RP_SERVICE_KV) dirty.operation.kv_operation = clean.operation.kv_operation;
+        if (s == RP_SERVICE_QUERY || s == RP_SERVICE_ANALYTICS) dirty.operation.readonly = clean.operation.readonly;
+        if (s == RP_SERVICE_CLUSTER_MANAGER || s == RP_SERVICE_MANAGEMENT) dirty.operation.method = clean.operation.method;
+        for (int call = 0; call < 3; call++) {
+            rp_decision want, got;
+            OK(rp_decide(&clean, RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT, NULL, &want));
+            OK(rp_decide(&dirty, RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT, NULL, &got));
+            assert_same_decision(&want, &got);
+        }
+    }
+}
+
 /* ---- strategies -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -907,6 +952,7 @@ int main(void) {
         cmocka_unit_test(readme_example_is_capped_then_cancelled),
         cmocka_unit_test(decisions_follow_the_core_rules),
         cmocka_unit_test(idempotency_follows_the_rfc_list_and_overrides),
+        cmocka_unit_test(operation_fields_a_service_does_not_use_are_never_read),
         cmocka_unit_test(host_strategy_is_consulted_only_where_the_core_allows),
         cmocka_unit_test(before_and_after_strategy_split),
         cmocka_unit_test(classification_uses_the_core_tables),

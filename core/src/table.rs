@@ -81,9 +81,11 @@ impl FlatDecision {
     }
 }
 
-/// Which delays an [`Outcome`] retries after: an index into [`DecisionTable::ladders`].
+/// An [`Outcome`]'s ladder (an index into [`DecisionTable::ladders`]) for declining: all zeros.
 const NO_DELAY: u8 = 0;
+/// The ladder of the policy's best-effort delays.
 const BEST_EFFORT: u8 = 1;
+/// The ladder of the controlled backoff.
 const CONTROLLED: u8 = 2;
 /// Past the ladders: the decision must be worked out.
 const WORK_OUT: u8 = 3;
@@ -234,7 +236,8 @@ impl DecisionTable {
     /// [`Self::decide`]'s decision as a [`FlatDecision`] (complete it with
     /// [`FlatDecision::complete`]) when the table holds it; `None` when it must be worked out (a
     /// policy that jitters, more attempts than the table holds) or the request is refused (a
-    /// random draw outside [0, 1)): then call [`Self::decide`]. Branch-light, for FFI hot paths.
+    /// random draw outside [0, 1)): then call [`Self::decide`]. For hosts that write decisions
+    /// out field by field (the C library's `rp_decide`).
     #[inline(always)]
     pub fn lookup_flat(&self, facts: &Facts, reason: RetryReason) -> Option<FlatDecision> {
         if let Some(r) = facts.random {
