@@ -48,14 +48,23 @@ impl Chain<'_> {
 struct Track(Cell<Option<String>>);
 
 impl Track {
-    fn trigger(&self, chain: &Chain<'_>, err: Error) -> Error {
+    /// Passes `r` on, recording `chain` as the error's path unless a deeper one was recorded first.
+    fn check<T>(&self, chain: &Chain<'_>, r: Result<T, Error>) -> Result<T, Error> {
+        // A branch and a call per instantiation; the work is in one non-generic function.
+        if r.is_err() {
+            self.mark(chain);
+        }
+        r
+    }
+
+    #[inline(never)]
+    fn mark(&self, chain: &Chain<'_>) {
         let path = self.0.take().unwrap_or_else(|| {
             let mut out = String::new();
             chain.write(&mut out);
             out
         });
         self.0.set(Some(path));
-        err
     }
 }
 
@@ -99,7 +108,7 @@ impl<'de, 'a> ValueDe<'de, 'a> {
     }
 
     fn track<T>(&self, r: Result<T, Error>) -> Result<T, Error> {
-        r.map_err(|e| self.track.trigger(self.chain, e))
+        self.track.check(self.chain, r)
     }
 
     fn number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -348,9 +357,7 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
             chain: &chain,
             track: self.track,
         };
-        seed.deserialize(de)
-            .map(Some)
-            .map_err(|e| self.track.trigger(&chain, e))
+        self.track.check(&chain, seed.deserialize(de)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -373,15 +380,12 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
             return Ok(None);
         };
         self.entry = Some((key, value));
-        seed.deserialize(BorrowedStrDeserializer::new(key))
-            .map(Some)
-            .map_err(|e| {
-                let chain = Chain::Key {
-                    parent: self.chain,
-                    key,
-                };
-                self.track.trigger(&chain, e)
-            })
+        let chain = Chain::Key {
+            parent: self.chain,
+            key,
+        };
+        let k = seed.deserialize(BorrowedStrDeserializer::new(key));
+        self.track.check(&chain, k).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
@@ -397,7 +401,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
             chain: &chain,
             track: self.track,
         };
-        seed.deserialize(de).map_err(|e| self.track.trigger(&chain, e))
+        self.track.check(&chain, seed.deserialize(de))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -417,9 +421,8 @@ impl<'de, 'a> de::EnumAccess<'de> for EnumAccess<'de, 'a> {
     type Variant = VariantAccess<'de, 'a>;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant), Error> {
-        let v = seed
-            .deserialize(BorrowedStrDeserializer::new(self.variant))
-            .map_err(|e| self.track.trigger(self.chain, e))?;
+        let v = seed.deserialize(BorrowedStrDeserializer::new(self.variant));
+        let v = self.track.check(self.chain, v)?;
         Ok((
             v,
             VariantAccess {
@@ -451,7 +454,7 @@ impl<'de> VariantAccess<'de, '_> {
             chain: &chain,
             track: self.track,
         });
-        f(de).map_err(|e| self.track.trigger(&chain, e))
+        self.track.check(&chain, f(de))
     }
 }
 
