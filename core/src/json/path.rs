@@ -315,8 +315,9 @@ impl<'de> Deserializer<'de> for ValueDe<'de, '_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        // Unlike serde_json, an array is not read as a struct's fields in order: every input object
+        // is keyed, and leaving out each struct's `visit_seq` keeps it out of the module.
         let r = match self.value {
-            Value::Array(items) => self.seq(items, visitor),
             Value::Object(map) => self.map(map, visitor),
             _ => Err(self.fail(&visitor)),
         };
@@ -614,7 +615,10 @@ pub(crate) mod tests {
                 for input in &inputs {
                     let ours = outcome(function, input, false);
                     let theirs = outcome(function, input, true);
-                    assert_eq!(ours, theirs, "{function} {input}");
+                    // The one intended difference: an array where an object belongs.
+                    if !ours.contains("invalid type: sequence, expected struct") {
+                        assert_eq!(ours, theirs, "{function} {input}");
+                    }
                     checked += 1;
                     errors += usize::from(call(function, input).is_err());
                 }
@@ -633,5 +637,12 @@ pub(crate) mod tests {
         assert_eq!((e.code(), e.field()), ("invalid_type", "errors[1].code"));
         let e = call("classify_dispatch", &json!({"failure": {"nope": 1}})).unwrap_err();
         assert_eq!(e.field(), "failure");
+        let request = json!(["kv", "get", 0, 0, 2500]);
+        let e = call("decide", &json!({"request": request, "reason": "KV_LOCKED"})).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_type", "request"));
+        assert!(
+            e.to_string().contains("invalid type: sequence, expected struct"),
+            "{e}"
+        );
     }
 }
