@@ -524,6 +524,7 @@ pub(crate) mod tests {
     use serde_json::{json, Value};
 
     use crate::api::{call, FUNCTIONS};
+    use crate::{HttpAttempt, TransactionEvent};
 
     thread_local! {
         /// While set, [`crate::json::from_json_value`] uses serde_path_to_error, the reference.
@@ -540,10 +541,11 @@ pub(crate) mod tests {
         })
     }
 
-    /// The outcome of a call as comparable text: the output, or the error's code, field and message.
-    fn outcome(function: &str, input: &Value, reference: bool) -> String {
+    /// The outcome of `f` as comparable text (its JSON, or the error's code, field and message),
+    /// read with serde_path_to_error when `reference`.
+    fn outcome(reference: bool, f: impl FnOnce() -> Result<Value, crate::Error>) -> String {
         REFERENCE.with(|r| r.set(reference));
-        let out = call(function, input);
+        let out = f();
         REFERENCE.with(|r| r.set(false));
         match out {
             Ok(v) => v.to_string(),
@@ -613,10 +615,10 @@ pub(crate) mod tests {
                 let mut inputs = vec![case["input"].clone()];
                 mutations(&case["input"], &mut inputs);
                 for input in &inputs {
-                    let ours = outcome(function, input, false);
-                    let theirs = outcome(function, input, true);
+                    let ours = outcome(false, || call(function, input));
+                    let theirs = outcome(true, || call(function, input));
                     // The one intended difference: an array where an object belongs.
-                    if !ours.contains("invalid type: sequence, expected struct") {
+                    if !ours.contains("invalid type: sequence, expected") {
                         assert_eq!(ours, theirs, "{function} {input}");
                     }
                     checked += 1;
@@ -628,6 +630,95 @@ pub(crate) mod tests {
             checked > 10_000 && errors > checked / 2,
             "{checked} inputs, {errors} errors"
         );
+    }
+
+    /// The two internally tagged enums as serde's derive reads them: the reference for their
+    /// hand-written `Deserialize` (same names, as serde puts the name in its messages).
+    mod derived {
+        use crate::{MongoError, SessionState};
+
+        /// `TransactionEvent` as serde's derive reads it.
+        #[derive(serde::Deserialize, serde::Serialize)]
+        #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
+        pub(super) enum TransactionEvent {
+            Begin,
+            StartFailed {
+                error: MongoError,
+            },
+            CallbackReturned {
+                session: SessionState,
+            },
+            CallbackRaised {
+                session: SessionState,
+                error: MongoError,
+                #[serde(with = "crate::json::ms")]
+                elapsed_ms: u64,
+                #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
+                random: Option<f64>,
+            },
+            CommitSucceeded,
+            CommitFailed {
+                error: MongoError,
+                #[serde(with = "crate::json::ms")]
+                elapsed_ms: u64,
+                #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
+                random: Option<f64>,
+            },
+        }
+
+        /// `HttpAttempt` as serde's derive reads it.
+        #[derive(serde::Deserialize, serde::Serialize)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        pub(super) enum HttpAttempt {
+            Response {
+                status: u16,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                retry_after: Option<String>,
+            },
+            NetworkError,
+        }
+    }
+
+    /// The outcome of reading `T` from `input`.
+    fn read<T: serde::de::DeserializeOwned + serde::Serialize>(input: &Value, reference: bool) -> String {
+        outcome(reference, || {
+            crate::json::from_json_value::<T>(input).map(|v| serde_json::to_value(&v).unwrap())
+        })
+    }
+
+    #[test]
+    fn internally_tagged_enums_read_as_the_derive_reads_them() {
+        let events = [
+            json!({"event": "begin"}),
+            json!({"event": "start_failed", "error": {"code": 251}}),
+            json!({"event": "callback_returned", "session": "committed"}),
+            json!({"event": "callback_raised", "session": "in_progress", "elapsed_ms": 5, "random": 0.5,
+                   "error": {"code": 112, "labels": ["TransientTransactionError"]}}),
+            json!({"event": "commit_succeeded"}),
+            json!({"event": "commit_failed", "elapsed_ms": "7", "error": {"code": 50}}),
+        ];
+        let attempts = [
+            json!({"kind": "response", "status": 503, "retry_after": "2"}),
+            json!({"kind": "network_error"}),
+        ];
+        let mut checked = 0;
+        for (event, attempt) in events.iter().zip(attempts.iter().cycle()) {
+            let mut inputs = vec![event.clone(), attempt.clone(), json!({}), json!({"event": 0})];
+            mutations(event, &mut inputs);
+            mutations(attempt, &mut inputs);
+            for input in &inputs {
+                let ours = read::<TransactionEvent>(input, false);
+                if !ours.contains("invalid type: sequence, expected") {
+                    assert_eq!(ours, read::<derived::TransactionEvent>(input, true), "{input}");
+                }
+                let ours = read::<HttpAttempt>(input, false);
+                if !ours.contains("invalid type: sequence, expected") {
+                    assert_eq!(ours, read::<derived::HttpAttempt>(input, true), "{input}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 300, "{checked}");
     }
 
     #[test]
