@@ -373,14 +373,23 @@ struct MapAccess<'de, 'a> {
     track: &'a Track,
 }
 
+impl<'de> MapAccess<'de, '_> {
+    /// Moves to the next entry and returns its key (one copy of the map walk, not one per visitor).
+    #[inline(never)]
+    fn advance(&mut self) -> Option<&'de str> {
+        let (key, value) = self.iter.next()?;
+        self.entry = Some((key, value));
+        Some(key)
+    }
+}
+
 impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        let Some((key, value)) = self.iter.next() else {
+        let Some(key) = self.advance() else {
             return Ok(None);
         };
-        self.entry = Some((key, value));
         let chain = Chain::Key {
             parent: self.chain,
             key,
