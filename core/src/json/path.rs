@@ -1,8 +1,9 @@
 //! A serde `Deserializer` over a borrowed [`Value`] that records where an error happened.
 //!
-//! It reads a value exactly as serde_json's `&Value` deserializer does (same visits, same error
-//! messages) and records the path the way serde_path_to_error does (`a.b[1].c`: keys and enum
-//! variants joined by dots, sequence indices in brackets, the deepest point an error passed).
+//! It reads a value as serde_json's `&Value` deserializer does (same visits, same error messages),
+//! except that an array is not read as a struct's fields in order, and records the path the way
+//! serde_path_to_error does (`a.b[1].c`: keys and enum variants joined by dots, sequence indices
+//! in brackets, the deepest point an error passed).
 //! One deserializer type for every nesting level means each input type's `Deserialize` is
 //! compiled once, not once per wrapper layer: that is what keeps the WebAssembly module small.
 
@@ -57,6 +58,7 @@ impl Track {
         r
     }
 
+    /// Records `chain` unless a path is recorded already.
     #[inline(never)]
     fn mark(&self, chain: &Chain<'_>) {
         let path = self.0.take().unwrap_or_else(|| {
@@ -79,6 +81,7 @@ pub(crate) fn deserialize<'de, T: de::Deserialize<'de>>(value: &'de Value) -> Re
     T::deserialize(de).map_err(|e| (track.0.take().unwrap_or_default(), e))
 }
 
+/// The deserializer at one point of the document: the value there and the path to it.
 #[derive(Clone, Copy)]
 struct ValueDe<'de, 'a> {
     value: &'de Value,
@@ -103,14 +106,17 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
 }
 
 impl<'de, 'a> ValueDe<'de, 'a> {
+    /// The type error for this value where `exp` was expected.
     fn fail(&self, exp: &dyn Expected) -> Error {
         de::Error::invalid_type(unexpected(self.value), exp)
     }
 
+    /// Passes `r` on, recording this value's path if it is the first error.
     fn track<T>(&self, r: Result<T, Error>) -> Result<T, Error> {
         self.track.check(self.chain, r)
     }
 
+    /// A number as its own kind (u64, i64, else f64), or a type error.
     fn number<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let r = match self.value {
             Value::Number(n) => match (n.as_u64(), n.as_i64()) {
@@ -123,6 +129,7 @@ impl<'de, 'a> ValueDe<'de, 'a> {
         self.track(r)
     }
 
+    /// Visits an array's items, each under its index; all must be read.
     fn seq<V: Visitor<'de>>(&self, items: &'de [Value], visitor: V) -> Result<V::Value, Error> {
         let mut access = SeqAccess {
             iter: items.iter(),
@@ -138,6 +145,7 @@ impl<'de, 'a> ValueDe<'de, 'a> {
         }
     }
 
+    /// Visits an object's entries, each value under its key; all must be read.
     fn map<V: Visitor<'de>>(&self, map: &'de Map<String, Value>, visitor: V) -> Result<V::Value, Error> {
         let mut access = MapAccess {
             iter: map.iter(),
@@ -334,6 +342,7 @@ impl<'de> Deserializer<'de> for ValueDe<'de, '_> {
     }
 }
 
+/// An array's items for a visitor.
 struct SeqAccess<'de, 'a> {
     iter: std::slice::Iter<'de, Value>,
     index: usize,
@@ -366,6 +375,7 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
     }
 }
 
+/// An object's entries for a visitor; `entry` is the one whose key was just read.
 struct MapAccess<'de, 'a> {
     iter: serde_json::map::Iter<'de>,
     entry: Option<(&'de str, &'de Value)>,
@@ -419,6 +429,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     }
 }
 
+/// An enum given as `"variant"` (`value` None) or `{"variant": value}`.
 struct EnumAccess<'de, 'a> {
     variant: &'de str,
     value: Option<&'de Value>,
@@ -445,6 +456,7 @@ impl<'de, 'a> de::EnumAccess<'de> for EnumAccess<'de, 'a> {
     }
 }
 
+/// The variant's content, read under the variant's name.
 struct VariantAccess<'de, 'a> {
     variant: &'de str,
     value: Option<&'de Value>,
