@@ -312,19 +312,53 @@ pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Result<u64, E
 }
 
 /// What one attempt of an HTTP call produced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+// Deserialize is written below (read as this derive would read it, at a fraction of the size).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum HttpAttempt {
     /// A response.
     Response {
         /// Its status.
         status: u16,
         /// Its `Retry-After` header, if any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         retry_after: Option<String>,
     },
     /// No response: the connection failed or timed out.
     NetworkError,
+}
+
+/// The `kind` names of [`HttpAttempt`].
+#[derive(Deserialize)]
+#[serde(variant_identifier, rename_all = "snake_case")]
+enum AttemptKind {
+    Response,
+    NetworkError,
+}
+
+/// The fields of [`HttpAttempt::Response`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResponseFields {
+    status: u16,
+    #[serde(default)]
+    retry_after: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for HttpAttempt {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, fields) = crate::json::tagged(d, "kind", "internally tagged enum HttpAttempt")?;
+        Ok(match kind {
+            AttemptKind::Response => {
+                let f: ResponseFields = crate::json::variant_fields(&fields)?;
+                HttpAttempt::Response {
+                    status: f.status,
+                    retry_after: f.retry_after,
+                }
+            }
+            AttemptKind::NetworkError => HttpAttempt::NetworkError,
+        })
+    }
 }
 
 /// Classifies an attempt's result.

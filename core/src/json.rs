@@ -4,6 +4,8 @@ use serde::de::{self, DeserializeOwned};
 
 use crate::error::Error;
 
+mod path;
+
 const MARK: char = '\u{1}';
 
 /// Builds a serde error that [`map_error`] turns back into a typed [`Error`] with the field path.
@@ -46,13 +48,11 @@ pub fn from_json_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
 
 /// Converts an already-parsed JSON value into `T`, reporting failures as typed errors naming the field.
 pub fn from_json_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Error> {
-    serde_path_to_error::deserialize(value).map_err(map_path_error)
-}
-
-fn map_path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
-    let path = e.path().to_string();
-    let path = if path == "." { String::new() } else { path };
-    map_error(path, e.into_inner())
+    #[cfg(test)]
+    if path::tests::REFERENCE.with(|r| r.get()) {
+        return path::tests::reference(value).map_err(|(path, e)| map_error(path, e));
+    }
+    path::deserialize(value).map_err(|(path, e)| map_error(path, e))
 }
 
 fn join(path: &str, name: &str) -> String {
@@ -127,7 +127,7 @@ fn map_error(path: String, e: serde_json::Error) -> Error {
         .strip_prefix("unknown field `")
         .and_then(|m| m.split('`').next())
     {
-        // serde_path_to_error already records the unknown key as the last path segment.
+        // The path already ends with the unknown key.
         let field = if path.ends_with(name) {
             path
         } else {
@@ -169,6 +169,67 @@ fn map_error(path: String, e: serde_json::Error) -> Error {
         field,
         message: msg.to_owned(),
     }
+}
+
+/// Reads an internally tagged enum (`{"<tag>": "<variant>", ...fields}`) as `#[serde(tag = ...)]`
+/// does, with the same errors at the same paths, but without serde's buffering through its private
+/// `Content` type, which compiles every field type of every variant a second time: `T` (a
+/// `variant_identifier` enum) names the variant, and the other keys come back as an object for
+/// [`variant_fields`]. Unlike serde, an array is not read as `[tag, fields...]`.
+pub(crate) fn tagged<'de, D, T>(
+    d: D,
+    tag: &'static str,
+    expecting: &'static str,
+) -> Result<(T, serde_json::Value), D::Error>
+where
+    D: de::Deserializer<'de>,
+    T: de::Deserialize<'de>,
+{
+    struct TaggedVisitor<T> {
+        tag: &'static str,
+        expecting: &'static str,
+        variant: std::marker::PhantomData<T>,
+    }
+
+    impl<'de, T: de::Deserialize<'de>> de::Visitor<'de> for TaggedVisitor<T> {
+        type Value = (T, serde_json::Value);
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.expecting)
+        }
+
+        fn visit_map<M: de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+            let mut variant = None;
+            let mut fields = serde_json::Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if key == self.tag {
+                    if variant.is_some() {
+                        return Err(de::Error::duplicate_field(self.tag));
+                    }
+                    variant = Some(map.next_value::<T>()?);
+                } else {
+                    let value = map.next_value::<serde_json::Value>()?;
+                    fields.insert(key, value);
+                }
+            }
+            match variant {
+                Some(variant) => Ok((variant, serde_json::Value::Object(fields))),
+                None => Err(de::Error::missing_field(self.tag)),
+            }
+        }
+    }
+
+    d.deserialize_any(TaggedVisitor {
+        tag,
+        expecting,
+        variant: std::marker::PhantomData,
+    })
+}
+
+/// Reads the fields [`tagged`] set aside into a struct variant's fields; an error is reported at
+/// the enum, as serde reports errors inside an internally tagged variant.
+pub(crate) fn variant_fields<B: DeserializeOwned, E: de::Error>(fields: &serde_json::Value) -> Result<B, E> {
+    path::deserialize(fields).map_err(|(_, e)| E::custom(e))
 }
 
 /// Serde helpers for millisecond fields: a whole number, or a decimal string for values past 2^53.
