@@ -1,7 +1,9 @@
 //! A serde `Deserializer` over a borrowed [`Value`] that records where an error happened.
 //!
 //! It reads a value as serde_json's `&Value` deserializer does (same visits, same error messages),
-//! except that an array is not read as a struct's fields in order, and records the path the way
+//! except that an array is not read as a struct's fields in order and map keys are read as plain
+//! strings (serde_json also parses numeric and bool keys; no input type has such keys), and
+//! records the path the way
 //! serde_path_to_error does (`a.b[1].c`: keys and enum variants joined by dots, sequence indices
 //! in brackets, the deepest point an error passed).
 //! One deserializer type for every nesting level means each input type's `Deserialize` is
@@ -547,6 +549,17 @@ pub(crate) mod tests {
     use crate::api::{call, FUNCTIONS};
     use crate::{HttpAttempt, TransactionEvent};
 
+    /// Whether an outcome is the one intended difference from serde_json: an array read where a
+    /// struct or an internally tagged enum belongs (not any other sequence error).
+    fn array_for_object(outcome: &str) -> bool {
+        [
+            "invalid type: sequence, expected struct",
+            "invalid type: sequence, expected internally tagged enum",
+        ]
+        .iter()
+        .any(|m| outcome.contains(m))
+    }
+
     thread_local! {
         /// While set, [`crate::json::from_json_value`] uses serde_path_to_error, the reference.
         pub(crate) static REFERENCE: Cell<bool> = const { Cell::new(false) };
@@ -639,9 +652,10 @@ pub(crate) mod tests {
                     let ours = outcome(false, || call(function, input));
                     let theirs = outcome(true, || call(function, input));
                     // The one intended difference: an array where an object belongs.
-                    if !ours.contains("invalid type: sequence, expected") {
-                        assert_eq!(ours, theirs, "{function} {input}");
+                    if array_for_object(&ours) {
+                        continue;
                     }
+                    assert_eq!(ours, theirs, "{function} {input}");
                     checked += 1;
                     errors += usize::from(call(function, input).is_err());
                 }
@@ -729,11 +743,11 @@ pub(crate) mod tests {
             mutations(attempt, &mut inputs);
             for input in &inputs {
                 let ours = read::<TransactionEvent>(input, false);
-                if !ours.contains("invalid type: sequence, expected") {
+                if !array_for_object(&ours) {
                     assert_eq!(ours, read::<derived::TransactionEvent>(input, true), "{input}");
                 }
                 let ours = read::<HttpAttempt>(input, false);
-                if !ours.contains("invalid type: sequence, expected") {
+                if !array_for_object(&ours) {
                     assert_eq!(ours, read::<derived::HttpAttempt>(input, true), "{input}");
                 }
                 checked += 1;
