@@ -293,23 +293,30 @@ pub(crate) unsafe fn facts(r: &rp_request) -> Result<Facts, Failure> {
     let op = operation(&r.operation).map_err(|f| f.prefixed("request."))?;
     // SAFETY: forwarded from this function's contract.
     unsafe { previous_reasons(r) }?;
-    Ok(Facts {
+    let strategy = if r.has_strategy {
+        Some(from_c(r.strategy, "request.strategy")?)
+    } else {
+        None
+    };
+    Ok(facts_of(r, op.is_idempotent(), strategy))
+}
+
+/// The facts of a checked request, given its operation's idempotency and its strategy override.
+#[inline(always)]
+fn facts_of(r: &rp_request, operation_idempotent: bool, strategy: Option<StrategyKind>) -> Facts {
+    Facts {
         idempotent: if r.has_idempotent {
             r.idempotent
         } else {
-            op.is_idempotent()
+            operation_idempotent
         },
         attempts: r.attempts,
         elapsed_ms: r.elapsed_ms,
         timeout_ms: r.timeout_ms,
-        strategy: if r.has_strategy {
-            Some(from_c(r.strategy, "request.strategy")?)
-        } else {
-            None
-        },
+        strategy,
         random: r.has_random.then_some(r.random),
         previous_delay_ms: r.has_previous_delay_ms.then_some(r.previous_delay_ms),
-    })
+    }
 }
 
 /// Each C operation's idempotency, or that it is not a valid operation, looked up by its four
@@ -407,23 +414,12 @@ pub(crate) unsafe fn facts_fast(r: &rp_request, operations: &OperationTable) -> 
             return None;
         }
     }
-    Some(Facts {
-        idempotent: if r.has_idempotent {
-            r.idempotent
-        } else {
-            op_idempotent
-        },
-        attempts: r.attempts,
-        elapsed_ms: r.elapsed_ms,
-        timeout_ms: r.timeout_ms,
-        strategy: if r.has_strategy {
-            Some(r.strategy.core()?)
-        } else {
-            None
-        },
-        random: r.has_random.then_some(r.random),
-        previous_delay_ms: r.has_previous_delay_ms.then_some(r.previous_delay_ms),
-    })
+    let strategy = if r.has_strategy {
+        Some(r.strategy.core()?)
+    } else {
+        None
+    };
+    Some(facts_of(r, op_idempotent, strategy))
 }
 
 /// A request from C.

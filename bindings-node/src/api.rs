@@ -409,7 +409,7 @@ fn unpack(code: u32, delay_ms: u64, attempts: u32) -> Result<Decision, CoreError
         )
     };
     let flat = FlatDecision {
-        delay_ms: if retry { delay_ms } else { 0 },
+        delay_ms,
         capped: code & bits::CAPPED != 0,
         then_cancel: code & bits::THEN_CANCEL != 0,
         cause,

@@ -119,8 +119,6 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecisionTable {
     policy: Policy,
-    /// The best-effort delay by attempts; `None` when the policy jitters (the delay needs the draw).
-    delays: Option<[u64; ATTEMPTS]>,
     /// By reason, then idempotent (0 or 1), then strategy: `StrategyKind as usize` for a
     /// request's override, [`OWN`] for none (the policy's own strategy).
     entries: [[[Entry; 3]; 2]; RetryReason::ALL.len()],
@@ -130,6 +128,9 @@ pub struct DecisionTable {
     deadline: Option<FlatDecision>,
     /// Delays by attempts: none (all zero), the best-effort delays, the controlled backoff.
     ladders: [[u64; ATTEMPTS]; 3],
+    /// Whether the table keeps the best-effort delays (`ladders[BEST_EFFORT]`); not when the
+    /// policy jitters (the delay needs the draw).
+    kept: bool,
 }
 
 impl DecisionTable {
@@ -156,7 +157,7 @@ impl DecisionTable {
         }
         DecisionTable {
             policy: *policy,
-            delays,
+            kept,
             entries,
             outcomes,
             deadline: kept.then_some(FlatDecision {
@@ -168,6 +169,12 @@ impl DecisionTable {
             }),
             ladders,
         }
+    }
+
+    /// The best-effort delay by attempts; `None` when the policy jitters.
+    #[inline(always)]
+    fn delays(&self) -> Option<&[u64; ATTEMPTS]> {
+        self.kept.then_some(&self.ladders[BEST_EFFORT as usize])
     }
 
     /// The policy this table decides for.
@@ -201,7 +208,7 @@ impl DecisionTable {
         reason: RetryReason,
         f: impl FnOnce(Decision) -> R,
     ) -> Option<Result<R, Error>> {
-        let delays = self.delays.as_ref()?;
+        let delays = self.delays()?;
         if let Err(e) = check_random(facts.random) {
             return Some(Err(e));
         }
@@ -408,7 +415,7 @@ mod tests {
         let mut policy = Policy::RFC;
         policy.jitter = Jitter::Full;
         let table = DecisionTable::new(&policy);
-        assert_eq!(table.delays, None);
+        assert_eq!(table.delays(), None);
         let r = Request::new(Operation::Kv(KvOperation::Get), 0, 60_000);
         let err = table.decide(&r.facts(), RetryReason::KvLocked).unwrap_err();
         assert_eq!(err.code(), "missing_field");
@@ -447,6 +454,6 @@ mod tests {
         let mut fixed = Policy::RFC;
         fixed.backoff = Backoff::Fixed { delay_ms: 70 };
         let t = DecisionTable::new(&fixed);
-        assert_eq!(t.delays.map(|d| (d[0], d[63])), Some((70, 70)));
+        assert_eq!(t.delays().map(|d| (d[0], d[63])), Some((70, 70)));
     }
 }
