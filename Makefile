@@ -77,7 +77,7 @@ bench: setup-rust
 	$(MAKE) -C bindings-python bench
 	$(MAKE) -C bindings-c bench
 	$(MAKE) -C bindings-node bench
-	$(MAKE) -C bindings-wasm size
+	$(MAKE) -C bindings-wasm bench
 
 clean:
 	$(CARGO) clean
