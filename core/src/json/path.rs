@@ -721,6 +721,21 @@ pub(crate) mod tests {
         })
     }
 
+    /// Reads `input` as `A` with this crate's reader and as `B`, its derived reference, with
+    /// serde_path_to_error; asserts that both agree (but for an array where an object belongs)
+    /// and returns the outcome.
+    fn agree<A, B>(input: &Value) -> String
+    where
+        A: serde::de::DeserializeOwned + serde::Serialize,
+        B: serde::de::DeserializeOwned + serde::Serialize,
+    {
+        let ours = read::<A>(input, false);
+        if !array_for_object(&ours) {
+            assert_eq!(ours, read::<B>(input, true), "{input}");
+        }
+        ours
+    }
+
     #[test]
     fn internally_tagged_enums_read_as_the_derive_reads_them() {
         let events = [
@@ -737,23 +752,33 @@ pub(crate) mod tests {
             json!({"kind": "network_error"}),
         ];
         let mut checked = 0;
+        let mut nested_errors = 0;
         for (event, attempt) in events.iter().zip(attempts.iter().cycle()) {
             let mut inputs = vec![event.clone(), attempt.clone(), json!({}), json!({"event": 0})];
             mutations(event, &mut inputs);
             mutations(attempt, &mut inputs);
             for input in &inputs {
-                let ours = read::<TransactionEvent>(input, false);
-                if !array_for_object(&ours) {
-                    assert_eq!(ours, read::<derived::TransactionEvent>(input, true), "{input}");
-                }
-                let ours = read::<HttpAttempt>(input, false);
-                if !array_for_object(&ours) {
-                    assert_eq!(ours, read::<derived::HttpAttempt>(input, true), "{input}");
-                }
+                agree::<TransactionEvent, derived::TransactionEvent>(input);
+                agree::<HttpAttempt, derived::HttpAttempt>(input);
+                // Inside a request, as `mongodb_transaction_step` and `http_next` read them: the
+                // paths of errors carry the key and the index the enum sits at.
+                let nested = json!({"steps": [{"event": "begin"}, input]});
+                let ours = agree::<Nested<TransactionEvent>, Nested<derived::TransactionEvent>>(&nested);
+                nested_errors += usize::from(ours.contains(" steps[1]"));
+                let nested = json!({"steps": [{"kind": "network_error"}, input]});
+                let ours = agree::<Nested<HttpAttempt>, Nested<derived::HttpAttempt>>(&nested);
+                nested_errors += usize::from(ours.contains(" steps[1]"));
                 checked += 1;
             }
         }
-        assert!(checked > 300, "{checked}");
+        assert!(checked > 300 && nested_errors > 100, "{checked} {nested_errors}");
+    }
+
+    /// A request holding tagged enums under a key, in an array.
+    #[derive(serde::Deserialize, serde::Serialize)]
+    #[serde(deny_unknown_fields)]
+    struct Nested<T> {
+        steps: Vec<T>,
     }
 
     #[test]
