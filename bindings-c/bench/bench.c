@@ -1,14 +1,14 @@
 /*
  * ns per rp_decide against rp_decide_noop (same signature, does nothing), through the same
- * library: the cost of a decision on top of the cost of crossing into it. Both are called through
- * a volatile function pointer so the loop cannot be hoisted; trials alternate between the two
- * (the machine is shared and noisy) and the best of each is kept.
+ * library: the cost of a decision on top of the cost of crossing into it. Every function here is
+ * called through a volatile function pointer so the loop cannot be hoisted; trials alternate
+ * between them (the machine is shared and noisy) and the best of each is kept.
  *
  * Two reference functions show what any rp_decide with this signature costs here:
  * - floor_decide reads what a decision depends on and writes every field of the decision, with no
  *   check, no policy and no rule;
  * - checked_floor adds only what the header promises to check (NULL pointers, every enum in
- *   range, previous_reasons, the random draw, the deadline) and the three table reads a decision
+ *   range, previous_reasons, the random draw) and the three table reads a decision
  *   needs at the least (the operation's idempotency, the outcome for the reason, the delay for the
  *   attempt), from zeroed tables. It decides nothing: it is the cost of the contract, not a rule.
  * The goal (<= 2x the no-op) leaves room for rp_decide's own work only below 2x.
@@ -132,9 +132,10 @@ int main(int argc, char **argv) {
     decide_fn volatile floor = floor_decide;
     decide_fn volatile checked = checked_floor;
     if (argc == 3) {
-        decide_fn volatile *fn = strcmp(argv[1], "noop") == 0 ? &noop : strcmp(argv[1], "floor") == 0     ? &floor
-                                 : strcmp(argv[1], "checked") == 0 ? &checked
-                                                                   : &decide;
+        decide_fn volatile *fn = &decide;
+        if (strcmp(argv[1], "noop") == 0) fn = &noop;
+        if (strcmp(argv[1], "floor") == 0) fn = &floor;
+        if (strcmp(argv[1], "checked") == 0) fn = &checked;
         ns_per_call(fn, &req, RP_REASON_KV_LOCKED, policy, atol(argv[2]));
         rp_policy_free(policy);
         return 0;
@@ -146,9 +147,9 @@ int main(int argc, char **argv) {
         double x = ns_per_call(&decide, &req, RP_REASON_KV_LOCKED, policy, calls);
         double y = ns_per_call(&noop, &req, RP_REASON_KV_LOCKED, policy, calls);
         double z = ns_per_call(&floor, &req, RP_REASON_KV_LOCKED, policy, calls);
+        double w = ns_per_call(&checked, &req, RP_REASON_KV_LOCKED, policy, calls);
         if (x < d) d = x;
         if (y < n) n = y;
-        double w = ns_per_call(&checked, &req, RP_REASON_KV_LOCKED, policy, calls);
         if (z < f) f = z;
         if (w < c) c = w;
     }
