@@ -379,10 +379,80 @@ pub(crate) fn cause_of(rule: Rule) -> NoRetryCause {
     }
 }
 
-/// Builds the decision from a verdict: a delay is capped to the timeout (RFC 0049 "Capping the
-/// Retry Duration": a delay past the timeout is cut to the time left and the request is
-/// cancelled when it ends; a delay that ends exactly at the timeout is not cut, but the request
-/// is cancelled too, since it will have timed out by then). Every decision is built here, once.
+/// A decision as the values that differ between decisions with the same reason, attempts and
+/// idempotency: what a host that writes a decision out field by field needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlatDecision {
+    /// The delay before the retry, capped to the time left (0 when not retrying).
+    pub delay_ms: u64,
+    /// Whether the delay was cut to the time left.
+    pub capped: bool,
+    /// Whether the request is cancelled when the delay ends.
+    pub then_cancel: bool,
+    /// Why the request is not retried; `None` when it is.
+    pub cause: Option<NoRetryCause>,
+    /// The rule that decided.
+    pub rule: Rule,
+}
+
+impl FlatDecision {
+    /// A retry after `delay_ms`, capped to the time the request has left (RFC 0049 "Capping the
+    /// Retry Duration": a delay past the timeout is cut to the time left and the request is
+    /// cancelled when it ends; a delay that ends exactly at the timeout is not cut, but the
+    /// request is cancelled too, since it will have timed out by then).
+    #[inline(always)]
+    pub(crate) fn retry(delay_ms: u64, facts: &Facts, rule: Rule) -> FlatDecision {
+        let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
+        FlatDecision {
+            delay_ms: delay_ms.min(remaining),
+            capped: delay_ms > remaining,
+            then_cancel: delay_ms >= remaining,
+            cause: None,
+            rule,
+        }
+    }
+
+    /// No retry, by `rule`.
+    #[inline(always)]
+    pub(crate) fn declined(rule: Rule) -> FlatDecision {
+        FlatDecision {
+            delay_ms: 0,
+            capped: false,
+            then_cancel: false,
+            cause: Some(cause_of(rule)),
+            rule,
+        }
+    }
+
+    /// The whole decision, for the `reason`, `attempts` and idempotency it was looked up for.
+    #[inline(always)]
+    pub fn complete(self, reason: RetryReason, attempts: u32, idempotent: bool) -> Decision {
+        let rule = self.rule;
+        match self.cause {
+            None => Decision::Retry(RetryAfter {
+                delay_ms: self.delay_ms,
+                reason,
+                rule,
+                section: rule.section(),
+                capped: self.capped,
+                then_cancel: self.then_cancel,
+                attempts,
+                idempotent,
+            }),
+            Some(cause) => Decision::NoRetry(NoRetry {
+                reason,
+                cause,
+                rule,
+                section: rule.section(),
+                attempts,
+                idempotent,
+            }),
+        }
+    }
+}
+
+/// Builds the decision from a verdict, its delay capped to the timeout ([`FlatDecision::retry`]);
+/// every decision is built by [`FlatDecision::complete`].
 #[inline(always)]
 pub(crate) fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
     finish_with(facts, reason, verdict, |d| d)
@@ -397,29 +467,10 @@ pub(crate) fn finish_with<R>(
     verdict: StrategyVerdict,
     f: impl FnOnce(Decision) -> R,
 ) -> R {
-    let rule = verdict.rule;
+    let complete = |flat: FlatDecision| flat.complete(reason, facts.attempts, facts.idempotent);
     match verdict.delay_ms {
-        Some(delay_ms) => {
-            let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
-            f(Decision::Retry(RetryAfter {
-                delay_ms: delay_ms.min(remaining),
-                reason,
-                rule,
-                section: rule.section(),
-                capped: delay_ms > remaining,
-                then_cancel: delay_ms >= remaining,
-                attempts: facts.attempts,
-                idempotent: facts.idempotent,
-            }))
-        }
-        None => f(Decision::NoRetry(NoRetry {
-            reason,
-            cause: cause_of(rule),
-            rule,
-            section: rule.section(),
-            attempts: facts.attempts,
-            idempotent: facts.idempotent,
-        })),
+        Some(delay_ms) => f(complete(FlatDecision::retry(delay_ms, facts, verdict.rule))),
+        None => f(complete(FlatDecision::declined(verdict.rule))),
     }
 }
 

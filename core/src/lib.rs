@@ -44,7 +44,7 @@ pub use classify::views::classify_views;
 pub use classify::Classification;
 pub use decide::{
     decide, decide_after_strategy, decide_before_strategy, decide_facts, decide_with, Decision, Facts,
-    NoRetry, NoRetryCause, Request, RetryAfter, Rule,
+    FlatDecision, NoRetry, NoRetryCause, Request, RetryAfter, Rule,
 };
 pub use error::Error;
 pub use explain::explain;
@@ -73,7 +73,7 @@ pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
-pub use table::{DecisionTable, FlatDecision};
+pub use table::DecisionTable;
 
 /// This crate's version, which every binding reports too.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -11,8 +11,8 @@
 
 use crate::backoff::{backoff_delay, controlled_backoff, Jitter};
 use crate::decide::{
-    cause_of, check_random, decide_facts, declined, finish_with, Decision, Facts, NoRetry, NoRetryCause,
-    RetryAfter, Rule,
+    cause_of, check_random, decide_facts, declined, finish_with, Decision, Facts, FlatDecision, NoRetryCause,
+    Rule,
 };
 use crate::error::Error;
 use crate::policy::Policy;
@@ -36,49 +36,6 @@ enum Entry {
     BestEffort,
     /// Anything else: work the decision out.
     WorkOut,
-}
-
-/// A decision as the values that differ between decisions with the same reason, attempts and
-/// idempotency: what a host that writes a decision out field by field needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlatDecision {
-    /// The delay before the retry, capped to the time left (0 when not retrying).
-    pub delay_ms: u64,
-    /// Whether the delay was cut to the time left.
-    pub capped: bool,
-    /// Whether the request is cancelled when the delay ends.
-    pub then_cancel: bool,
-    /// Why the request is not retried; `None` when it is.
-    pub cause: Option<NoRetryCause>,
-    /// The rule that decided.
-    pub rule: Rule,
-}
-
-impl FlatDecision {
-    /// The whole decision, for the `reason`, `attempts` and idempotency it was looked up for.
-    pub fn complete(self, reason: RetryReason, attempts: u32, idempotent: bool) -> Decision {
-        let rule = self.rule;
-        match self.cause {
-            None => Decision::Retry(RetryAfter {
-                delay_ms: self.delay_ms,
-                reason,
-                rule,
-                section: rule.section(),
-                capped: self.capped,
-                then_cancel: self.then_cancel,
-                attempts,
-                idempotent,
-            }),
-            Some(cause) => Decision::NoRetry(NoRetry {
-                reason,
-                cause,
-                rule,
-                section: rule.section(),
-                attempts,
-                idempotent,
-            }),
-        }
-    }
 }
 
 /// An [`Outcome`]'s ladder (an index into [`DecisionTable::ladders`]) for declining: all zeros.
@@ -160,13 +117,7 @@ impl DecisionTable {
             kept,
             entries,
             outcomes,
-            deadline: kept.then_some(FlatDecision {
-                delay_ms: 0,
-                capped: false,
-                then_cancel: false,
-                cause: Some(NoRetryCause::DeadlinePassed),
-                rule: Rule::DeadlinePassed,
-            }),
+            deadline: kept.then_some(FlatDecision::declined(Rule::DeadlinePassed)),
             ladders,
         }
     }
@@ -260,19 +211,15 @@ impl DecisionTable {
             return self.deadline;
         }
         let o = self.outcomes[reason as usize][usize::from(facts.idempotent)][column];
-        // A declined outcome reads zeros; WORK_OUT is past the ladders, like attempts past 63.
+        // A declined outcome reads zeros (and zero, with time left, is neither capped nor
+        // cancelled); WORK_OUT is past the ladders, like attempts past 63.
         let delay = *self
             .ladders
             .get(usize::from(o.ladder))?
             .get(facts.attempts as usize)?;
-        let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
-        let retry = o.cause.is_none();
         Some(FlatDecision {
-            delay_ms: delay.min(remaining),
-            capped: retry & (delay > remaining),
-            then_cancel: retry & (delay >= remaining),
             cause: o.cause,
-            rule: o.rule,
+            ..FlatDecision::retry(delay, facts, o.rule)
         })
     }
 
