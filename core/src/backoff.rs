@@ -24,6 +24,10 @@ pub const BEST_EFFORT_MAX_MS: u64 = 500;
 pub const BEST_EFFORT_FACTOR: f64 = 2.0;
 /// The largest growth factor a policy may ask for.
 pub const MAX_FACTOR: f64 = 1000.0;
+/// What `min_ms` accepts.
+pub const MIN_AT_MOST_MAX: &str = "at most max_ms";
+/// What `factor` accepts.
+pub const FACTOR_EXPECTED: &str = "a number in [1, 1000]";
 
 /// Where the exponential sequence starts. SDKs disagree; the default follows the RFC's bounds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -80,13 +84,13 @@ pub struct BackoffWire {
     kind: BackoffKind,
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     min_ms: Option<u64>,
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     max_ms: Option<u64>,
@@ -96,17 +100,17 @@ pub struct BackoffWire {
     first: Option<FirstDelay>,
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     delay_ms: Option<u64>,
 }
 
 impl TryFrom<BackoffWire> for Backoff {
-    type Error = String;
-    fn try_from(w: BackoffWire) -> Result<Self, String> {
+    type Error = serde::de::value::Error;
+    fn try_from(w: BackoffWire) -> Result<Self, Self::Error> {
         let misplaced = |name: &str| {
-            crate::json::encode_marked(&Error::UnknownField {
+            crate::serde_form::Rejection::from_error::<serde::de::value::Error>(&Error::UnknownField {
                 field: name.to_owned(),
             })
         };
@@ -140,15 +144,18 @@ impl TryFrom<BackoffWire> for Backoff {
                 } else {
                     Backoff::Fixed {
                         delay_ms: w.delay_ms.ok_or_else(|| {
-                            crate::json::encode_marked(&Error::MissingField {
-                                field: "delay_ms".to_owned(),
-                            })
+                            crate::serde_form::Rejection::from_error::<serde::de::value::Error>(
+                                &Error::MissingField {
+                                    field: "delay_ms".to_owned(),
+                                },
+                            )
                         })?,
                     }
                 }
             }
         };
-        b.validate("").map_err(|e| crate::json::encode_marked(&e))?;
+        b.validate("")
+            .map_err(|e| crate::serde_form::Rejection::from_error::<serde::de::value::Error>(&e))?;
         Ok(b)
     }
 }
@@ -231,14 +238,14 @@ impl Backoff {
                 return Err(Error::OutOfRange {
                     field: field("min_ms"),
                     value: min_ms.to_string(),
-                    expected: format!("at most max_ms ({max_ms})"),
+                    expected: MIN_AT_MOST_MAX.to_owned(),
                 });
             }
             if !(factor.is_finite() && (1.0..=MAX_FACTOR).contains(&factor)) {
                 return Err(Error::OutOfRange {
                     field: field("factor"),
                     value: factor.to_string(),
-                    expected: format!("a number in [1, {MAX_FACTOR}]"),
+                    expected: FACTOR_EXPECTED.to_owned(),
                 });
             }
         }

@@ -78,9 +78,9 @@ pub struct RequestWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     idempotent: Option<bool>,
     attempts: u32,
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     elapsed_ms: u64,
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     timeout_ms: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     previous_reasons: Vec<RetryReason>,
@@ -88,21 +88,21 @@ pub struct RequestWire {
     strategy: Option<StrategyKind>,
     #[serde(
         default,
-        deserialize_with = "crate::json::draw::deserialize",
+        deserialize_with = "crate::serde_form::draw::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     random: Option<f64>,
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     previous_delay_ms: Option<u64>,
 }
 
 impl TryFrom<RequestWire> for Request {
-    type Error = String;
-    fn try_from(w: RequestWire) -> Result<Self, String> {
+    type Error = serde::de::value::Error;
+    fn try_from(w: RequestWire) -> Result<Self, Self::Error> {
         let operation = OperationWire {
             service: w.service,
             operation: w.operation,
@@ -110,7 +110,7 @@ impl TryFrom<RequestWire> for Request {
             method: w.method,
         }
         .into_operation("")
-        .map_err(|e| crate::json::encode_marked(&e))?;
+        .map_err(|e| crate::serde_form::Rejection::from_error::<serde::de::value::Error>(&e))?;
         Ok(Request {
             operation,
             idempotent: w.idempotent,
@@ -212,7 +212,7 @@ pub enum NoRetryCause {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RetryAfter {
     /// Milliseconds to wait before resending.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub delay_ms: u64,
     /// The reason being retried.
     pub reason: RetryReason,
@@ -331,11 +331,9 @@ impl fmt::Display for Decision {
     }
 }
 
-/// What the built-in orchestrator reads from a request, resolved to plain values: the
-/// operation is reduced to whether it counts as idempotent, and the earlier reasons (which only
-/// host strategies look at) are left out. Bindings build it without allocating.
+/// What the built-in strategies read from a request, resolved to plain values.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// Whether the request counts as idempotent (the override, else the operation list).
     pub idempotent: bool,
     /// Retries already made.
@@ -353,9 +351,8 @@ pub struct Facts {
 }
 
 impl Request {
-    /// The values the built-in orchestrator reads from this request.
-    #[inline]
-    pub fn facts(&self) -> Facts {
+    /// The values the built-in strategies read from this request.
+    pub(crate) fn facts(&self) -> Facts {
         Facts {
             idempotent: self.is_idempotent(),
             attempts: self.attempts,
@@ -369,8 +366,7 @@ impl Request {
 }
 
 /// Why a rule declines: each declining rule has exactly one cause.
-#[inline(always)]
-pub(crate) fn cause_of(rule: Rule) -> NoRetryCause {
+fn cause_of(rule: Rule) -> NoRetryCause {
     match rule {
         Rule::DeadlinePassed => NoRetryCause::DeadlinePassed,
         Rule::UnknownNeverRetried => NoRetryCause::UnknownReason,
@@ -379,124 +375,40 @@ pub(crate) fn cause_of(rule: Rule) -> NoRetryCause {
     }
 }
 
-/// A decision as the values that differ between decisions with the same reason, attempts and
-/// idempotency: what a host that writes a decision out field by field needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlatDecision {
-    /// The delay before the retry, capped to the time left (0 when not retrying).
-    pub delay_ms: u64,
-    /// Whether the delay was cut to the time left.
-    pub capped: bool,
-    /// Whether the request is cancelled when the delay ends.
-    pub then_cancel: bool,
-    /// Why the request is not retried; `None` when it is.
-    pub cause: Option<NoRetryCause>,
-    /// The rule that decided.
-    pub rule: Rule,
-}
-
-impl FlatDecision {
-    /// A retry after `delay_ms`, capped to the time the request has left (RFC 0049 "Capping the
-    /// Retry Duration": a delay past the timeout is cut to the time left and the request is
-    /// cancelled when it ends; a delay that ends exactly at the timeout is not cut, but the
-    /// request is cancelled too, since it will have timed out by then).
-    #[inline(always)]
-    pub(crate) fn retry(delay_ms: u64, facts: &Facts, rule: Rule) -> FlatDecision {
-        let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
-        FlatDecision {
-            delay_ms: delay_ms.min(remaining),
-            capped: delay_ms > remaining,
-            then_cancel: delay_ms >= remaining,
-            cause: None,
-            rule,
-        }
-    }
-
-    /// No retry, by `rule`.
-    #[inline(always)]
-    pub(crate) fn declined(rule: Rule) -> FlatDecision {
-        FlatDecision {
-            delay_ms: 0,
-            capped: false,
-            then_cancel: false,
-            cause: Some(cause_of(rule)),
-            rule,
-        }
-    }
-
-    /// The whole decision, for the `reason`, `attempts` and idempotency it was looked up for.
-    #[inline(always)]
-    pub fn complete(self, reason: RetryReason, attempts: u32, idempotent: bool) -> Decision {
-        let rule = self.rule;
-        match self.cause {
-            None => Decision::Retry(RetryAfter {
-                delay_ms: self.delay_ms,
-                reason,
-                rule,
-                section: rule.section(),
-                capped: self.capped,
-                then_cancel: self.then_cancel,
-                attempts,
-                idempotent,
-            }),
-            Some(cause) => Decision::NoRetry(NoRetry {
-                reason,
-                cause,
-                rule,
-                section: rule.section(),
-                attempts,
-                idempotent,
-            }),
-        }
-    }
-}
-
-/// Builds the decision from a verdict, its delay capped to the timeout ([`FlatDecision::retry`]);
-/// every decision is built by [`FlatDecision::complete`].
-#[inline(always)]
-pub(crate) fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
-    finish_with(facts, reason, verdict, |d| d)
-}
-
-/// [`finish`], handing the decision to `f` in each branch: an inlined `f` then sees which kind
-/// of decision it has, and no value merged from both kinds is built.
-#[inline(always)]
-pub(crate) fn finish_with<R>(
-    facts: &Facts,
-    reason: RetryReason,
-    verdict: StrategyVerdict,
-    f: impl FnOnce(Decision) -> R,
-) -> R {
-    let complete = |flat: FlatDecision| flat.complete(reason, facts.attempts, facts.idempotent);
+/// Builds the decision from a verdict. RFC 0049 "Capping the Retry Duration": a delay past the
+/// timeout is cut to the time left and the request is cancelled when it ends; a delay that ends
+/// exactly at the timeout is not cut, but the request is cancelled too (it will have timed out).
+fn finish(facts: &Facts, reason: RetryReason, verdict: StrategyVerdict) -> Decision {
+    let rule = verdict.rule;
     match verdict.delay_ms {
-        Some(delay_ms) => f(complete(FlatDecision::retry(delay_ms, facts, verdict.rule))),
-        None => f(complete(FlatDecision::declined(verdict.rule))),
+        Some(delay_ms) => {
+            let remaining = facts.timeout_ms.saturating_sub(facts.elapsed_ms);
+            Decision::Retry(RetryAfter {
+                delay_ms: delay_ms.min(remaining),
+                reason,
+                rule,
+                section: rule.section(),
+                capped: delay_ms > remaining,
+                then_cancel: delay_ms >= remaining,
+                attempts: facts.attempts,
+                idempotent: facts.idempotent,
+            })
+        }
+        None => Decision::NoRetry(NoRetry {
+            reason,
+            cause: cause_of(rule),
+            rule,
+            section: rule.section(),
+            attempts: facts.attempts,
+            idempotent: facts.idempotent,
+        }),
     }
 }
 
-pub(crate) const fn declined(rule: Rule) -> StrategyVerdict {
+const fn declined(rule: Rule) -> StrategyVerdict {
     StrategyVerdict { delay_ms: None, rule }
 }
 
-/// The steps before any strategy runs (the draw already checked): deadline, UNKNOWN, always-retry.
-#[inline(always)]
-fn before_strategy(facts: &Facts, reason: RetryReason, policy: &Policy) -> Option<StrategyVerdict> {
-    if facts.elapsed_ms >= facts.timeout_ms {
-        return Some(declined(Rule::DeadlinePassed));
-    }
-    if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
-        return Some(declined(Rule::UnknownNeverRetried));
-    }
-    if policy.compat.always_retry(reason) {
-        return Some(StrategyVerdict {
-            delay_ms: Some(controlled_backoff(facts.attempts)),
-            rule: Rule::AlwaysRetryControlledBackoff,
-        });
-    }
-    None
-}
-
-#[inline(always)]
 pub(crate) fn check_random(random: Option<f64>) -> Result<(), Error> {
     match random {
         Some(r) => check_draw("random", r).map(|_| ()),
@@ -504,8 +416,25 @@ pub(crate) fn check_random(random: Option<f64>) -> Result<(), Error> {
     }
 }
 
-/// The orchestrator's steps before any strategy runs: deadline, UNKNOWN, always-retry.
-/// Returns `None` when the strategy must be asked (then call [`decide_after_strategy`]).
+/// A built-in strategy's verdict.
+fn builtin_verdict(
+    kind: StrategyKind,
+    policy: &Policy,
+    facts: &Facts,
+    reason: RetryReason,
+) -> Result<StrategyVerdict, Error> {
+    match kind {
+        StrategyKind::BestEffort => {
+            crate::strategy::best_effort_verdict(&policy.backoff, policy.jitter, facts, reason)
+        }
+        StrategyKind::FailFast => Ok(declined(Rule::FailFast)),
+    }
+}
+
+/// The orchestrator's steps before a host strategy is asked: the deadline, UNKNOWN, always-retry
+/// reasons, then a per-request built-in strategy, which wins over the host's (RFC 0049 "Request
+/// Annotation"). Returns `None` when the host strategy must be asked (then call
+/// [`decide_after_strategy`] with its answer).
 pub fn decide_before_strategy(
     request: &Request,
     reason: RetryReason,
@@ -513,7 +442,21 @@ pub fn decide_before_strategy(
 ) -> Result<Option<Decision>, Error> {
     request.validate()?;
     let facts = request.facts();
-    Ok(before_strategy(&facts, reason, policy).map(|v| finish(&facts, reason, v)))
+    let verdict = if facts.elapsed_ms >= facts.timeout_ms {
+        declined(Rule::DeadlinePassed)
+    } else if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
+        declined(Rule::UnknownNeverRetried)
+    } else if policy.compat.always_retry(reason) {
+        StrategyVerdict {
+            delay_ms: Some(controlled_backoff(facts.attempts)),
+            rule: Rule::AlwaysRetryControlledBackoff,
+        }
+    } else if let Some(kind) = request.strategy {
+        builtin_verdict(kind, policy, &facts, reason)?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(finish(&facts, reason, verdict)))
 }
 
 /// Turns a strategy's verdict into the decision, capping its delay to the timeout; a request at
@@ -526,46 +469,26 @@ pub fn decide_after_strategy(request: &Request, reason: RetryReason, verdict: St
     finish(&facts, reason, verdict)
 }
 
-/// Decides with the built-in strategies only (the request's override, else the policy's), from
-/// the request's [`Facts`]: the same decision [`decide`] makes for the request they came from.
-#[inline]
-pub fn decide_facts(facts: &Facts, reason: RetryReason, policy: &Policy) -> Result<Decision, Error> {
-    check_random(facts.random)?;
-    let verdict = match before_strategy(facts, reason, policy) {
-        Some(v) => v,
-        None => match facts.strategy.unwrap_or(policy.strategy) {
-            StrategyKind::BestEffort => {
-                crate::strategy::best_effort_verdict(&policy.backoff, policy.jitter, facts, reason)?
-            }
-            StrategyKind::FailFast => declined(Rule::FailFast),
-        },
-    };
-    Ok(finish(facts, reason, verdict))
-}
-
-/// Decides whether and when to retry `request` after `reason`, under `policy`.
-#[inline]
+/// Decides whether and when to retry `request` after `reason`, under `policy`, with the
+/// built-in strategies only (the request's override, else the policy's).
 pub fn decide(request: &Request, reason: RetryReason, policy: &Policy) -> Result<Decision, Error> {
-    decide_facts(&request.facts(), reason, policy)
+    decide_with(request, reason, policy, None)
 }
 
-/// Like [`decide`], with a host strategy used when the request has no built-in override.
+/// Like [`decide`], with a host strategy asked when no earlier rule decides and the request has
+/// no built-in override; without one, the policy's strategy is used.
 pub fn decide_with(
     request: &Request,
     reason: RetryReason,
     policy: &Policy,
     host_strategy: Option<&dyn RetryStrategy>,
 ) -> Result<Decision, Error> {
-    match (request.strategy, host_strategy) {
-        (None, Some(host)) => {
-            let facts = request.facts();
-            check_random(facts.random)?;
-            let verdict = match before_strategy(&facts, reason, policy) {
-                Some(v) => v,
-                None => host.retry_after(request, reason)?,
-            };
-            Ok(finish(&facts, reason, verdict))
-        }
-        _ => decide(request, reason, policy),
+    if let Some(decision) = decide_before_strategy(request, reason, policy)? {
+        return Ok(decision);
     }
+    let verdict = match host_strategy {
+        Some(host) => host.retry_after(request, reason)?,
+        None => builtin_verdict(policy.strategy, policy, &request.facts(), reason)?,
+    };
+    Ok(decide_after_strategy(request, reason, verdict))
 }

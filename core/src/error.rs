@@ -26,7 +26,7 @@ pub enum Error {
         expected: String,
     },
     /// A duration that is negative, not finite, not an integer number of milliseconds or too large.
-    #[error("{field}: invalid duration {value}: expected a whole number of milliseconds in 0..=2^53-1")]
+    #[error("{field}: invalid duration {value}: expected a whole number of milliseconds (a number up to 2^53-1, or a decimal string up to 2^64-1)")]
     InvalidDuration {
         /// Where the bad value was found.
         field: String,
@@ -143,6 +143,35 @@ impl Error {
         "malformed_json",
         "unsupported_version",
     ];
+}
+
+/// How many characters of an input value an error message echoes at most.
+pub const ECHO_LIMIT: usize = 80;
+
+/// `text` cut to [`ECHO_LIMIT`] characters (with `…` when cut), for echoing input in messages.
+pub fn shorten(text: &str) -> String {
+    match text.char_indices().nth(ECHO_LIMIT) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+impl Error {
+    /// The same error naming `field` instead (for values read on their own, then placed).
+    pub fn with_field(self, field: &str) -> Error {
+        let field = field.to_owned();
+        match self {
+            Error::UnknownReason { value, .. } => Error::UnknownReason { field, value },
+            Error::UnknownName { value, expected, .. } => Error::UnknownName { field, value, expected },
+            Error::InvalidDuration { value, .. } => Error::InvalidDuration { field, value },
+            Error::InvalidRandom { value, .. } => Error::InvalidRandom { field, value },
+            Error::OutOfRange { value, expected, .. } => Error::OutOfRange { field, value, expected },
+            Error::InvalidType { message, .. } => Error::InvalidType { field, message },
+            Error::UnknownField { .. } => Error::UnknownField { field },
+            Error::MissingField { .. } => Error::MissingField { field },
+            other @ (Error::MalformedJson { .. } | Error::UnsupportedVersion { .. }) => other,
+        }
+    }
 }
 
 /// Shorthand for results whose error is the core's [`Error`].

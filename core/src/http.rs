@@ -312,53 +312,19 @@ pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Result<u64, E
 }
 
 /// What one attempt of an HTTP call produced.
-// Deserialize is written below (read as this derive would read it, at a fraction of the size).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum HttpAttempt {
     /// A response.
     Response {
         /// Its status.
         status: u16,
         /// Its `Retry-After` header, if any.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after: Option<String>,
     },
     /// No response: the connection failed or timed out.
     NetworkError,
-}
-
-/// The `kind` names of [`HttpAttempt`].
-#[derive(Deserialize)]
-#[serde(variant_identifier, rename_all = "snake_case")]
-enum AttemptKind {
-    Response,
-    NetworkError,
-}
-
-/// The fields of [`HttpAttempt::Response`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResponseFields {
-    status: u16,
-    #[serde(default)]
-    retry_after: Option<String>,
-}
-
-impl<'de> Deserialize<'de> for HttpAttempt {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, fields) = crate::json::tagged(d, "kind", "internally tagged enum HttpAttempt")?;
-        Ok(match kind {
-            AttemptKind::Response => {
-                let f: ResponseFields = crate::json::variant_fields(&fields)?;
-                HttpAttempt::Response {
-                    status: f.status,
-                    retry_after: f.retry_after,
-                }
-            }
-            AttemptKind::NetworkError => HttpAttempt::NetworkError,
-        })
-    }
 }
 
 /// Classifies an attempt's result.
@@ -389,7 +355,7 @@ pub struct RetryLoop {
     /// No attempt starts later than this many ms after the first one started.
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub deadline_ms: Option<u64>,
@@ -427,12 +393,12 @@ pub struct LoopState {
     /// Attempts made, the one that just finished included (1 after the first).
     pub attempts: u32,
     /// Time since the first attempt started, in ms.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub elapsed_ms: u64,
     /// The previous delay, for decorrelated jitter.
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub previous_delay_ms: Option<u64>,
@@ -459,7 +425,7 @@ pub struct LoopDecision {
     /// The class of the attempt's result.
     pub class: HttpClass,
     /// The delay before the retry (a decimal string past 2^53, like every duration).
-    #[serde(with = "crate::json::ms::option", skip_serializing_if = "Option::is_none")]
+    #[serde(with = "crate::serde_form::ms::option", skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u64>,
     /// Whether the delay (Retry-After or backoff) was cut so the retry starts by the deadline.
     pub capped: bool,

@@ -16,21 +16,19 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub mod api;
 pub mod backoff;
 pub mod classify;
 pub mod decide;
 pub mod error;
 pub mod explain;
 pub mod http;
-pub mod json;
 pub mod mongodb;
 pub mod operation;
 pub mod policy;
 pub mod reason;
+pub mod serde_form;
 pub mod simulate;
 pub mod strategy;
-pub mod table;
 pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
@@ -43,8 +41,8 @@ pub use classify::search::classify_search;
 pub use classify::views::classify_views;
 pub use classify::Classification;
 pub use decide::{
-    decide, decide_after_strategy, decide_before_strategy, decide_facts, decide_with, Decision, Facts,
-    FlatDecision, NoRetry, NoRetryCause, Request, RetryAfter, Rule,
+    decide, decide_after_strategy, decide_before_strategy, decide_with, Decision, NoRetry, NoRetryCause, Request,
+    RetryAfter, Rule,
 };
 pub use error::Error;
 pub use explain::explain;
@@ -73,7 +71,6 @@ pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
-pub use table::DecisionTable;
 
 /// This crate's version, which every binding reports too.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -154,7 +154,7 @@ impl KvOperation {
             .map(|r| r.operation)
             .ok_or_else(|| Error::UnknownName {
                 field: field.to_owned(),
-                value: value.to_owned(),
+                value: crate::error::shorten(value),
                 expected: KV_CATALOG.iter().map(|r| r.name).collect::<Vec<_>>().join(", "),
             })
     }
@@ -301,9 +301,10 @@ impl OperationWire {
 }
 
 impl TryFrom<OperationWire> for Operation {
-    type Error = String;
-    fn try_from(w: OperationWire) -> Result<Self, String> {
-        w.into_operation("").map_err(|e| crate::json::encode_marked(&e))
+    type Error = serde::de::value::Error;
+    fn try_from(w: OperationWire) -> Result<Self, Self::Error> {
+        w.into_operation("")
+            .map_err(|e| crate::serde_form::Rejection::from_error(&e))
     }
 }
 

@@ -87,7 +87,7 @@ fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     match v.as_u64() {
         Some(n) if n == u64::from(POLICY_VERSION) => Ok(POLICY_VERSION),
-        _ => Err(crate::json::marked("unsupported_version", &v.to_string())),
+        _ => Err(crate::serde_form::Rejection::VERSION.into_de()),
     }
 }
 
@@ -117,20 +117,6 @@ impl Policy {
             retry_unknown_if_idempotent: false,
         },
     };
-
-    /// Parses and validates a policy document.
-    pub fn from_json(text: &str) -> Result<Policy, Error> {
-        let p: Policy = crate::json::from_json_str(text)?;
-        p.validate()?;
-        Ok(p)
-    }
-
-    /// Converts and validates an already-parsed policy document.
-    pub fn from_json_value(value: &serde_json::Value) -> Result<Policy, Error> {
-        let p: Policy = crate::json::from_json_value(value)?;
-        p.validate()?;
-        Ok(p)
-    }
 
     /// The policy as a JSON document that [`Policy::from_json`] reads back unchanged.
     pub fn to_json(&self) -> String {
@@ -166,6 +152,6 @@ mod tests {
         assert_eq!(Policy::RFC.compat, Compat::default());
         assert_eq!(Policy::RFC.strategy, StrategyKind::default());
         assert_eq!(Policy::RFC.jitter, Jitter::default());
-        assert_eq!(Policy::from_json("{}").unwrap(), Policy::RFC);
+        assert_eq!(serde_json::from_str::<Policy>("{}").unwrap(), Policy::RFC);
     }
 }

@@ -187,7 +187,7 @@ impl RetryReason {
             })
             .ok_or_else(|| Error::UnknownReason {
                 field: field.to_owned(),
-                value: value.to_owned(),
+                value: crate::error::shorten(value),
             })
     }
 }
@@ -214,7 +214,7 @@ impl Serialize for RetryReason {
 impl<'de> Deserialize<'de> for RetryReason {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        RetryReason::parse("", &text).map_err(|_| crate::json::marked::<D::Error>("unknown_reason", &text))
+        RetryReason::parse("", &text).map_err(|_| crate::serde_form::Rejection::REASON.into_de())
     }
 }
 

@@ -28,7 +28,7 @@ pub struct Scenario {
     #[serde(default)]
     pub repeat_last: bool,
     /// Time each attempt takes before its outcome is known.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub latency_ms: u64,
     /// Random draws used in turn by jittered delays (cycled; may be empty without jitter).
     #[serde(default)]
@@ -44,10 +44,10 @@ pub struct Step {
     /// 0 for the first send, then one more per retry.
     pub attempt: u32,
     /// When the attempt was sent, from the request's start.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub sent_at_ms: u64,
     /// When its outcome was known.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub done_at_ms: u64,
     /// The failure, or `None` when the attempt succeeded.
     pub reason: Option<RetryReason>,
@@ -77,10 +77,10 @@ pub struct Timeline {
     /// How it ended.
     pub ending: Ending,
     /// Time from the start to the end.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub total_ms: u64,
     /// Time spent waiting between attempts.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub waited_ms: u64,
 }
 

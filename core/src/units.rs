@@ -1,7 +1,7 @@
 //! Conversions from host-language duration types to the core's whole milliseconds.
 
 use crate::error::Error;
-use crate::json::ms::MAX_SAFE;
+use crate::serde_form::ms::MAX_SAFE;
 
 /// Seconds (a host's float) → whole milliseconds, rounded to nearest; negative, NaN, infinite
 /// or past 2^53−1 ms is `invalid_duration` naming `field`.

@@ -86,71 +86,7 @@ fn any_request() -> impl Strategy<Value = Request> {
         )
 }
 
-/// Facts as the decision table sees them: small attempt counts (inside its delay table) as
-/// often as large ones, deadlines near and past, draws missing, valid and invalid.
-fn any_facts() -> impl Strategy<Value = Facts> {
-    (
-        any::<bool>(),
-        prop_oneof![0u32..70, any::<u32>()],
-        0u64..3_000,
-        prop_oneof![0u64..3_000, any::<u64>()],
-        proptest::option::of(prop_oneof![
-            Just(StrategyKind::BestEffort),
-            Just(StrategyKind::FailFast)
-        ]),
-        proptest::option::of(prop_oneof![0.0f64..1.0, Just(1.0), Just(-0.5), Just(f64::NAN)]),
-        proptest::option::of(0u64..100_000),
-    )
-        .prop_map(
-            |(idempotent, attempts, elapsed_ms, timeout_ms, strategy, random, previous_delay_ms)| {
-                let mut r = Request::new(Operation::Search, elapsed_ms, timeout_ms);
-                (r.idempotent, r.attempts, r.strategy) = (Some(idempotent), attempts, strategy);
-                (r.random, r.previous_delay_ms) = (random, previous_delay_ms);
-                r.facts()
-            },
-        )
-}
-
 proptest! {
-    #[test]
-    fn the_decision_table_decides_as_decide_facts(
-        facts in any_facts(), reason in any_reason(), policy in any_policy(), kind in 0..3,
-        (min_ms, max_ms, factor) in (0u64..50, 0u64..5_000, 1.0f64..4.0),
-    ) {
-        // Most policies here keep a delay table (no jitter), many with delays that stay under the
-        // deadlines above, so that a wrong delay is not hidden by capping.
-        let mut policy = policy;
-        if kind > 0 {
-            policy.jitter = Jitter::None;
-        }
-        if kind == 2 {
-            policy.backoff = Backoff::Exponential { min_ms, max_ms: max_ms.max(min_ms), factor, first: FirstDelay::Min };
-        }
-        let table = DecisionTable::new(&policy);
-        let got = table.decide(&facts, reason).map_err(|e| e.to_string());
-        let want = decide_facts(&facts, reason, &policy).map_err(|e| e.to_string());
-        prop_assert_eq!(&got, &want);
-        // The flat form, when the table answers, completes to the same decision; also with the
-        // deadline exactly where the delay ends (cancelled, not capped) and one ms before it.
-        match table.lookup_flat(&facts, reason) {
-            Some(flat) => prop_assert_eq!(Ok(flat.complete(reason, facts.attempts, facts.idempotent)), want),
-            // It holds every decision of a policy without jitter, up to 63 attempts.
-            None => prop_assert!(
-                policy.jitter != Jitter::None || facts.attempts >= 64 || want.is_err(),
-                "not held: {:?}", want
-            ),
-        }
-        let far = Facts { elapsed_ms: 0, timeout_ms: u64::MAX, ..facts };
-        if let Some(uncapped) = table.lookup_flat(&far, reason) {
-            for timeout_ms in [uncapped.delay_ms, uncapped.delay_ms.saturating_sub(1)] {
-                let edge = Facts { timeout_ms, ..far };
-                let want = decide_facts(&edge, reason, &policy).map_err(|e| e.to_string());
-                let flat = table.lookup_flat(&edge, reason).map(|f| f.complete(reason, edge.attempts, edge.idempotent));
-                prop_assert_eq!(flat.ok_or_else(String::new), want);
-            }
-        }
-    }
-
     #[test]
     fn a_retry_never_ends_past_the_deadline(req in any_request(), reason in any_reason(), policy in any_policy()) {
         let d = decide(&req, reason, &policy).unwrap();
@@ -231,24 +167,6 @@ proptest! {
             prop_assert!(d >= min_ms || (first == FirstDelay::Zero && attempt == 0));
             prop_assert!(b.delay(attempt + 1) >= d);
         }
-    }
-
-    #[test]
-    fn policies_round_trip_through_json(policy in any_policy()) {
-        let back = Policy::from_json(&policy.to_json()).unwrap();
-        prop_assert_eq!(back, policy);
-    }
-
-    #[test]
-    fn requests_round_trip_through_json(req in any_request()) {
-        let text = serde_json::to_string(&req).unwrap();
-        let back: Request = retrypolicy::json::from_json_str(&text).unwrap();
-        prop_assert_eq!(back, req);
-    }
-
-    #[test]
-    fn arbitrary_text_never_panics_the_policy_parser(text in ".{0,64}") {
-        let _ = Policy::from_json(&text);
     }
 
     #[test]

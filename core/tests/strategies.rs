@@ -125,18 +125,6 @@ fn the_decision_record_reads_as_one_log_line() {
 }
 
 #[test]
-fn bad_policy_json_names_the_field() {
-    let e = Policy::from_json(r#"{"backoff": {"kind": "exponential", "factor": "two"}}"#).unwrap_err();
-    assert_eq!(e.code(), "invalid_type");
-    assert_eq!(e.field(), "backoff.factor");
-    let e = Policy::from_json(r#"{"compat": {"retry_kv_bsy": true}}"#).unwrap_err();
-    assert_eq!((e.code(), e.field()), ("unknown_field", "compat.retry_kv_bsy"));
-    let e =
-        Policy::from_json(r#"{"backoff": {"kind": "exponential", "min_ms": 9, "max_ms": 3}}"#).unwrap_err();
-    assert_eq!((e.code(), e.field()), ("out_of_range", "backoff.min_ms"));
-}
-
-#[test]
 fn the_after_strategy_step_alone_still_refuses_a_request_past_its_timeout() {
     for elapsed in [2500, 9000] {
         let d = decide_after_strategy(

@@ -170,7 +170,7 @@ pub struct MongoError {
     /// A server-supplied base backoff for overload retries.
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub base_backoff_ms: Option<u64>,

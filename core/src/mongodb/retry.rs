@@ -48,19 +48,19 @@ pub struct MongoRequest {
     #[serde(default)]
     pub overloaded: bool,
     /// Time since the operation started, in milliseconds (only consulted with `timeout_ms`).
-    #[serde(default, with = "crate::json::ms")]
+    #[serde(default, with = "crate::serde_form::ms")]
     pub elapsed_ms: u64,
     /// The CSOT `timeoutMS`, when set: retries continue until it expires instead of once.
     #[serde(
         default,
-        with = "crate::json::ms::option",
+        with = "crate::serde_form::ms::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub timeout_ms: Option<u64>,
     /// The caller's jitter draw in `[0, 1)`, required when the error is an overload error.
     #[serde(
         default,
-        deserialize_with = "crate::json::draw::deserialize",
+        deserialize_with = "crate::serde_form::draw::deserialize",
         skip_serializing_if = "Option::is_none"
     )]
     pub random: Option<f64>,

@@ -125,7 +125,7 @@ pub enum Phase {
 #[serde(deny_unknown_fields)]
 pub struct TransactionState {
     /// The limit on retrying: timeoutMS when given, else 120 000 ms.
-    #[serde(with = "crate::json::ms")]
+    #[serde(with = "crate::serde_form::ms")]
     pub timeout_ms: u64,
     /// Whether the limit is a CSOT timeoutMS (the timeout error is then a CSOT timeout error).
     #[serde(default)]
@@ -150,9 +150,8 @@ impl TransactionState {
 }
 
 /// What the host reports to the state machine.
-// Deserialize is written below (read as this derive would read it, at a fraction of the size).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TransactionEvent {
     /// withTransaction was called.
     Begin,
@@ -173,9 +172,10 @@ pub enum TransactionEvent {
         /// The error, with its labels.
         error: MongoError,
         /// Monotonic time since withTransaction began, in ms.
-        #[serde(serialize_with = "crate::json::ms::serialize")]
+        #[serde(with = "crate::serde_form::ms")]
         elapsed_ms: u64,
         /// The jitter draw in `[0, 1)` for the backoff (needed when the error is transient).
+        #[serde(default, deserialize_with = "crate::serde_form::draw::deserialize")]
         random: Option<f64>,
     },
     /// commitTransaction succeeded.
@@ -185,96 +185,12 @@ pub enum TransactionEvent {
         /// The error: code, labels and writeConcernError code.
         error: MongoError,
         /// Monotonic time since withTransaction began, in ms.
-        #[serde(serialize_with = "crate::json::ms::serialize")]
+        #[serde(with = "crate::serde_form::ms")]
         elapsed_ms: u64,
         /// The jitter draw in `[0, 1)` for the backoff (needed when the error is transient).
+        #[serde(default, deserialize_with = "crate::serde_form::draw::deserialize")]
         random: Option<f64>,
     },
-}
-
-/// The `event` names of [`TransactionEvent`].
-#[derive(Deserialize)]
-#[serde(variant_identifier, rename_all = "snake_case")]
-enum EventName {
-    Begin,
-    StartFailed,
-    CallbackReturned,
-    CallbackRaised,
-    CommitSucceeded,
-    CommitFailed,
-}
-
-/// The fields of [`TransactionEvent::StartFailed`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StartFailedFields {
-    error: MongoError,
-}
-
-/// The fields of [`TransactionEvent::CallbackReturned`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallbackReturnedFields {
-    session: SessionState,
-}
-
-/// The fields of [`TransactionEvent::CallbackRaised`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CallbackRaisedFields {
-    session: SessionState,
-    error: MongoError,
-    #[serde(with = "crate::json::ms")]
-    elapsed_ms: u64,
-    #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
-    random: Option<f64>,
-}
-
-/// The fields of [`TransactionEvent::CommitFailed`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CommitFailedFields {
-    error: MongoError,
-    #[serde(with = "crate::json::ms")]
-    elapsed_ms: u64,
-    #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
-    random: Option<f64>,
-}
-
-impl<'de> Deserialize<'de> for TransactionEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use crate::json::{tagged, variant_fields};
-        let (name, fields) = tagged(d, "event", "internally tagged enum TransactionEvent")?;
-        Ok(match name {
-            EventName::Begin => TransactionEvent::Begin,
-            EventName::StartFailed => {
-                let f: StartFailedFields = variant_fields(&fields)?;
-                TransactionEvent::StartFailed { error: f.error }
-            }
-            EventName::CallbackReturned => {
-                let f: CallbackReturnedFields = variant_fields(&fields)?;
-                TransactionEvent::CallbackReturned { session: f.session }
-            }
-            EventName::CallbackRaised => {
-                let f: CallbackRaisedFields = variant_fields(&fields)?;
-                TransactionEvent::CallbackRaised {
-                    session: f.session,
-                    error: f.error,
-                    elapsed_ms: f.elapsed_ms,
-                    random: f.random,
-                }
-            }
-            EventName::CommitSucceeded => TransactionEvent::CommitSucceeded,
-            EventName::CommitFailed => {
-                let f: CommitFailedFields = variant_fields(&fields)?;
-                TransactionEvent::CommitFailed {
-                    error: f.error,
-                    elapsed_ms: f.elapsed_ms,
-                    random: f.random,
-                }
-            }
-        })
-    }
 }
 
 impl TransactionEvent {

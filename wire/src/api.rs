@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::json::from_json_value;
-use crate::*;
+use retrypolicy::*;
 
 /// Every function [`call`] knows: those of the fixture table in spec-fixtures/README.md, in its
 /// order, then the steps and conversions a binding needs that reaches the core only through JSON
@@ -61,7 +61,7 @@ pub const FUNCTIONS: &[&str] = &[
 #[serde(deny_unknown_fields)]
 struct KvInput {
     operation: KvOperation,
-    #[serde(with = "crate::json::status")]
+    #[serde(with = "retrypolicy::serde_form::status")]
     status: u16,
     #[serde(default)]
     error_map: Option<ErrorMap>,
@@ -117,9 +117,9 @@ struct BackoffInput {
     backoff: Backoff,
     jitter: Jitter,
     attempt: u32,
-    #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::draw::deserialize")]
     random: Option<f64>,
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     previous_delay_ms: Option<u64>,
 }
 
@@ -161,7 +161,7 @@ struct MongoWriteErrorInput {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MongoSurfacedInput {
-    kind: crate::mongodb::operations::CommandClass,
+    kind: retrypolicy::mongodb::operations::CommandClass,
     errors: Vec<MongoError>,
 }
 
@@ -186,7 +186,7 @@ struct MongoDecideInput {
 #[serde(deny_unknown_fields)]
 struct MongoOverloadBackoffInput {
     attempt: u32,
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     base_backoff_ms: Option<u64>,
     random: f64,
 }
@@ -208,7 +208,7 @@ struct MongoTxnBackoffInput {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MongoWithTransactionInput {
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     timeout_ms: Option<u64>,
     events: Vec<TransactionEvent>,
 }
@@ -224,7 +224,7 @@ struct MongoTxnStepInput {
 #[serde(deny_unknown_fields)]
 struct MongoDuplicateKeyInput {
     document_id: Value,
-    error: crate::mongodb::idempotency::DuplicateKeyError,
+    error: retrypolicy::mongodb::idempotency::DuplicateKeyError,
 }
 
 fn default_pending_field() -> String {
@@ -256,7 +256,7 @@ struct HttpClassifyInput {
 #[serde(deny_unknown_fields)]
 struct HttpRetryAfterInput {
     value: String,
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     now_unix_ms: Option<u64>,
 }
 
@@ -273,9 +273,9 @@ struct HttpNextInput {
     retry_loop: RetryLoop,
     state: LoopState,
     attempt: HttpAttempt,
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     now_unix_ms: Option<u64>,
-    #[serde(default, deserialize_with = "crate::json::draw::deserialize")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::draw::deserialize")]
     random: Option<f64>,
 }
 
@@ -290,8 +290,26 @@ struct RequestInput {
 struct AfterStrategyInput {
     request: Request,
     reason: RetryReason,
-    #[serde(default, with = "crate::json::ms::option")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
     retry_after_ms: Option<u64>,
+}
+
+/// A host strategy given as data: a fixed answer, "retry after `retry_after_ms`" or, when it is
+/// null, "do not retry". Every fixture runner builds it as its language's host strategy.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HostStrategyInput {
+    #[serde(with = "retrypolicy::serde_form::ms::option")]
+    retry_after_ms: Option<u64>,
+}
+
+impl RetryStrategy for HostStrategyInput {
+    fn retry_after(&self, _request: &Request, _reason: RetryReason) -> Result<StrategyVerdict, Error> {
+        Ok(match self.retry_after_ms {
+            Some(ms) => StrategyVerdict::custom_retry(ms),
+            None => StrategyVerdict::custom_no_retry(),
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -301,9 +319,8 @@ struct DecideWithInput {
     reason: RetryReason,
     #[serde(default)]
     policy: Policy,
-    host_strategy: StrategyKind,
     #[serde(default)]
-    host_policy: Policy,
+    host: Option<HostStrategyInput>,
 }
 
 #[derive(Deserialize)]
@@ -318,7 +335,7 @@ enum Action {
 #[serde(deny_unknown_fields)]
 struct DecisionInput {
     action: Action,
-    #[serde(default, with = "crate::json::ms")]
+    #[serde(default, with = "retrypolicy::serde_form::ms")]
     delay_ms: u64,
     #[serde(default)]
     capped: bool,
@@ -387,15 +404,15 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 /// - `parse_request` `{request}` → `{request, json}`: the request validated and normalized, as an
 ///   object and as compact text in the wire's field order.
 /// - `decide_before_strategy` `{request, reason, policy?}` → `{decision}`: what
-///   [`decide_with`] does before it asks a host strategy: [`decide_before_strategy`] (deadline,
-///   UNKNOWN, always-retry), then a per-request built-in strategy, which wins over the host's
-///   (RFC 0049 "Request Annotation"). `decision` is null when the host strategy must be asked.
+///   [`decide_with`] decides before it asks a host strategy ([`decide_before_strategy`]: deadline,
+///   UNKNOWN, always-retry, a per-request built-in strategy). `decision` is null when the host
+///   strategy must be asked.
 /// - `decide_after_strategy` `{request, reason, retry_after_ms}` → the decision
 ///   ([`decide_after_strategy`]) for a host strategy's answer: milliseconds, or null for "do not
 ///   retry".
-/// - `decide_with` `{request, reason, policy?, host_strategy, host_policy?}` → the decision of
-///   [`decide_with`] with a built-in strategy (`best_effort` configured by `host_policy`'s backoff
-///   and jitter, or `fail_fast`) as the host strategy.
+/// - `decide_with` `{request, reason, policy?, host?}` → the decision of [`decide_with`] with a
+///   host strategy given as data: `{"retry_after_ms": N}` answers "retry after N ms", `null`
+///   there answers "do not retry"; without `host`, the policy's strategy decides.
 /// - `best_effort_delay` `{request, reason, policy?}` → `{delay_ms, rule}`: the policy's best-effort
 ///   strategy's own answer, uncapped (`delay_ms` null when it declines).
 /// - `format_decision` `{decision}` → `{message}`: the decision's one-line log message.
@@ -453,10 +470,10 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         "simulate" => from_json_value::<Scenario>(input).and_then(|s| simulate(&s).map(|t| to_value(&t))),
         "parse_policy" => from_json_value::<PolicyInput>(input)
-            .and_then(|i| Policy::from_json(&i.json))
+            .and_then(|i| crate::parse_policy(&i.json))
             .map(|p| json!({ "policy": to_value(&p) })),
         "mongodb_classify_error" => from_json_value::<MongoErrorInput>(input).map(|i| {
-            let row = i.error.code.and_then(crate::mongodb::errors::code_row);
+            let row = i.error.code.and_then(retrypolicy::mongodb::errors::code_row);
             json!({
                 "class": to_value(&classify_error(&i.error)),
                 "code_name": row.map(|r| r.name),
@@ -464,12 +481,12 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                 "retryable_write_code": row.is_some_and(|r| r.writes),
                 "retryable_read_code": row.is_some_and(|r| r.reads),
                 "unsupported_deployment_message":
-                    crate::mongodb::errors::unsupported_deployment_message(&i.error),
+                    retrypolicy::mongodb::errors::unsupported_deployment_message(&i.error),
             })
         }),
         "mongodb_retryable_write_error" => from_json_value::<MongoWriteErrorInput>(input).map(|i| {
             let mut out = to_value(&is_retryable_write_error(&i.error, i.server, i.retry_writes));
-            out["labels"] = to_value(&crate::mongodb::errors::retryable_write_labels(
+            out["labels"] = to_value(&retrypolicy::mongodb::errors::retryable_write_labels(
                 &i.error,
                 i.server,
                 i.retry_writes,
@@ -480,7 +497,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             from_json_value::<MongoErrorInput>(input).map(|i| to_value(&is_retryable_read_error(&i.error)))
         }
         "mongodb_surfaced_error" => from_json_value::<MongoSurfacedInput>(input).and_then(|i| {
-            use crate::mongodb::operations::CommandClass;
+            use retrypolicy::mongodb::operations::CommandClass;
             let index = match i.kind {
                 CommandClass::Read => surfaced_read_error(&i.errors)?,
                 _ => surfaced_write_error(&i.errors)?,
@@ -497,7 +514,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             .and_then(|i| decide_mongo(&i.request, &i.error).map(|d| to_value(&d))),
         "mongodb_overload_backoff" => from_json_value::<MongoOverloadBackoffInput>(input).and_then(|i| {
             let d = overload_backoff_ms(i.attempt, i.base_backoff_ms, i.random)?;
-            let c = crate::mongodb::backpressure::overload_backoff_ceiling_ms(i.attempt, i.base_backoff_ms);
+            let c = retrypolicy::mongodb::backpressure::overload_backoff_ceiling_ms(i.attempt, i.base_backoff_ms);
             Ok(json!({ "delay_ms": d, "ceiling_ms": c }))
         }),
         "mongodb_transaction_labels" => from_json_value::<MongoTxnLabelsInput>(input)
@@ -561,12 +578,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         "decide_before_strategy" => from_json_value::<DecideInput>(input).and_then(|i| {
             i.policy.validate()?;
-            let decision = match decide_before_strategy(&i.request, i.reason, &i.policy)? {
-                Some(d) => Some(d),
-                // As in decide_with: a per-request built-in strategy wins over the host's.
-                None if i.request.strategy.is_some() => Some(decide(&i.request, i.reason, &i.policy)?),
-                None => None,
-            };
+            let decision = decide_before_strategy(&i.request, i.reason, &i.policy)?;
             Ok(json!({ "decision": decision.as_ref().map(to_value) }))
         }),
         "decide_after_strategy" => from_json_value::<AfterStrategyInput>(input).and_then(|i| {
@@ -579,13 +591,8 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         "decide_with" => from_json_value::<DecideWithInput>(input).and_then(|i| {
             i.policy.validate()?;
-            i.host_policy.validate()?;
-            let best_effort = i.host_policy.best_effort();
-            let host: &dyn RetryStrategy = match i.host_strategy {
-                StrategyKind::BestEffort => &best_effort,
-                StrategyKind::FailFast => &FailFast,
-            };
-            decide_with(&i.request, i.reason, &i.policy, Some(host)).map(|d| to_value(&d))
+            let host = i.host.as_ref().map(|h| h as &dyn RetryStrategy);
+            decide_with(&i.request, i.reason, &i.policy, host).map(|d| to_value(&d))
         }),
         "best_effort_delay" => from_json_value::<DecideInput>(input).and_then(|i| {
             i.policy.validate()?;
@@ -614,7 +621,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
 
 fn ms_json(key: &str, v: u64) -> Value {
     #[derive(serde::Serialize)]
-    struct Ms(#[serde(with = "crate::json::ms")] u64);
+    struct Ms(#[serde(with = "retrypolicy::serde_form::ms")] u64);
     json!({ key: to_value(&Ms(v)) })
 }
 
@@ -651,7 +658,7 @@ mod tests {
             };
             assert_eq!(composed["action"], decided["action"], "{reason}");
             assert_eq!(composed["delay_ms"], decided["delay_ms"], "{reason}");
-            let with = json!({"request": request, "reason": reason, "host_strategy": "best_effort"});
+            let with = json!({"request": request, "reason": reason});
             assert_eq!(ok("decide_with", with), decided, "{reason}");
         }
     }
@@ -672,7 +679,7 @@ mod tests {
             json!({"request": late, "reason": "KV_LOCKED", "retry_after_ms": 5}),
         );
         assert_eq!(after["cause"], "deadline_passed");
-        let with = json!({"request": late, "reason": "KV_LOCKED", "host_strategy": "fail_fast"});
+        let with = json!({"request": late, "reason": "KV_LOCKED", "host": {"retry_after_ms": 5}});
         assert_eq!(ok("decide_with", with)["rule"], "deadline_passed");
     }
 

@@ -34,10 +34,10 @@ pub fn fixture_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Calls the core's JSON API; `None` when the function is unknown.
 pub fn call(function: &str, input: &Value) -> Option<Result<Value, retrypolicy::Error>> {
-    if !retrypolicy::api::FUNCTIONS.contains(&function) {
+    if !retrypolicy_wire::api::FUNCTIONS.contains(&function) {
         return None;
     }
-    Some(retrypolicy::api::call(function, input))
+    Some(retrypolicy_wire::api::call(function, input))
 }
 
 /// JSON equality where numbers compare by value (2 == 2.0).

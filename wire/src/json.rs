@@ -1,0 +1,223 @@
+//! JSON text and values in, typed errors out: derived serde with `serde_path_to_error` for the
+//! field path, and every failure mapped to the core's [`Error`] without reading input text back
+//! out of a message (the value an error names is read from the input at the error's path).
+
+use retrypolicy::error::shorten;
+use retrypolicy::serde_form::Rejection;
+use retrypolicy::Error;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_path_to_error::{Path, Segment};
+
+/// Parses JSON text into `T`, reporting failures as typed errors naming the field.
+pub fn from_json_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
+    // Parse to a value first: serde_json reports some type errors met while streaming (a number
+    // where an enum belongs) as syntax errors, and only true syntax errors are malformed JSON.
+    let value: Value = serde_json::from_str(text).map_err(|e| malformed(&e))?;
+    from_json_value(&value)
+}
+
+/// Converts an already-parsed JSON value into `T`, reporting failures as typed errors naming the field.
+pub fn from_json_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().clone();
+        typed(value, &path, &e.into_inner())
+    })
+}
+
+/// Parses one snake_case name (a strategy, jitter mode, service, ...) into `T`, naming `field` in errors.
+pub fn parse_name<T: DeserializeOwned>(field: &str, name: &str) -> Result<T, Error> {
+    from_json_value::<T>(&Value::String(name.to_owned())).map_err(|e| e.with_field(field))
+}
+
+/// The error for text that is not JSON; serde_json's syntax messages hold none of the input.
+pub fn malformed(e: &serde_json::Error) -> Error {
+    let full = e.to_string();
+    let message = full.split(" at line ").next().unwrap_or(&full).to_owned();
+    Error::MalformedJson {
+        message,
+        line: e.line(),
+        column: e.column(),
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    match (path.is_empty(), name.is_empty()) {
+        (_, true) => path.to_owned(),
+        (true, false) => name.to_owned(),
+        (false, false) => format!("{path}.{name}"),
+    }
+}
+
+/// The path as text (`request.previous_reasons[0]`), and the input value found there.
+fn locate<'a>(root: &'a Value, path: &Path) -> (String, Option<&'a Value>) {
+    let mut text = String::new();
+    let mut at = Some(root);
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                text.push_str(&format!("[{index}]"));
+                at = at.and_then(|v| v.get(index));
+            }
+            Segment::Map { key } => {
+                if !text.is_empty() {
+                    text.push('.');
+                }
+                text.push_str(&shorten(key));
+                at = at.and_then(|v| v.get(key));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    (text, at)
+}
+
+/// The input value as an error message shows it: a string as is, anything else as compact
+/// JSON, cut short either way.
+fn render(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => shorten(s),
+        Some(v) => shorten(&v.to_string()),
+        None => String::new(),
+    }
+}
+
+/// What serde says the field accepts: the static text after its last ", expected ".
+fn expected_of(msg: &str) -> String {
+    msg.rsplit_once("expected ")
+        .map(|(_, e)| e.strip_prefix("one of ").unwrap_or(e).replace('`', ""))
+        .map(|e| shorten(&e))
+        .unwrap_or_default()
+}
+
+/// The JSON kind of a value, for "expected X, found Y" messages.
+fn kind_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::Null) => "null".to_owned(),
+        Some(Value::Bool(b)) => format!("boolean {b}"),
+        Some(Value::Number(n)) => format!("number {}", shorten(&n.to_string())),
+        Some(Value::String(s)) => format!("string {:?}", shorten(s)),
+        Some(Value::Array(_)) => "an array".to_owned(),
+        Some(Value::Object(_)) => "an object".to_owned(),
+        None => "nothing".to_owned(),
+    }
+}
+
+fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
+    if e.is_syntax() || e.is_eof() || e.is_io() {
+        return malformed(e);
+    }
+    let (path, at) = locate(root, path);
+    let msg = e.to_string();
+    if let Some(r) = Rejection::ALL.iter().find(|r| r.to_string() == msg) {
+        let field = join(&path, r.field);
+        let field = if field.is_empty() { "(document)".to_owned() } else { field };
+        let value = match r.field {
+            "" => render(at),
+            name => render(at.and_then(|v| v.get(name))),
+        };
+        return rejected(r, field, value);
+    }
+    let field = if path.is_empty() { "(document)".to_owned() } else { path.clone() };
+    if msg.starts_with("unknown field `") {
+        // Name the key from the input itself: the one the message names.
+        let key = at
+            .and_then(Value::as_object)
+            .and_then(|o| o.keys().find(|k| msg.starts_with(&format!("unknown field `{k}`,"))));
+        return Error::UnknownField {
+            field: match key {
+                Some(k) => join(&path, &shorten(k)),
+                None => field,
+            },
+        };
+    }
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        // Field names in this message are the derive's own (static) names.
+        let name = rest.split('`').next().unwrap_or_default();
+        return Error::MissingField {
+            field: join(&path, name),
+        };
+    }
+    if msg.starts_with("unknown variant `") {
+        return Error::UnknownName {
+            field,
+            value: render(at),
+            expected: expected_of(&msg),
+        };
+    }
+    if msg.starts_with("invalid value: integer `") {
+        return Error::OutOfRange {
+            field,
+            value: render(at),
+            expected: expected_of(&msg),
+        };
+    }
+    let message = if msg.starts_with("invalid type: ") || msg.starts_with("invalid value: ") {
+        format!("expected {}, found {}", expected_of(&msg), kind_of(at))
+    } else {
+        shorten(&msg)
+    };
+    Error::InvalidType { field, message }
+}
+
+/// The typed error for a core type's [`Rejection`] at `field`, naming the input's `value`.
+fn rejected(r: &Rejection, field: String, value: String) -> Error {
+    match r.code {
+        "invalid_duration" => Error::InvalidDuration { field, value },
+        "invalid_random" => Error::InvalidRandom { field, value },
+        "unknown_reason" => Error::UnknownReason { field, value },
+        "unsupported_version" => Error::UnsupportedVersion { value },
+        "missing_field" => Error::MissingField { field },
+        "unknown_field" => Error::UnknownField { field },
+        _ => Error::OutOfRange {
+            field,
+            value,
+            expected: r.expected.to_owned(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retrypolicy::{Policy, Request};
+    use serde_json::json;
+
+    #[test]
+    fn input_text_cannot_choose_the_code_or_the_field() {
+        let forged = Rejection::VERSION.to_string();
+        let input = json!({"service": "kv", "operation": forged, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+        let e = from_json_value::<Request>(&input).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_name", "operation"));
+        let input = json!({"service": "kv", "operation": "\u{1}unsupported_version\u{1}pwned\u{1}",
+                           "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+        let e = from_json_value::<Request>(&input).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_name", "operation"));
+    }
+
+    #[test]
+    fn rejections_name_the_field_and_the_input_value() {
+        let e = from_json_str::<Policy>(r#"{"backoff": {"kind": "exponential", "min_ms": 9, "max_ms": 3}}"#).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("out_of_range", "backoff.min_ms"));
+        assert!(e.to_string().contains(": 9 is out of range"), "{e}");
+        let e = from_json_str::<Request>(r#"{"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -4, "timeout_ms": 1}"#).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_duration", "elapsed_ms"));
+        assert!(e.to_string().contains("-4"), "{e}");
+        let e = from_json_str::<Request>(r#"{"service": "kv", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1}"#).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("missing_field", "operation"));
+        let e = from_json_str::<Policy>(r#"{"version": 2}"#).unwrap_err();
+        assert_eq!(e.code(), "unsupported_version");
+        let e = from_json_str::<Policy>(r#"{"jitter": "full", "surprise": 1}"#).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "surprise"));
+    }
+
+    #[test]
+    fn echoed_input_is_cut_short() {
+        let long = "x".repeat(10_000);
+        let input = json!({"service": "kv", "operation": long, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+        let e = from_json_value::<Request>(&input).unwrap_err();
+        assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
+        let e = from_json_value::<Policy>(&json!({ long.clone(): 1 })).unwrap_err();
+        assert!(e.field().len() <= 100, "{}", e.field());
+    }
+}

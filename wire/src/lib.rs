@@ -1,0 +1,28 @@
+//! retrypolicy's wire layer: the JSON API by function name ([`api::call`]), its input envelopes,
+//! and reading JSON into the core's types with typed errors that name the field.
+//!
+//! The core (`retrypolicy`) holds the rules; this crate is what the CLI, the fixture runners and
+//! the C, wasm, Python and Node bindings use to read and write JSON.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod json;
+
+pub use json::{from_json_str, from_json_value, parse_name};
+pub use retrypolicy::Error;
+
+use retrypolicy::Policy;
+
+/// Parses and validates a policy document.
+pub fn parse_policy(text: &str) -> Result<Policy, Error> {
+    let policy: Policy = from_json_str(text)?;
+    policy.validate()?;
+    Ok(policy)
+}
+
+/// Converts and validates an already-parsed policy document.
+pub fn policy_from_value(value: &serde_json::Value) -> Result<Policy, Error> {
+    let policy: Policy = from_json_value(value)?;
+    policy.validate()?;
+    Ok(policy)
+}
