@@ -1,12 +1,12 @@
 //! `retrypolicy`: decide, explain and simulate retries from the command line.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use retrypolicy::json::{from_json_str, from_json_value};
 use retrypolicy::{decide, explain, simulate, Decision, Error, Policy, Request, RetryReason, Scenario};
+use retrypolicy_wire::{from_json_str, from_json_value, parse_policy};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -107,15 +107,21 @@ impl From<Error> for Failure {
     }
 }
 
-fn read_text(path: &Option<PathBuf>) -> Result<String, Failure> {
-    let mut text = String::new();
+/// Writes a diagnostic to stderr; a stderr that cannot be written (closed, full) is ignored, so
+/// the remaining inputs are still decided.
+fn warn(message: &str) {
+    let _ = writeln!(std::io::stderr(), "retrypolicy: {message}");
+}
+
+fn read_bytes(path: &Option<PathBuf>) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
     match path.as_deref() {
-        None => std::io::stdin().read_to_string(&mut text).map(|_| ()),
-        Some(p) if p.as_os_str() == "-" => std::io::stdin().read_to_string(&mut text).map(|_| ()),
-        Some(p) => std::fs::read_to_string(p).map(|t| text = t),
+        None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+        Some(p) if p.as_os_str() == "-" => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+        Some(p) => std::fs::read(p).map(|b| bytes = b),
     }
     .map_err(|e| Failure::Io(format!("cannot read input: {e}")))?;
-    Ok(text)
+    Ok(bytes)
 }
 
 fn load_policy(path: &Option<PathBuf>) -> Result<Policy, Failure> {
@@ -124,7 +130,7 @@ fn load_policy(path: &Option<PathBuf>) -> Result<Policy, Failure> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| Failure::Io(format!("cannot read policy {}: {e}", p.display())))?;
-            Policy::from_json(&text)
+            parse_policy(&text)
                 .map_err(|e| Failure::Input(format!("policy {}: {}: {e}", p.display(), e.code())))
         }
     }
@@ -200,32 +206,42 @@ fn run_decide(args: &DecideArgs, explain_mode: bool, out: &mut impl Write) -> Re
         writeln!(out, "{}", render(&req, &d)).map_err(io)?;
         return Ok(true);
     }
-    let text = read_text(&args.input)?;
-    if text.trim().is_empty() {
+    let bytes = read_bytes(&args.input)?;
+    if bytes.trim_ascii().is_empty() {
         return Err(Failure::Input(
             "no input: pass JSON on stdin, --input FILE, or --reason with flags".into(),
         ));
     }
     // One JSON document (possibly pretty-printed), or JSONL: one document per line.
-    if let Ok(value) = from_json_str::<Value>(&text) {
+    if let Ok(value) = std::str::from_utf8(&bytes)
+        .map_err(|_| ())
+        .and_then(|text| from_json_str::<Value>(text).map_err(|_| ()))
+    {
         let (req, d) = decide_value(&value, &policy)?;
         writeln!(out, "{}", render(&req, &d)).map_err(io)?;
         return Ok(true);
     }
     let mut all_ok = true;
-    for (n, line) in text.as_bytes().lines().enumerate() {
-        let line = line.map_err(io)?;
-        if line.trim().is_empty() {
+    for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let result = from_json_str::<Value>(&line).and_then(|v| decide_value(&v, &policy));
+        // A line that is not UTF-8 is malformed JSON for that line alone.
+        let result = std::str::from_utf8(line)
+            .map_err(|e| Error::MalformedJson {
+                message: "invalid UTF-8".to_owned(),
+                line: 1,
+                column: e.valid_up_to() + 1,
+            })
+            .and_then(from_json_str::<Value>)
+            .and_then(|v| decide_value(&v, &policy));
         match result {
             Ok((req, d)) => writeln!(out, "{}", render(&req, &d)).map_err(io)?,
             Err(e) => {
                 all_ok = false;
                 let err = json!({"error": {"line": n + 1, "code": e.code(), "field": e.field(), "message": e.to_string()}});
                 writeln!(out, "{err}").map_err(io)?;
-                eprintln!("line {}: {}: {e}", n + 1, e.code());
+                warn(&format!("line {}: {}: {e}", n + 1, e.code()));
             }
         }
     }
@@ -260,11 +276,11 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(2),
         Err(Failure::Input(msg)) => {
-            eprintln!("retrypolicy: {msg}");
+            warn(&msg);
             ExitCode::from(2)
         }
         Err(Failure::Io(msg)) => {
-            eprintln!("retrypolicy: {msg}");
+            warn(&msg);
             ExitCode::from(1)
         }
     }

@@ -221,3 +221,64 @@ fn help_lists_every_subcommand() {
     let out = run(&["decide", "--help"], "");
     assert!(text(&out.stdout).contains("--timeout-ms"));
 }
+
+fn run_bytes(args: &[&str], stdin: &[u8], stderr: Stdio) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const GOOD_LINE: &str = r#"{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500}, "reason": "KV_LOCKED"}"#;
+
+#[test]
+fn the_input_cannot_choose_the_error_code() {
+    // Found on the old main: marker characters in an operation name became `unsupported_version`.
+    let input = r#"{"request":{"service":"kv","operation":"\u0001unsupported_version\u0001pwned\u0001","attempts":0,"elapsed_ms":0,"timeout_ms":100},"reason":"KV_LOCKED"}"#;
+    let out = run(&["decide"], input);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("retrypolicy: unknown_name: request.operation: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unwritable_stderr_does_not_stop_the_batch() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system: nothing to check
+    };
+    let input = format!("{{bad\n{GOOD_LINE}\n{GOOD_LINE}\n");
+    let out = run_bytes(&["decide"], input.as_bytes(), Stdio::from(full));
+    assert_eq!(out.status.code(), Some(2), "a panic exits 101");
+    let decided = text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("\"action\""))
+        .count();
+    assert_eq!(decided, 2);
+}
+
+#[test]
+fn a_line_of_invalid_utf8_is_malformed_json_for_that_line_only() {
+    let mut input = Vec::new();
+    input.extend_from_slice(GOOD_LINE.as_bytes());
+    input.extend_from_slice(b"\n{\"request\": \xff\xfe}\n");
+    input.extend_from_slice(GOOD_LINE.as_bytes());
+    let out = run_bytes(&["decide"], &input, Stdio::piped());
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["action"], "retry");
+    assert_eq!(lines[1]["error"]["code"], "malformed_json");
+    assert_eq!(lines[1]["error"]["line"], 2);
+    assert_eq!(lines[2]["action"], "retry");
+}

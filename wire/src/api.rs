@@ -514,7 +514,8 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             .and_then(|i| decide_mongo(&i.request, &i.error).map(|d| to_value(&d))),
         "mongodb_overload_backoff" => from_json_value::<MongoOverloadBackoffInput>(input).and_then(|i| {
             let d = overload_backoff_ms(i.attempt, i.base_backoff_ms, i.random)?;
-            let c = retrypolicy::mongodb::backpressure::overload_backoff_ceiling_ms(i.attempt, i.base_backoff_ms);
+            let c =
+                retrypolicy::mongodb::backpressure::overload_backoff_ceiling_ms(i.attempt, i.base_backoff_ms);
             Ok(json!({ "delay_ms": d, "ceiling_ms": c }))
         }),
         "mongodb_transaction_labels" => from_json_value::<MongoTxnLabelsInput>(input)

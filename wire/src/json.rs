@@ -82,11 +82,11 @@ fn render(value: Option<&Value>) -> String {
     }
 }
 
-/// What serde says the field accepts: the static text after its last ", expected ".
+/// What serde says the field accepts: the derive's static text after the message's last
+/// "expected " (serde writes the input's value before it).
 fn expected_of(msg: &str) -> String {
     msg.rsplit_once("expected ")
         .map(|(_, e)| e.strip_prefix("one of ").unwrap_or(e).replace('`', ""))
-        .map(|e| shorten(&e))
         .unwrap_or_default()
 }
 
@@ -111,19 +111,28 @@ fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
     let msg = e.to_string();
     if let Some(r) = Rejection::ALL.iter().find(|r| r.to_string() == msg) {
         let field = join(&path, r.field);
-        let field = if field.is_empty() { "(document)".to_owned() } else { field };
+        let field = if field.is_empty() {
+            "(document)".to_owned()
+        } else {
+            field
+        };
         let value = match r.field {
             "" => render(at),
             name => render(at.and_then(|v| v.get(name))),
         };
         return rejected(r, field, value);
     }
-    let field = if path.is_empty() { "(document)".to_owned() } else { path.clone() };
+    let field = if path.is_empty() {
+        "(document)".to_owned()
+    } else {
+        path.clone()
+    };
     if msg.starts_with("unknown field `") {
         // Name the key from the input itself: the one the message names.
-        let key = at
-            .and_then(Value::as_object)
-            .and_then(|o| o.keys().find(|k| msg.starts_with(&format!("unknown field `{k}`,"))));
+        let key = at.and_then(Value::as_object).and_then(|o| {
+            o.keys()
+                .find(|k| msg.starts_with(&format!("unknown field `{k}`,")))
+        });
         return Error::UnknownField {
             field: match key {
                 Some(k) => join(&path, &shorten(k)),
@@ -186,7 +195,8 @@ mod tests {
     #[test]
     fn input_text_cannot_choose_the_code_or_the_field() {
         let forged = Rejection::VERSION.to_string();
-        let input = json!({"service": "kv", "operation": forged, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+        let input =
+            json!({"service": "kv", "operation": forged, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
         let e = from_json_value::<Request>(&input).unwrap_err();
         assert_eq!((e.code(), e.field()), ("unknown_name", "operation"));
         let input = json!({"service": "kv", "operation": "\u{1}unsupported_version\u{1}pwned\u{1}",
@@ -197,13 +207,19 @@ mod tests {
 
     #[test]
     fn rejections_name_the_field_and_the_input_value() {
-        let e = from_json_str::<Policy>(r#"{"backoff": {"kind": "exponential", "min_ms": 9, "max_ms": 3}}"#).unwrap_err();
+        let e = from_json_str::<Policy>(r#"{"backoff": {"kind": "exponential", "min_ms": 9, "max_ms": 3}}"#)
+            .unwrap_err();
         assert_eq!((e.code(), e.field()), ("out_of_range", "backoff.min_ms"));
         assert!(e.to_string().contains(": 9 is out of range"), "{e}");
-        let e = from_json_str::<Request>(r#"{"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -4, "timeout_ms": 1}"#).unwrap_err();
+        let e = from_json_str::<Request>(
+            r#"{"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -4, "timeout_ms": 1}"#,
+        )
+        .unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_duration", "elapsed_ms"));
         assert!(e.to_string().contains("-4"), "{e}");
-        let e = from_json_str::<Request>(r#"{"service": "kv", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1}"#).unwrap_err();
+        let e =
+            from_json_str::<Request>(r#"{"service": "kv", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1}"#)
+                .unwrap_err();
         assert_eq!((e.code(), e.field()), ("missing_field", "operation"));
         let e = from_json_str::<Policy>(r#"{"version": 2}"#).unwrap_err();
         assert_eq!(e.code(), "unsupported_version");
@@ -214,7 +230,8 @@ mod tests {
     #[test]
     fn echoed_input_is_cut_short() {
         let long = "x".repeat(10_000);
-        let input = json!({"service": "kv", "operation": long, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+        let input =
+            json!({"service": "kv", "operation": long, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
         let e = from_json_value::<Request>(&input).unwrap_err();
         assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
         let e = from_json_value::<Policy>(&json!({ long.clone(): 1 })).unwrap_err();

@@ -15,31 +15,50 @@ fn bad_policy_json_names_the_field() {
 }
 
 fn any_policy() -> impl Strategy<Value = Policy> {
-    (0u64..1_000, 0u64..100_000, 1.0f64..10.0, any::<bool>(), 0..4usize, any::<bool>()).prop_map(
-        |(min_ms, span, factor, zero_first, jitter, fail_fast)| Policy {
+    (
+        0u64..1_000,
+        0u64..100_000,
+        1.0f64..10.0,
+        any::<bool>(),
+        0..4usize,
+        any::<bool>(),
+    )
+        .prop_map(|(min_ms, span, factor, zero_first, jitter, fail_fast)| Policy {
             backoff: Backoff::Exponential {
                 min_ms,
                 max_ms: min_ms + span,
                 factor,
-                first: if zero_first { FirstDelay::Zero } else { FirstDelay::Min },
+                first: if zero_first {
+                    FirstDelay::Zero
+                } else {
+                    FirstDelay::Min
+                },
             },
             jitter: [Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated][jitter],
-            strategy: if fail_fast { StrategyKind::FailFast } else { StrategyKind::BestEffort },
+            strategy: if fail_fast {
+                StrategyKind::FailFast
+            } else {
+                StrategyKind::BestEffort
+            },
             ..Policy::RFC
-        },
-    )
+        })
 }
 
 fn any_request() -> impl Strategy<Value = Request> {
-    (0u32..100, any::<u64>(), any::<u64>(), proptest::option::of(0.0f64..1.0), any::<bool>()).prop_map(
-        |(attempts, elapsed_ms, timeout_ms, random, readonly)| {
+    (
+        0u32..100,
+        any::<u64>(),
+        any::<u64>(),
+        proptest::option::of(0.0f64..1.0),
+        any::<bool>(),
+    )
+        .prop_map(|(attempts, elapsed_ms, timeout_ms, random, readonly)| {
             let mut r = Request::new(Operation::Query { readonly }, elapsed_ms, timeout_ms);
             r.attempts = attempts;
             r.random = random;
             r.previous_reasons = vec![RetryReason::KvLocked];
             r
-        },
-    )
+        })
 }
 
 proptest! {
