@@ -31,8 +31,9 @@ lint: setup-rust
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+## The core's rules, then the wire layer: every spec fixture through the JSON API, typed errors.
 test-core: setup-rust
-	$(CARGO) test -p retrypolicy
+	$(CARGO) test -p retrypolicy -p retrypolicy-wire
 
 ## MongoDB's own test suites (../shared/peer-specs/mongodb) replayed against the core; skipped when absent.
 .PHONY: conformance
@@ -46,7 +47,7 @@ test-cli: setup-rust
 test-fixture-negative: setup-rust
 	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
 	printf '%s' '{"schemaVersion":1,"function":"controlled_backoff","source":"negative check","cases":[{"id":"wrong-on-purpose","description":"attempt 0 is 1 ms, not 2","source":"RFC 0049","input":{"attempt":0},"expect":{"delay_ms":2}}]}' > "$$d/wrong.json"; \
-	if SPEC_FIXTURES_DIR="$$d" $(CARGO) test -q -p retrypolicy --test spec_fixtures > "$$d/out.txt" 2>&1; then \
+	if SPEC_FIXTURES_DIR="$$d" $(CARGO) test -q -p retrypolicy-wire --test spec_fixtures > "$$d/out.txt" 2>&1; then \
 	  cat "$$d/out.txt"; echo "the fixture runner passed a wrong expectation" >&2; exit 1; \
 	fi; \
 	grep -q "wrong-on-purpose" "$$d/out.txt" && grep -Eq "^[0-9]+ passed, 1 failed$$" "$$d/out.txt"; \
@@ -74,6 +75,7 @@ check-versions:
 	python3 scripts/check_versions.py
 
 bench: setup-rust
+	$(CARGO) bench -q -p retrypolicy --bench decide
 	$(MAKE) -C bindings-python bench
 	$(MAKE) -C bindings-c bench
 	$(MAKE) -C bindings-node bench
