@@ -30,7 +30,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(floor)(black_box(&request), black_box(RetryReason::KvLocked), &policy))
     });
     c.bench_function("decide (kv get, KV_LOCKED, best effort)", |b| {
-        b.iter(|| decide(black_box(&request), black_box(RetryReason::KvLocked), black_box(&policy)))
+        b.iter(|| {
+            decide(
+                black_box(&request),
+                black_box(RetryReason::KvLocked),
+                black_box(&policy),
+            )
+        })
     });
     c.bench_function("decide_with (a host strategy)", |b| {
         b.iter(|| {

@@ -162,10 +162,18 @@ impl Error {
         let field = field.to_owned();
         match self {
             Error::UnknownReason { value, .. } => Error::UnknownReason { field, value },
-            Error::UnknownName { value, expected, .. } => Error::UnknownName { field, value, expected },
+            Error::UnknownName { value, expected, .. } => Error::UnknownName {
+                field,
+                value,
+                expected,
+            },
             Error::InvalidDuration { value, .. } => Error::InvalidDuration { field, value },
             Error::InvalidRandom { value, .. } => Error::InvalidRandom { field, value },
-            Error::OutOfRange { value, expected, .. } => Error::OutOfRange { field, value, expected },
+            Error::OutOfRange { value, expected, .. } => Error::OutOfRange {
+                field,
+                value,
+                expected,
+            },
             Error::InvalidType { message, .. } => Error::InvalidType { field, message },
             Error::UnknownField { .. } => Error::UnknownField { field },
             Error::MissingField { .. } => Error::MissingField { field },

@@ -41,8 +41,8 @@ pub use classify::search::classify_search;
 pub use classify::views::classify_views;
 pub use classify::Classification;
 pub use decide::{
-    decide, decide_after_strategy, decide_before_strategy, decide_with, Decision, NoRetry, NoRetryCause, Request,
-    RetryAfter, Rule,
+    decide, decide_after_strategy, decide_before_strategy, decide_with, Decision, NoRetry, NoRetryCause,
+    Request, RetryAfter, Rule,
 };
 pub use error::Error;
 pub use explain::explain;

@@ -25,7 +25,11 @@ pub struct Rejection {
 }
 
 const fn reject(code: &'static str, field: &'static str, expected: &'static str) -> Rejection {
-    Rejection { code, field, expected }
+    Rejection {
+        code,
+        field,
+        expected,
+    }
 }
 
 /// What a status field accepts.
@@ -96,7 +100,11 @@ impl Rejection {
 
 impl fmt::Display for Rejection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "retrypolicy rejected a value: {} at {:?}, expected {:?}", self.code, self.field, self.expected)
+        write!(
+            f,
+            "retrypolicy rejected a value: {} at {:?}, expected {:?}",
+            self.code, self.field, self.expected
+        )
     }
 }
 

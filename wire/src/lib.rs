@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+mod input;
 pub mod json;
 
 pub use json::{from_json_str, from_json_value, parse_name};

@@ -12,6 +12,7 @@ pub mod backpressure;
 pub mod errors;
 pub mod idempotency;
 pub mod operations;
+pub mod pending_token;
 pub mod retry;
 pub mod transaction;
 

@@ -1,0 +1,225 @@
+//! Seed 004's bounded retry loop, driven by the host one attempt at a time with [`next`].
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::*;
+use crate::backoff::{backoff_delay, Backoff, FirstDelay, Jitter};
+use crate::error::Error;
+
+fn default_loop_backoff() -> Backoff {
+    Backoff::Exponential {
+        min_ms: 100,
+        max_ms: 10_000,
+        factor: 2.0,
+        first: FirstDelay::Min,
+    }
+}
+
+/// A bounded retry loop: at most `max_attempts` attempts and/or no attempt starting after
+/// `deadline_ms` (measured from the loop's start); at least one bound is required.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryLoop {
+    /// Attempts in all, the first included (seed 004's `maxAttempts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<u32>,
+    /// No attempt starts later than this many ms after the first one started.
+    #[serde(
+        default,
+        with = "crate::serde_form::ms::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deadline_ms: Option<u64>,
+    /// The backoff between attempts when no Retry-After applies (default 100 ms × 2^n up to 10 s).
+    #[serde(default = "default_loop_backoff")]
+    pub backoff: Backoff,
+    /// The jitter applied to that backoff (default none; a draw is then not needed).
+    #[serde(default)]
+    pub jitter: Jitter,
+}
+
+impl RetryLoop {
+    /// Checks that the loop is bounded and its backoff valid.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.max_attempts.is_none() && self.deadline_ms.is_none() {
+            return Err(Error::MissingField {
+                field: "max_attempts or deadline_ms".to_owned(),
+            });
+        }
+        if self.max_attempts == Some(0) {
+            return Err(Error::OutOfRange {
+                field: "max_attempts".to_owned(),
+                value: "0".to_owned(),
+                expected: "at least 1".to_owned(),
+            });
+        }
+        self.backoff.validate("backoff")
+    }
+}
+
+/// Where the loop is when an attempt's result arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopState {
+    /// Attempts made, the one that just finished included (1 after the first).
+    pub attempts: u32,
+    /// Time since the first attempt started, in ms.
+    #[serde(with = "crate::serde_form::ms")]
+    pub elapsed_ms: u64,
+    /// The previous delay, for decorrelated jitter.
+    #[serde(
+        default,
+        with = "crate::serde_form::ms::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub previous_delay_ms: Option<u64>,
+}
+
+/// Stop or retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopAction {
+    /// Send the request again after `delay_ms`.
+    Retry,
+    /// Stop: the step's outcome is `outcome`.
+    Stop,
+}
+
+/// The loop's decision after one attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LoopDecision {
+    /// Retry or stop.
+    pub action: LoopAction,
+    /// The step's outcome when stopping: final, or transient when the loop ran out of attempts or time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<StepOutcome>,
+    /// The class of the attempt's result.
+    pub class: HttpClass,
+    /// The delay before the retry (a decimal string past 2^53, like every duration).
+    #[serde(
+        with = "crate::serde_form::ms::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub delay_ms: Option<u64>,
+    /// Whether the delay (Retry-After or backoff) was cut so the retry starts by the deadline.
+    pub capped: bool,
+    /// Whether the delay came from `Retry-After`.
+    pub from_retry_after: bool,
+    /// Whether a `Retry-After` header was present but malformed, and so ignored for the backoff.
+    pub retry_after_ignored: bool,
+    /// The stable name of the rule that decided.
+    pub rule: &'static str,
+    /// The source.
+    pub section: &'static str,
+}
+
+impl fmt::Display for LoopDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.action {
+            LoopAction::Retry => write!(
+                f,
+                "retry after {} ms{} ({}, {})",
+                self.delay_ms.unwrap_or(0),
+                if self.capped { ", capped" } else { "" },
+                self.rule,
+                self.section
+            ),
+            LoopAction::Stop => write!(f, "stop ({}, {})", self.rule, self.section),
+        }
+    }
+}
+
+/// The loop's next move after an attempt (seed 004): a final result stops the loop with a final
+/// outcome; a transient one is retried after the `Retry-After` delay (when the status honours it)
+/// or the backoff, both cut so that no attempt starts after the deadline, unless the attempts or
+/// the time are used up, which stops the loop with a transient outcome. `now_unix_ms` is needed
+/// only for a `Retry-After` date; `random` only when the loop has jitter.
+pub fn next(
+    retry_loop: &RetryLoop,
+    state: &LoopState,
+    attempt: &HttpAttempt,
+    now_unix_ms: Option<u64>,
+    random: Option<f64>,
+) -> Result<LoopDecision, Error> {
+    retry_loop.validate()?;
+    if state.attempts == 0 {
+        return Err(Error::OutOfRange {
+            field: "state.attempts".to_owned(),
+            value: "0".to_owned(),
+            expected: "at least 1: the attempt that just finished".to_owned(),
+        });
+    }
+    let c = classify_attempt(attempt)?;
+    let stop = |outcome: StepOutcome, rule: &'static str, section: &'static str| LoopDecision {
+        action: LoopAction::Stop,
+        outcome: Some(outcome),
+        class: c.class,
+        delay_ms: None,
+        capped: false,
+        from_retry_after: false,
+        retry_after_ignored: false,
+        rule,
+        section,
+    };
+    if c.outcome == StepOutcome::Final {
+        return Ok(stop(StepOutcome::Final, c.rule, c.section));
+    }
+    if retry_loop.max_attempts.is_some_and(|m| state.attempts >= m) {
+        return Ok(stop(
+            StepOutcome::Transient,
+            "max_attempts_reached",
+            SEED_RETRY_LOOP_SECTION,
+        ));
+    }
+    let left = retry_loop.deadline_ms.map(|d| d.saturating_sub(state.elapsed_ms));
+    if left == Some(0) {
+        return Ok(stop(
+            StepOutcome::Transient,
+            "deadline_reached",
+            SEED_RETRY_LOOP_SECTION,
+        ));
+    }
+    let header = match attempt {
+        HttpAttempt::Response {
+            retry_after: Some(h), ..
+        } if c.retry_after => Some(h.as_str()),
+        _ => None,
+    };
+    let backoff = || {
+        backoff_delay(
+            &retry_loop.backoff,
+            retry_loop.jitter,
+            state.attempts - 1,
+            random,
+            state.previous_delay_ms,
+        )
+    };
+    // A header the server got wrong is ignored for the backoff (the host cannot fix it); a date
+    // without the host's `now_unix_ms` is the host's mistake and stays an error.
+    let (wanted, from_retry_after, retry_after_ignored) =
+        match header.map(|h| parse_retry_after(h, now_unix_ms)) {
+            Some(Ok(d)) => (d, true, false),
+            Some(Err(e)) if e.code() == "missing_field" => return Err(e),
+            Some(Err(_)) => (backoff()?, false, true),
+            None => (backoff()?, false, false),
+        };
+    let delay = left.map_or(wanted, |l| wanted.min(l));
+    let (rule, section) = if from_retry_after {
+        ("retry_after", RETRY_AFTER_SECTION)
+    } else {
+        (c.rule, c.section)
+    };
+    Ok(LoopDecision {
+        action: LoopAction::Retry,
+        outcome: None,
+        class: c.class,
+        delay_ms: Some(delay),
+        capped: delay < wanted,
+        from_retry_after,
+        retry_after_ignored,
+        rule,
+        section,
+    })
+}
