@@ -1,102 +1,120 @@
-//! Python values → core values: durations, counts, draws, reasons, names. Errors name the field.
+//! Python values ↔ core values: durations, counts, integers, draws, names, flags, JSON text.
+//! Errors name the field.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
-use retrypolicy::{Error, RetryReason};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use retrypolicy::Error;
 
-use crate::error::IntoPy;
+use crate::errors::{invalid_type, CoreError, IntoPy};
 
-fn invalid_type(field: &str, what: &str, v: &Bound<'_, PyAny>) -> PyErr {
-    let ty = v.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-    crate::error::to_py(Error::InvalidType {
-        field: field.to_owned(),
-        message: format!("expected {what}, got {ty}"),
-    })
+/// The `invalid_type` exception for `v` at `field`, naming what was expected and `v`'s type.
+pub fn wrong_type(field: &str, what: &str, v: &Bound<'_, PyAny>) -> PyErr {
+    invalid_type(field, format!("expected {what}, got {}", type_name(v)))
+}
+
+/// The name of `v`'s type.
+fn type_name(v: &Bound<'_, PyAny>) -> String {
+    v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+}
+
+/// `datetime.timedelta`, looked up once.
+static TIMEDELTA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A `datetime.timedelta` of `ms` milliseconds.
+pub fn timedelta(py: Python<'_>, ms: u64) -> PyResult<Py<PyAny>> {
+    let cls = TIMEDELTA.get_or_try_init(py, || {
+        py.import("datetime")?.getattr("timedelta").map(Bound::unbind)
+    })?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(pyo3::intern!(py, "milliseconds"), ms)?;
+    Ok(cls.bind(py).call((), Some(&kwargs))?.unbind())
+}
+
+/// `v` as an error message echoes it: its `str()`, cut short (a failing `str()` is described instead).
+pub fn echo(v: &Bound<'_, PyAny>) -> String {
+    // str() of an int past 4300 digits raises ValueError (CPython's conversion limit).
+    match v.str() {
+        Ok(s) => retrypolicy::error::shorten(&s.to_string_lossy()),
+        Err(_) => format!("(a {} whose str() failed)", type_name(v)),
+    }
 }
 
 /// A duration given as `datetime.timedelta` or seconds (int or float) → whole milliseconds.
 pub fn duration_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
     if v.is_instance_of::<PyBool>() {
-        return Err(invalid_type(field, "a timedelta or seconds", v));
+        return Err(wrong_type(field, "a timedelta or seconds", v));
     }
     let secs: f64 = if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>() {
         v.extract()
-            .map_err(|_| invalid_type(field, "a timedelta or seconds", v))?
+            .map_err(|_| wrong_type(field, "a timedelta or seconds", v))?
     } else if let Ok(total) = v.call_method0(pyo3::intern!(v.py(), "total_seconds")) {
         total
             .extract()
-            .map_err(|_| invalid_type(field, "a timedelta or seconds", v))?
+            .map_err(|_| wrong_type(field, "a timedelta or seconds", v))?
     } else {
-        return Err(invalid_type(field, "a timedelta or seconds", v));
+        return Err(wrong_type(field, "a timedelta or seconds", v));
     };
     retrypolicy::units::millis_from_secs(field, secs).py()
 }
 
+/// An optional duration: None stays None.
+pub fn opt_duration_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    duration_ms(field, v).map(Some)
+}
+
 /// A non-negative count that fits 32 bits (bools are refused).
 pub fn count_u32(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u32> {
-    if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
-        return Err(invalid_type(field, "an int", v));
-    }
-    v.extract::<u32>().map_err(|_| {
-        crate::error::to_py(Error::OutOfRange {
-            field: field.to_owned(),
-            value: v.to_string(),
-            expected: "0..=4294967295".to_owned(),
-        })
-    })
+    int_in(field, v, "0..=4294967295")
 }
 
 /// An integer that fits `T` (bools are refused), else `out_of_range` naming the field.
 pub fn int_in<T: TryFrom<u64>>(field: &str, v: &Bound<'_, PyAny>, expected: &str) -> PyResult<T> {
     if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
-        return Err(invalid_type(field, "an int", v));
+        return Err(wrong_type(field, "an int", v));
     }
     v.extract::<u64>()
         .ok()
         .and_then(|n| T::try_from(n).ok())
         .ok_or_else(|| {
-            crate::error::to_py(Error::OutOfRange {
+            CoreError(Error::OutOfRange {
                 field: field.to_owned(),
-                value: v.to_string(),
+                value: echo(v),
                 expected: expected.to_owned(),
             })
+            .into()
         })
 }
 
-/// A random draw in [0, 1).
-pub fn draw(field: &str, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+/// A random draw in [0, 1); None stays None.
+pub fn opt_draw(field: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    if v.is_none() {
+        return Ok(None);
+    }
     if v.is_instance_of::<PyBool>() || !(v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>()) {
-        return Err(invalid_type(field, "a float in [0, 1)", v));
+        return Err(wrong_type(field, "a float in [0, 1)", v));
     }
     let r: f64 = v.extract()?;
-    retrypolicy::backoff::check_draw(field, r).py()
+    retrypolicy::backoff::check_draw(field, r).py().map(Some)
 }
 
-/// A reason given as a `RetryReason` member (an int) or its name.
-pub fn reason(field: &str, v: &Bound<'_, PyAny>) -> PyResult<RetryReason> {
-    // The hot path: a RetryReason member is an int subclass; read it without building errors.
-    if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
-        if let Some(r) = v.extract::<usize>().ok().and_then(|i| RetryReason::ALL.get(i)) {
-            return Ok(*r);
-        }
-        return Err(crate::error::to_py(Error::UnknownReason {
-            field: field.to_owned(),
-            value: v.to_string(),
-        }));
-    }
-    if v.is_instance_of::<PyString>() {
-        let s: std::borrow::Cow<'_, str> = v.extract()?;
-        return RetryReason::parse(field, &s).py();
-    }
-    Err(invalid_type(field, "a RetryReason or its name", v))
-}
-
-/// A snake_case name parsed into a core enum.
+/// A snake_case name (`str`) parsed into a core enum.
 pub fn name<T: serde::de::DeserializeOwned>(field: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
     let s = v
         .cast::<PyString>()
-        .map_err(|_| invalid_type(field, "a name (str)", v))?;
-    retrypolicy::json::parse_name(field, &s.to_cow()?).py()
+        .map_err(|_| wrong_type(field, "a name (str)", v))?;
+    retrypolicy_wire::parse_name(field, &s.to_cow()?).py()
+}
+
+/// An optional name: None stays None.
+pub fn opt_name<T: serde::de::DeserializeOwned>(field: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<T>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    name(field, v).map(Some)
 }
 
 /// An optional bool (None keeps the default).
@@ -105,7 +123,25 @@ pub fn opt_bool(field: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<bool>> {
         return Ok(None);
     }
     if !v.is_instance_of::<PyBool>() {
-        return Err(invalid_type(field, "a bool or None", v));
+        return Err(wrong_type(field, "a bool or None", v));
     }
     Ok(Some(v.extract()?))
+}
+
+/// JSON text read into a core type with the wire layer's typed errors.
+pub fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> PyResult<T> {
+    retrypolicy_wire::from_json_str(text).py()
+}
+
+/// A serializable core value as compact JSON text.
+pub fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// A core enum's snake_case name, as it serializes.
+pub fn name_of<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
 }

@@ -27,6 +27,8 @@ from ._lowlevel import (
     controlled_backoff_ms,
     backoff_delay_ms,
     decide,
+    decide_after_strategy,
+    decide_before_strategy,
 )
 from ._reason import RetryReason
 from .errors import (
@@ -76,12 +78,13 @@ __all__ = [
     "classify_views",
     "controlled_backoff_ms",
     "decide",
+    "decide_after_strategy",
+    "decide_before_strategy",
     "explain",
     "policy_from_dict",
     "request_from_dict",
     "simulate",
 ]
-
 
 
 class RetryStrategy(Protocol):
