@@ -67,6 +67,60 @@ def test_bad_input_raises_typed_errors_naming_the_field(call: Any, exc: type, co
     assert field in str(info.value)
 
 
+def test_every_core_error_code_has_its_own_exception_class() -> None:
+    from retrypolicy.errors import ERRORS_BY_CODE
+
+    assert sorted(ERRORS_BY_CODE) == sorted(rp._lowlevel.ERROR_CODES)
+    assert all(cls.code == code and cls is not rp.RetryPolicyError for code, cls in ERRORS_BY_CODE.items())
+
+
+def test_marker_text_in_a_name_cannot_choose_the_error_class() -> None:
+    # Found on the old main: the core parsed marker characters out of serde's message, so this
+    # unknown operation name raised UnsupportedVersionError.
+    with pytest.raises(rp.UnknownNameError) as info:
+        Operation.kv("\u0001unsupported_version\u0001pwned\u0001")
+    assert not isinstance(info.value, rp.UnsupportedVersionError)
+    assert (info.value.code, info.value.field) == ("unknown_name", "operation")
+
+
+def test_a_long_unknown_name_is_echoed_cut_short() -> None:
+    with pytest.raises(rp.UnknownNameError) as info:
+        Operation.kv("x" * 10_000)
+    message = str(info.value)
+    assert "x" * 80 + "…" in message and "x" * 81 not in message
+    assert len(message) < 500, message  # the rest is the fixed list of accepted names
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda name: RetryReason.parse(name),
+        lambda name: rp.decide(Request(Operation.kv("get"), timeout=1), name),
+        lambda name: Request(Operation.kv("get"), timeout=1, previous_reasons=[name]),
+        lambda name: rp.request_from_dict(
+            {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1, "previous_reasons": [name]}
+        ),
+    ],
+)
+def test_a_10000_character_reason_name_gives_a_short_message(call: Any) -> None:
+    with pytest.raises(rp.UnknownReasonError) as info:
+        call("R" * 10_000)
+    message = str(info.value)
+    assert "R" * 80 + "…" in message and "R" * 81 not in message
+    assert len(message) < 200, message
+
+
+@pytest.mark.parametrize("digits", [5000, 50])
+def test_a_huge_int_is_echoed_cut_short(digits: int) -> None:
+    huge = 10**digits
+    with pytest.raises(rp.OutOfRangeError) as info:
+        Request(Operation.kv("get"), timeout=1, attempts=huge)
+    assert info.value.field == "attempts" and len(str(info.value)) < 200
+    with pytest.raises(rp.UnknownReasonError) as reason_info:
+        rp.decide(Request(Operation.kv("get"), timeout=1), huge)
+    assert reason_info.value.field == "reason" and len(str(reason_info.value)) < 200
+
+
 def test_value_and_type_errors_are_also_builtin_exceptions() -> None:
     with pytest.raises(ValueError):
         Request(Operation.kv("get"), timeout=-1)
@@ -104,6 +158,33 @@ def test_a_user_strategy_sees_the_request_and_its_delay_is_capped() -> None:
     # Always-retry reasons never reach it.
     rp.decide(req, RetryReason.KV_NOT_MY_VBUCKET, strategy=Slow())
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "exc"),
+    [(timedelta(milliseconds=-3), rp.InvalidDurationError), (float("inf"), rp.InvalidDurationError), ("soon", rp.InvalidTypeError)],
+)
+def test_a_bad_strategy_answer_raises_a_typed_error_naming_it(answer: Any, exc: type) -> None:
+    class Bad:
+        def retry_after(self, request: Request, reason: RetryReason) -> Any:
+            return answer
+
+    with pytest.raises(exc) as info:
+        rp.decide(Request(Operation.kv("get"), timeout=1), RetryReason.KV_LOCKED, strategy=Bad())
+    assert info.value.field == "strategy.retry_after"
+
+
+def test_the_two_steps_around_a_host_strategy() -> None:
+    req = Request(Operation.kv("get"), elapsed=2.4, timeout=2.5)
+    assert rp.decide_before_strategy(req, RetryReason.KV_LOCKED) is None
+    d = rp.decide_after_strategy(req, RetryReason.KV_LOCKED, timedelta(milliseconds=900))
+    assert (d.delay_ms, d.capped, d.then_cancel, d.rule) == (100, True, True, "custom_strategy")
+    assert rp.decide_after_strategy(req, RetryReason.KV_LOCKED, None).cause == "strategy_declined"
+    before = rp.decide_before_strategy(req.replace(strategy="fail_fast"), RetryReason.KV_LOCKED)
+    assert before is not None and before.rule == "fail_fast"
+    with pytest.raises(rp.InvalidTypeError) as info:
+        rp.decide_after_strategy(req, RetryReason.KV_LOCKED, "100ms")
+    assert info.value.field == "retry_after"
 
 
 def test_builtin_strategies_and_request_override() -> None:

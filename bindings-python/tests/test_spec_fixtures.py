@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any, Callable
 
 import pytest
@@ -52,10 +53,47 @@ def _backoff(i: dict[str, Any]) -> dict[str, Any]:
     return {"delay_ms": _ms(rp.backoff_delay_ms(policy, i["attempt"], i.get("random"), prev_ms))}
 
 
+def _decision(d: rp.Decision) -> dict[str, Any]:
+    return dict(json.loads(d.to_json()))
+
+
+def _delay(ms: int | str | None) -> timedelta | None:
+    return None if ms is None else timedelta(milliseconds=int(ms))
+
+
+class FixedAnswer:
+    """The fixture's host strategy given as data, built as a real Python strategy object: it
+    answers every question the same way (retry after ``retry_after_ms``, or None for no retry)."""
+
+    def __init__(self, retry_after_ms: int | str | None) -> None:
+        self.answer = _delay(retry_after_ms)
+
+    def retry_after(self, request: rp.Request, reason: rp.RetryReason) -> timedelta | None:
+        return self.answer
+
+
 def _decide(i: dict[str, Any]) -> dict[str, Any]:
+    """`decide` and `decide_with`: the binding's public decide, with the host strategy when given."""
     request = rp.request_from_dict(i["request"])
     policy = rp.policy_from_dict(i["policy"]) if "policy" in i else None
-    return dict(json.loads(rp.decide(request, i["reason"], policy).to_json()))
+    strategy = FixedAnswer(**i["host"]) if "host" in i else None
+    return _decision(rp.decide(request, i["reason"], policy, strategy=strategy))
+
+
+def _decide_before_strategy(i: dict[str, Any]) -> dict[str, Any]:
+    policy = rp.policy_from_dict(i["policy"]) if "policy" in i else None
+    d = rp.decide_before_strategy(rp.request_from_dict(i["request"]), i["reason"], policy)
+    return {"decision": None if d is None else _decision(d)}
+
+
+def _decide_after_strategy(i: dict[str, Any]) -> dict[str, Any]:
+    request = rp.request_from_dict(i["request"])
+    return _decision(rp.decide_after_strategy(request, i["reason"], _delay(i["retry_after_ms"])))
+
+
+# Fixture fields that are Python objects here: the host strategy given as data is a strategy
+# object, so a bad answer of it is named by the binding as the strategy's `retry_after` answer.
+FIELD_NAMES = {"host.retry_after_ms": "strategy.retry_after"}
 
 
 ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -70,6 +108,9 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "controlled_backoff": lambda i: {"delay_ms": rp.controlled_backoff_ms(i["attempt"])},
     "backoff": _backoff,
     "decide": _decide,
+    "decide_with": _decide,
+    "decide_before_strategy": _decide_before_strategy,
+    "decide_after_strategy": _decide_after_strategy,
     "explain": lambda i: {
         "sentence": rp.explain(rp.request_from_dict(i["request"]), i["reason"], _explain_policy(i)),
         "decision": json.loads(rp.decide(rp.request_from_dict(i["request"]), i["reason"], _explain_policy(i)).to_json()),
@@ -118,18 +159,55 @@ def _eq(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-@pytest.mark.parametrize(("function", "case"), _cases())
-def test_fixture(function: str, case: dict[str, Any]) -> None:
+def check(function: str, case: dict[str, Any]) -> None:
+    """Runs one case through its adapter; raises AssertionError when the outcome differs."""
     adapter = ADAPTERS.get(function)
-    if adapter is None:
-        pytest.fail(f"no Python adapter for fixture function {function!r}")
+    assert adapter is not None, f"no Python adapter for fixture function {function!r}"
     if "expect_error" in case:
         with pytest.raises(rp.RetryPolicyError) as info:
             adapter(case["input"])
         assert info.value.code == case["expect_error"], str(info.value)
         if "error_field" in case:
-            assert case["error_field"] in str(info.value)
+            field = FIELD_NAMES.get(case["error_field"], case["error_field"])
+            assert field in str(info.value), str(info.value)
     else:
         out = adapter(case["input"])
         for key, want in case["expect"].items():
             assert _eq(out.get(key), want), f"{key}: expected {want!r}, got {out.get(key)!r} in {out}"
+
+
+@pytest.mark.parametrize(("function", "case"), _cases())
+def test_fixture(function: str, case: dict[str, Any]) -> None:
+    check(function, case)
+
+
+def test_every_corpus_file_is_run() -> None:
+    cases = _cases()
+    files = {p.id.split("::")[0] for p in cases}
+    assert files == {p.stem for p in fixture_files()}
+    assert {"decide_with", "decide_before_strategy", "decide_after_strategy"} <= files
+    assert len(cases) >= 874
+
+
+def _first(function: str, kind: str) -> dict[str, Any]:
+    return next(p.values[1] for p in _cases() if p.values[0] == function and kind in p.values[1])
+
+
+@pytest.mark.parametrize(
+    ("function", "kind", "wrong"),
+    [
+        ("decide_with", "expect", lambda c: c["expect"].update(delay_ms=41)),
+        ("decide_with", "expect", lambda c: c["input"]["host"].update(retry_after_ms=41)),
+        ("decide_with", "expect_error", lambda c: c.update(expect_error="invalid_type")),
+        ("decide_with", "expect_error", lambda c: c.update(error_field="host.nothing")),
+        ("decide_before_strategy", "expect", lambda c: c["expect"].update(decision={"action": "retry"})),
+        ("decide_after_strategy", "expect", lambda c: c["input"].update(retry_after_ms=121)),
+        ("decide", "expect", lambda c: c["expect"].update(rule="no_such_rule")),
+    ],
+)
+def test_the_runner_fails_a_wrong_case(function: str, kind: str, wrong: Callable[[dict[str, Any]], None]) -> None:
+    case = json.loads(json.dumps(_first(function, kind)))
+    check(function, case)
+    wrong(case)
+    with pytest.raises((AssertionError, pytest.fail.Exception)):
+        check(function, case)
