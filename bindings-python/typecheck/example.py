@@ -35,5 +35,15 @@ def run(statuses: list[int]) -> str:
     return "succeeded"
 
 
+def two_steps(request: Request, reason: RetryReason) -> retrypolicy.Decision:
+    """Asks a strategy between the core's two steps, as an event-loop host would."""
+    before: retrypolicy.Decision | None = retrypolicy.decide_before_strategy(request, reason)
+    if before is not None:
+        return before
+    answer: timedelta | None = NoLockRetries().retry_after(request, reason)
+    return retrypolicy.decide_after_strategy(request, reason, answer)
+
+
 if __name__ == "__main__":
     print(run([0x86, 0x07, 0x09]))
+    print(two_steps(Request(Operation.kv("get"), timeout=2.5), RetryReason.KV_TEMPORARY_FAILURE))
