@@ -8,16 +8,20 @@ from typing import Any, Callable
 import retrypolicy as rp
 from retrypolicy import Operation, Request, RetryReason
 
-N = 300_000
+N = 100_000
+ROUNDS = 15
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter_ns()
-        for _ in range(N // 10):
-            fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn()  # noqa: E702
-        best = min(best, (time.perf_counter_ns() - t0) / N)
+def timed(fns: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Best ns per call of each function; rounds interleave them so that a busy machine slows
+    every function alike instead of skewing one ratio."""
+    best = {name: float("inf") for name in fns}
+    for _ in range(ROUNDS):
+        for name, fn in fns.items():
+            t0 = time.perf_counter_ns()
+            for _ in range(N // 10):
+                fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn()  # noqa: E702
+            best[name] = min(best[name], (time.perf_counter_ns() - t0) / N)
     return best
 
 
@@ -56,14 +60,18 @@ def main() -> None:
     assert rp.decide(req, reason).delay_ms == py_decide(3, 100, 2500, True, 8).delay_ms == 8
     native = rp._lowlevel.decide
     noop = rp._lowlevel._noop_decide
-    t_noop = timed(lambda: noop(req, reason))
-    t_decide = timed(lambda: native(req, reason))
-    t_py = timed(lambda: py_decide(3, 100, 2500, True, 8))
-    t_loop = timed(lambda: None)
-    print(f"python decide: native {t_decide:.0f} ns, native no-op {t_noop:.0f} ns, pure Python {t_py:.0f} ns "
-          f"(empty lambda {t_loop:.0f} ns included in each)")
-    print(f"ratio decide/no-op = {t_decide / t_noop:.2f} (goal <= 1.5); "
-          f"pure Python/decide = {t_py / t_decide:.2f} (goal >= 4)")
+    t = timed(
+        {
+            "noop": lambda: noop(req, reason),
+            "decide": lambda: native(req, reason),
+            "python": lambda: py_decide(3, 100, 2500, True, 8),
+            "loop": lambda: None,
+        }
+    )
+    print(f"python decide: native {t['decide']:.0f} ns, native no-op {t['noop']:.0f} ns, "
+          f"pure Python {t['python']:.0f} ns (empty lambda {t['loop']:.0f} ns included in each)")
+    print(f"ratio decide/no-op = {t['decide'] / t['noop']:.2f} (goal <= 1.5); "
+          f"pure Python/decide = {t['python'] / t['decide']:.2f} (goal >= 4)")
 
 
 if __name__ == "__main__":
