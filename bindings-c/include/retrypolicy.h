@@ -18,7 +18,7 @@
  *   valid duration). Hosts holding signed or floating-point milliseconds convert with
  *   rp_duration_ms_from_int64/_from_double/_from_string, which reject negative, fractional,
  *   non-finite and too large values with RP_RESULT_INVALID_DURATION.
- * - Ownership: handles (rp_policy, rp_error_map) are created by the *_new and *_from_json functions and freed by
+ * - Ownership: handles (rp_policy, rp_error_map) are created by the *_new* and *_from_json functions and freed by
  *   the matching *_free (NULL is a no-op); strings returned through char ** are freed with
  *   rp_string_free; every const char * the library returns is static and never freed.
  *
@@ -67,44 +67,64 @@ typedef struct rp_policy rp_policy;
 typedef uint32_t rp_result;
 
 /**
- * A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
- */
-typedef uint32_t rp_reason;
-
-/**
- * A service an operation is sent to (an `RP_SERVICE_*` constant).
- */
-typedef uint32_t rp_service;
-
-/**
  * A KV operation of the RFC 0049 catalog (an `RP_KV_OPERATION_*` constant).
  */
 typedef uint32_t rp_kv_operation;
 
 /**
- * An HTTP method, for the cluster manager and management services (an `RP_HTTP_METHOD_*` constant).
+ * Opt-in deviations from RFC 0049 that major SDKs ship; all false follows the RFC.
  */
-typedef uint32_t rp_http_method;
+typedef struct rp_compat {
+  /**
+   * Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
+   */
+  bool collection_outdated_not_always_retry;
+  /**
+   * Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
+   */
+  bool retry_kv_busy;
+  /**
+   * Go SDK: query codes 4040 to 4090 are prepared-statement failures.
+   */
+  bool query_retry_4040_to_4090;
+  /**
+   * RFC 0049's best-effort pseudo-code read literally: UNKNOWN is retried for idempotent requests.
+   */
+  bool retry_unknown_if_idempotent;
+} rp_compat;
 
 /**
- * A built-in retry strategy (an `RP_STRATEGY_*` constant).
+ * A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
  */
-typedef uint32_t rp_strategy;
+typedef uint32_t rp_reason;
 
 /**
- * How a random draw spreads a backoff delay (an `RP_JITTER_*` constant).
+ * The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
+ *
+ * The three strings are static, owned by the library: never free them.
  */
-typedef uint32_t rp_jitter;
-
-/**
- * The kind of backoff calculator (an `RP_BACKOFF_KIND_*` constant).
- */
-typedef uint32_t rp_backoff_kind;
-
-/**
- * Where an exponential sequence starts (an `RP_FIRST_DELAY_*` constant).
- */
-typedef uint32_t rp_first_delay;
+typedef struct rp_classification {
+  /**
+   * Whether `reason` is set; false means: fail the request without retry handling.
+   */
+  bool has_reason;
+  /**
+   * The retry reason, read only when `has_reason`.
+   */
+  rp_reason reason;
+  /**
+   * The stable name of the rule that matched (static, never freed).
+   */
+  const char *rule;
+  /**
+   * The spec section the rule comes from (static, never freed).
+   */
+  const char *section;
+  /**
+   * The error to surface instead (e.g. "cas_mismatch"), or NULL (static, never freed).
+   */
+  const char *surface_as;
+} rp_classification;
 
 /**
  * A failure the SDK observed before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
@@ -112,14 +132,14 @@ typedef uint32_t rp_first_delay;
 typedef uint32_t rp_dispatch_failure;
 
 /**
- * The rule that produced a decision (an `RP_RULE_*` constant); `rp_rule_section` gives its spec text.
+ * A service an operation is sent to (an `RP_SERVICE_*` constant).
  */
-typedef uint32_t rp_rule;
+typedef uint32_t rp_service;
 
 /**
- * Why a request is not retried (an `RP_NO_RETRY_CAUSE_*` constant).
+ * An HTTP method, for the cluster manager and management services (an `RP_HTTP_METHOD_*` constant).
  */
-typedef uint32_t rp_no_retry_cause;
+typedef uint32_t rp_http_method;
 
 /**
  * What is being retried: a service plus what the idempotency rule needs; fields other services use are ignored.
@@ -144,10 +164,16 @@ typedef struct rp_operation {
 } rp_operation;
 
 /**
+ * A built-in retry strategy (an `RP_STRATEGY_*` constant).
+ */
+typedef uint32_t rp_strategy;
+
+/**
  * The state of one request at the moment it failed: everything a decision depends on.
  *
  * Zero-initialise it (`rp_request r = {0};`), then fill the fields: every optional field has a
  * `has_*` flag, so a zeroed request has no override, no random draw and no previous delay.
+ * Every `bool` is read as a byte: any non-zero value is true.
  */
 typedef struct rp_request {
   /**
@@ -209,90 +235,19 @@ typedef struct rp_request {
 } rp_request;
 
 /**
- * Opt-in deviations from RFC 0049 that major SDKs ship; all false follows the RFC.
- */
-typedef struct rp_compat {
-  /**
-   * Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
-   */
-  bool collection_outdated_not_always_retry;
-  /**
-   * Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
-   */
-  bool retry_kv_busy;
-  /**
-   * Go SDK: query codes 4040 to 4090 are prepared-statement failures.
-   */
-  bool query_retry_4040_to_4090;
-  /**
-   * RFC 0049's best-effort pseudo-code read literally: UNKNOWN is retried for idempotent requests.
-   */
-  bool retry_unknown_if_idempotent;
-} rp_compat;
-
-/**
- * The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
- *
- * The three strings are static, owned by the library: never free them; they stay valid until
- * the library is unloaded.
- */
-typedef struct rp_classification {
-  /**
-   * Whether `reason` is set; false means: fail the request without retry handling.
-   */
-  bool has_reason;
-  /**
-   * The retry reason, read only when `has_reason`.
-   */
-  rp_reason reason;
-  /**
-   * The stable name of the rule that matched (static, never freed).
-   */
-  const char *rule;
-  /**
-   * The spec section the rule comes from (static, never freed).
-   */
-  const char *section;
-  /**
-   * The error to surface instead (e.g. "cas_mismatch"), or NULL (static, never freed).
-   */
-  const char *surface_as;
-} rp_classification;
-
-/**
- * A backoff calculator; `rp_backoff_default` fills the best-effort default.
- */
-typedef struct rp_backoff {
-  /**
-   * The kind (`RP_BACKOFF_KIND_*`); the fields below that it does not use are ignored.
-   */
-  rp_backoff_kind kind;
-  /**
-   * Exponential: lower bound (and first delay unless `first` is RP_FIRST_DELAY_ZERO).
-   */
-  uint64_t min_ms;
-  /**
-   * Exponential: upper bound, at least `min_ms`.
-   */
-  uint64_t max_ms;
-  /**
-   * Exponential: growth per attempt, in [1, 1000].
-   */
-  double factor;
-  /**
-   * Exponential: where the sequence starts (`RP_FIRST_DELAY_*`).
-   */
-  rp_first_delay first;
-  /**
-   * Fixed: the delay.
-   */
-  uint64_t delay_ms;
-} rp_backoff;
-
-/**
  * What a decision says to do (an `RP_ACTION_*` constant).
  */
 typedef uint32_t rp_action;
+
+/**
+ * Why a request is not retried (an `RP_NO_RETRY_CAUSE_*` constant).
+ */
+typedef uint32_t rp_no_retry_cause;
+
+/**
+ * The rule that produced a decision (an `RP_RULE_*` constant); `rp_rule_section` gives its spec text.
+ */
+typedef uint32_t rp_rule;
 
 /**
  * The outcome of one decision: retry after `delay_ms`, or fail, with the rule that decided.
@@ -338,100 +293,14 @@ typedef struct rp_decision {
 
 /**
  * A host retry strategy: return true and set `*delay_ms_out` to retry after that many
- * milliseconds, or return false not to retry. It is called synchronously, on the calling thread,
- * only from inside `rp_decide_with_strategy`, with the caller's own request pointer; it must
- * return normally (no longjmp). The core still applies the deadline, UNKNOWN and always-retry
- * rules before it, and caps its delay to the timeout after it.
+ * milliseconds, or return false not to retry (any non-zero byte is true). It is called
+ * synchronously, on the calling thread, only from inside `rp_decide_with_strategy`, with the
+ * caller's own request pointer; it must return normally (no longjmp).
  */
 typedef bool (*rp_strategy_fn)(void *user_data,
                                const struct rp_request *request,
                                rp_reason reason,
                                uint64_t *delay_ms_out);
-
-/**
- * Success.
- */
-#define RP_RESULT_OK 0
-
-/**
- * `unknown_reason`: a retry reason name that is not in the RFC 0049 table.
- */
-#define RP_RESULT_UNKNOWN_REASON 1
-
-/**
- * `unknown_name`: a name (operation, service, strategy, jitter, ...) the core does not know.
- */
-#define RP_RESULT_UNKNOWN_NAME 2
-
-/**
- * `invalid_duration`: a negative, fractional, non-finite or too large duration.
- */
-#define RP_RESULT_INVALID_DURATION 3
-
-/**
- * `invalid_random`: a random draw outside [0, 1) (NaN included).
- */
-#define RP_RESULT_INVALID_RANDOM 4
-
-/**
- * `out_of_range`: a number outside the range its field accepts.
- */
-#define RP_RESULT_OUT_OF_RANGE 5
-
-/**
- * `invalid_type`: a JSON value of the wrong type.
- */
-#define RP_RESULT_INVALID_TYPE 6
-
-/**
- * `unknown_field`: a JSON field the format does not have.
- */
-#define RP_RESULT_UNKNOWN_FIELD 7
-
-/**
- * `missing_field`: a required field (or a random draw jitter needs) is absent.
- */
-#define RP_RESULT_MISSING_FIELD 8
-
-/**
- * `malformed_json`: text that is not JSON.
- */
-#define RP_RESULT_MALFORMED_JSON 9
-
-/**
- * `unsupported_version`: a policy document version this release cannot read.
- */
-#define RP_RESULT_UNSUPPORTED_VERSION 10
-
-/**
- * `null_pointer`: a required pointer argument was NULL.
- */
-#define RP_RESULT_NULL_POINTER 100
-
-/**
- * `invalid_enum`: an enum argument or field holds a number that names no constant.
- */
-#define RP_RESULT_INVALID_ENUM 101
-
-/**
- * `invalid_utf8`: a text argument is not valid UTF-8.
- */
-#define RP_RESULT_INVALID_UTF8 102
-
-/**
- * `panic`: the library caught a bug of its own (a Rust panic) at the boundary; outputs are untouched.
- */
-#define RP_RESULT_PANIC 103
-
-/**
- * `buffer_too_small`: the caller's buffer cannot hold the text and its NUL.
- */
-#define RP_RESULT_BUFFER_TOO_SMALL 104
-
-/**
- * `other_error`: a core error code newer than this binding's table; the detail names it.
- */
-#define RP_RESULT_OTHER_ERROR 105
 
 /**
  * UNKNOWN: never retried (RFC 0049: "must not be retried").
@@ -734,51 +603,6 @@ typedef bool (*rp_strategy_fn)(void *user_data,
 #define RP_STRATEGY_FAIL_FAST 1
 
 /**
- * The delay as calculated.
- */
-#define RP_JITTER_NONE 0
-
-/**
- * floor(delay * r).
- */
-#define RP_JITTER_FULL 1
-
-/**
- * delay/2 + floor((delay - delay/2) * r).
- */
-#define RP_JITTER_EQUAL 2
-
-/**
- * lower + floor((min(upper, 3 * previous) - lower) * r).
- */
-#define RP_JITTER_DECORRELATED 3
-
-/**
- * min_ms * factor^attempt, clamped to [min_ms, max_ms].
- */
-#define RP_BACKOFF_KIND_EXPONENTIAL 0
-
-/**
- * RFC 0049's controlled backoff table: 1, 10, 50, 100, 500, then 1000 ms.
- */
-#define RP_BACKOFF_KIND_CONTROLLED 1
-
-/**
- * The same delay every time.
- */
-#define RP_BACKOFF_KIND_FIXED 2
-
-/**
- * 1, 2, 4, ... ms (the default; the RFC's 1 ms lower bound holds from the first retry).
- */
-#define RP_FIRST_DELAY_MIN 0
-
-/**
- * 0, 1, 2, 4, ... ms (the Java SDK: the first retry is immediate).
- */
-#define RP_FIRST_DELAY_ZERO 1
-
-/**
  * Client dispatch: no socket available to write into.
  */
 #define RP_DISPATCH_FAILURE_SOCKET_NOT_AVAILABLE 0
@@ -873,6 +697,91 @@ typedef bool (*rp_strategy_fn)(void *user_data,
  */
 #define RP_RULE_CUSTOM_STRATEGY 6
 
+/**
+ * Success.
+ */
+#define RP_RESULT_OK 0
+
+/**
+ * `unknown_reason`: a retry reason name that is not in the RFC 0049 table.
+ */
+#define RP_RESULT_UNKNOWN_REASON 1
+
+/**
+ * `unknown_name`: a name (operation, service, strategy, jitter, ...) the core does not know.
+ */
+#define RP_RESULT_UNKNOWN_NAME 2
+
+/**
+ * `invalid_duration`: a negative, fractional, non-finite or too large duration.
+ */
+#define RP_RESULT_INVALID_DURATION 3
+
+/**
+ * `invalid_random`: a random draw outside [0, 1) (NaN included).
+ */
+#define RP_RESULT_INVALID_RANDOM 4
+
+/**
+ * `out_of_range`: a number outside the range its field accepts.
+ */
+#define RP_RESULT_OUT_OF_RANGE 5
+
+/**
+ * `invalid_type`: a JSON value of the wrong type.
+ */
+#define RP_RESULT_INVALID_TYPE 6
+
+/**
+ * `unknown_field`: a JSON field the format does not have.
+ */
+#define RP_RESULT_UNKNOWN_FIELD 7
+
+/**
+ * `missing_field`: a required field (or a random draw jitter needs) is absent.
+ */
+#define RP_RESULT_MISSING_FIELD 8
+
+/**
+ * `malformed_json`: text that is not JSON.
+ */
+#define RP_RESULT_MALFORMED_JSON 9
+
+/**
+ * `unsupported_version`: a policy document version this release cannot read.
+ */
+#define RP_RESULT_UNSUPPORTED_VERSION 10
+
+/**
+ * `null_pointer`: a required pointer argument was NULL.
+ */
+#define RP_RESULT_NULL_POINTER 100
+
+/**
+ * `invalid_enum`: an enum argument or field holds a number that names no constant.
+ */
+#define RP_RESULT_INVALID_ENUM 101
+
+/**
+ * `invalid_utf8`: a text argument is not valid UTF-8.
+ */
+#define RP_RESULT_INVALID_UTF8 102
+
+/**
+ * `panic`: the library caught a bug of its own (a Rust panic) at the boundary; outputs are untouched.
+ */
+#define RP_RESULT_PANIC 103
+
+/**
+ * `buffer_too_small`: the caller's buffer cannot hold the text and its NUL.
+ */
+#define RP_RESULT_BUFFER_TOO_SMALL 104
+
+/**
+ * `other_error`: a core error code newer than this binding's table; the detail names it.
+ */
+#define RP_RESULT_OTHER_ERROR 105
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -883,316 +792,19 @@ extern "C" {
 const char *rp_version(void);
 
 /**
- * Copies the static message of `result` (e.g. "null_pointer: ...") into `buf`, NUL-terminated.
- *
- * `*written` receives the message length without the NUL. If `len` is too small nothing is
- * copied, `*written` receives the length needed (without the NUL) and the result is
- * RP_RESULT_BUFFER_TOO_SMALL; `buf` may be NULL when `len` is 0 to ask for that length.
- * An unknown `result` number is RP_RESULT_INVALID_ENUM.
- *
- * # Safety
- * `buf` must be valid for `len` bytes of writes; `written` valid for a write.
- */
-rp_result rp_result_message(rp_result result, char *buf, size_t len, size_t *written);
-
-/**
- * The stable code of `result` ("ok", "unknown_reason", "null_pointer", ...): the core's code for
- * 1..=99, shared with every language binding (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_result_code_name(rp_result result, const char **name_out);
-
-/**
- * Copies the detail of this thread's most recent failed call (e.g. "timeout_ms: invalid
- * duration ...", naming the field) into `buf`, NUL-terminated; empty if none failed yet.
- *
- * The detail is per thread and kept until the next failure on that thread (success does not
- * clear it). Buffer rules as for `rp_result_message`; reading never changes the detail.
- *
- * # Safety
- * `buf` must be valid for `len` bytes of writes; `written` valid for a write.
- */
-rp_result rp_last_error_message(char *buf, size_t len, size_t *written);
-
-/**
- * Parses a retry reason name ("KV_LOCKED"; the alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
- *
- * # Safety
- * `name` must be NUL-terminated; `reason_out` valid for a write.
- */
-rp_result rp_reason_from_name(const char *name, rp_reason *reason_out);
-
-/**
- * The RFC table name of `reason`, e.g. "KV_LOCKED" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_reason_name(rp_reason reason, const char **name_out);
-
-/**
- * RFC 0049 table column "Non-idempotent Retry": may a non-idempotent request be retried for `reason`?
- *
- * # Safety
- * `allowed_out` must be valid for a write.
- */
-rp_result rp_reason_allows_non_idempotent_retry(rp_reason reason,
-                                                bool *allowed_out);
-
-/**
- * RFC 0049 table column "Always retry": is `reason` retried regardless of the strategy?
- *
- * # Safety
- * `always_out` must be valid for a write.
- */
-rp_result rp_reason_always_retry(rp_reason reason, bool *always_out);
-
-/**
- * Parses a service name ("kv", "query", "analytics", "search", "views", "cluster_manager", "management").
- *
- * # Safety
- * `name` must be NUL-terminated; `service_out` valid for a write.
- */
-rp_result rp_service_from_name(const char *name,
-                               rp_service *service_out);
-
-/**
- * The name of `service`, e.g. "cluster_manager" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_service_name(rp_service service, const char **name_out);
-
-/**
- * Parses a KV operation name ("get", "upsert", "mutate_in", ...).
- *
- * # Safety
- * `name` must be NUL-terminated; `operation_out` valid for a write.
- */
-rp_result rp_kv_operation_from_name(const char *name, rp_kv_operation *operation_out);
-
-/**
- * The name of KV `operation`, e.g. "get_and_lock" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_kv_operation_name(rp_kv_operation operation, const char **name_out);
-
-/**
- * Parses an HTTP method name ("GET", "POST", ...; upper case).
- *
- * # Safety
- * `name` must be NUL-terminated; `method_out` valid for a write.
- */
-rp_result rp_http_method_from_name(const char *name, rp_http_method *method_out);
-
-/**
- * The name of `method`, e.g. "DELETE" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_http_method_name(rp_http_method method, const char **name_out);
-
-/**
- * Parses a strategy name ("best_effort", "fail_fast").
- *
- * # Safety
- * `name` must be NUL-terminated; `strategy_out` valid for a write.
- */
-rp_result rp_strategy_from_name(const char *name, rp_strategy *strategy_out);
-
-/**
- * The name of `strategy`, e.g. "fail_fast" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_strategy_name(rp_strategy strategy, const char **name_out);
-
-/**
- * Parses a jitter name ("none", "full", "equal", "decorrelated").
- *
- * # Safety
- * `name` must be NUL-terminated; `jitter_out` valid for a write.
- */
-rp_result rp_jitter_from_name(const char *name, rp_jitter *jitter_out);
-
-/**
- * The name of `jitter`, e.g. "decorrelated" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_jitter_name(rp_jitter jitter, const char **name_out);
-
-/**
- * Parses a backoff kind name ("exponential", "controlled", "fixed").
- *
- * # Safety
- * `name` must be NUL-terminated; `kind_out` valid for a write.
- */
-rp_result rp_backoff_kind_from_name(const char *name, rp_backoff_kind *kind_out);
-
-/**
- * The name of backoff `kind`, e.g. "exponential" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_backoff_kind_name(rp_backoff_kind kind, const char **name_out);
-
-/**
- * Parses a first-delay name ("min", "zero").
- *
- * # Safety
- * `name` must be NUL-terminated; `first_out` valid for a write.
- */
-rp_result rp_first_delay_from_name(const char *name, rp_first_delay *first_out);
-
-/**
- * The name of `first`, e.g. "zero" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_first_delay_name(rp_first_delay first, const char **name_out);
-
-/**
- * Parses a dispatch failure name ("socket_not_available", "circuit_breaker_open", ...).
- *
- * # Safety
- * `name` must be NUL-terminated; `failure_out` valid for a write.
- */
-rp_result rp_dispatch_failure_from_name(const char *name, rp_dispatch_failure *failure_out);
-
-/**
- * The name of dispatch `failure`, e.g. "socket_closed_while_in_flight" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_dispatch_failure_name(rp_dispatch_failure failure, const char **name_out);
-
-/**
- * The stable name of `rule`, e.g. "best_effort_backoff" (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_rule_name(rp_rule rule, const char **name_out);
-
-/**
- * The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
- *
- * # Safety
- * `section_out` must be valid for a write.
- */
-rp_result rp_rule_section(rp_rule rule, const char **section_out);
-
-/**
- * The name of `cause`, e.g. "not_idempotent"; NULL for RP_NO_RETRY_CAUSE_NONE (static, never freed).
- *
- * # Safety
- * `name_out` must be valid for a write.
- */
-rp_result rp_no_retry_cause_name(rp_no_retry_cause cause,
-                                 const char **name_out);
-
-/**
- * Checks a signed millisecond count (a host's int64): negative is RP_RESULT_INVALID_DURATION.
- *
- * # Safety
- * `ms_out` must be valid for a write.
- */
-rp_result rp_duration_ms_from_int64(int64_t ms, uint64_t *ms_out);
-
-/**
- * Checks a millisecond count held in a double: fractional, negative, NaN, infinite or past
- * 2^53-1 is RP_RESULT_INVALID_DURATION.
- *
- * # Safety
- * `ms_out` must be valid for a write.
- */
-rp_result rp_duration_ms_from_double(double ms, uint64_t *ms_out);
-
-/**
- * Parses a decimal millisecond count ("18446744073709551615"): anything but digits, or a value
- * past 2^64-1, is RP_RESULT_INVALID_DURATION.
- *
- * # Safety
- * `text` must be NUL-terminated; `ms_out` valid for a write.
- */
-rp_result rp_duration_ms_from_string(const char *text, uint64_t *ms_out);
-
-/**
- * Parses a KV status written as hex ("0xa2", "0X86"); anything else is RP_RESULT_OUT_OF_RANGE.
- *
- * # Safety
- * `text` must be NUL-terminated; `status_out` valid for a write.
- */
-rp_result rp_kv_status_from_string(const char *text, uint16_t *status_out);
-
-/**
- * Reads an operation from its JSON form (`{"service": "kv", "operation": "get"}`,
- * `{"service": "query", "readonly": true}`, `{"service": "management", "method": "GET"}`).
- *
- * # Safety
- * `json` must be valid for `json_len` bytes of reads; `operation_out` valid for a write.
- */
-rp_result rp_operation_from_json(const char *json,
-                                 size_t json_len,
-                                 struct rp_operation *operation_out);
-
-/**
- * Whether RFC 0049's idempotent-operation list calls `operation` idempotent.
- *
- * # Safety
- * `operation` must be valid for reads; `idempotent_out` valid for a write.
- */
-rp_result rp_operation_is_idempotent(const struct rp_operation *operation, bool *idempotent_out);
-
-/**
- * Whether `request` counts as idempotent: its `idempotent` override when set, else the list.
- *
- * # Safety
- * `request` (and its `previous_reasons` array) must be valid for reads; `idempotent_out` valid for a write.
- */
-rp_result rp_request_is_idempotent(const struct rp_request *request,
-                                   bool *idempotent_out);
-
-/**
- * Parses a KV error map document (RFC 0013, as GET_ERROR_MAP returns it) into a new handle.
- *
- * On success `*map_out` owns a handle the caller frees with `rp_error_map_free`. The handle is
- * immutable and may be shared between threads.
- *
- * # Safety
- * `json` must be valid for `json_len` bytes of reads; `map_out` valid for a write.
+ * Parses a KV error map document (RFC 0013, as GET_ERROR_MAP returns it) into a new handle,
+ * which the caller frees with `rp_error_map_free`.
  */
 rp_result rp_error_map_from_json(const char *json, size_t json_len, struct rp_error_map **map_out);
 
 /**
- * Frees an error map from `rp_error_map_from_json`; NULL is a no-op.
- *
- * # Safety
- * `map` must be NULL or a handle from `rp_error_map_from_json` not freed before and no longer
- * used by any thread.
+ * Frees an error map from `rp_error_map_from_json`; NULL is a no-op. No thread may use it any more.
  */
 void rp_error_map_free(struct rp_error_map *map);
 
 /**
- * Classifies a KV response `status` for `operation`; unknown statuses consult `error_map`.
- *
- * `error_map` may be NULL (no map); `compat` may be NULL (all options off). The
- * classification's strings are static.
- *
- * # Safety
- * Non-NULL pointers must be valid for reads; `classification_out` valid for a write.
+ * Classifies a KV response `status` for `operation`; unknown statuses consult `error_map`
+ * (NULL: no map). `compat` may be NULL (all options off).
  */
 rp_result rp_classify_kv(rp_kv_operation operation,
                          uint16_t status,
@@ -1203,10 +815,6 @@ rp_result rp_classify_kv(rp_kv_operation operation,
 /**
  * Classifies the first error of a query response: its `code` and `message` (UTF-8, `message_len`
  * bytes; NULL with length 0 is an empty message). `compat` may be NULL.
- *
- * # Safety
- * `message` must be valid for `message_len` bytes of reads; `compat` NULL or valid for reads;
- * `classification_out` valid for a write.
  */
 rp_result rp_classify_query(uint32_t code,
                             const char *message,
@@ -1216,26 +824,17 @@ rp_result rp_classify_query(uint32_t code,
 
 /**
  * Classifies the first error code of an analytics response.
- *
- * # Safety
- * `classification_out` must be valid for a write.
  */
 rp_result rp_classify_analytics(uint32_t code, struct rp_classification *classification_out);
 
 /**
  * Classifies a search response's HTTP status.
- *
- * # Safety
- * `classification_out` must be valid for a write.
  */
 rp_result rp_classify_search(uint16_t http_status, struct rp_classification *classification_out);
 
 /**
  * Classifies a views response from its HTTP status and body (UTF-8, `body_len` bytes, not
  * NUL-terminated; NULL with length 0 is an empty body).
- *
- * # Safety
- * `body` must be valid for `body_len` bytes of reads; `classification_out` valid for a write.
  */
 rp_result rp_classify_views(uint16_t http_status,
                             const char *body,
@@ -1244,132 +843,12 @@ rp_result rp_classify_views(uint16_t http_status,
 
 /**
  * Names the retry reason for a failure the SDK observed before or while sending.
- *
- * # Safety
- * `classification_out` must be valid for a write.
  */
 rp_result rp_classify_dispatch(rp_dispatch_failure failure,
                                struct rp_classification *classification_out);
 
 /**
- * RFC 0049 "Controlled Backoff for Always Retry": the delay after `attempt` retries (1, 10, 50,
- * 100, 500, then 1000 ms).
- *
- * # Safety
- * `delay_ms_out` must be valid for a write.
- */
-rp_result rp_controlled_backoff(uint32_t attempt, uint64_t *delay_ms_out);
-
-/**
- * Fills `backoff_out` with the best-effort default: exponential, 1 to 500 ms, factor 2, from 1 ms.
- *
- * # Safety
- * `backoff_out` must be valid for a write.
- */
-rp_result rp_backoff_default(struct rp_backoff *backoff_out);
-
-/**
- * Reads a backoff from its policy JSON form (`{"kind": "exponential", "min_ms": 1, ...}`,
- * `{"kind": "fixed", "delay_ms": 250}`), with the core's defaults and checks.
- *
- * # Safety
- * `json` must be valid for `json_len` bytes of reads; `backoff_out` valid for a write.
- */
-rp_result rp_backoff_from_json(const char *json, size_t json_len, struct rp_backoff *backoff_out);
-
-/**
- * The delay after `attempt` retries under `backoff` and `jitter`.
- *
- * `random` points to the caller's draw in [0, 1), required unless `jitter` is RP_JITTER_NONE
- * (NULL then is RP_RESULT_MISSING_FIELD); `previous_delay_ms` (decorrelated jitter) may be NULL.
- *
- * # Safety
- * Non-NULL pointers must be valid for reads; `delay_ms_out` valid for a write.
- */
-rp_result rp_backoff_delay(const struct rp_backoff *backoff,
-                           rp_jitter jitter,
-                           uint32_t attempt,
-                           const double *random,
-                           const uint64_t *previous_delay_ms,
-                           uint64_t *delay_ms_out);
-
-/**
- * Creates a handle holding the RFC 0049 default policy (best effort, exponential 1-500 ms, no jitter).
- *
- * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`.
- *
- * # Safety
- * `policy_out` must be valid for a write.
- */
-rp_result rp_policy_new_default(struct rp_policy **policy_out);
-
-/**
- * Calls the core's JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
- * "http_next"), `input` holds its inputs as a JSON object; the MongoDB, HTTP and transaction
- * rules are reached this way.
- *
- * On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
- * on failure `rp_last_error_message` names the field.
- *
- * # Safety
- * `function` must be a NUL-terminated string; `input` valid for `input_len` bytes of reads;
- * `json_out` valid for a write.
- */
-rp_result rp_call_json(const char *function, const char *input, size_t input_len, char **json_out);
-
-/**
- * Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`).
- *
- * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`; on failure
- * `rp_last_error_message` names the field, e.g. "backoff.min_ms: 9 is out of range: ...".
- *
- * # Safety
- * `json` must be valid for `json_len` bytes of reads; `policy_out` valid for a write.
- */
-rp_result rp_policy_from_json(const char *json, size_t json_len, struct rp_policy **policy_out);
-
-/**
- * Writes `policy` as its normalized JSON document (every field present) to a new string.
- *
- * On success `*json_out` owns a NUL-terminated string the caller frees with `rp_string_free`
- * (not `free`).
- *
- * # Safety
- * `policy` must be a live handle; `json_out` valid for a write.
- */
-rp_result rp_policy_to_json(const struct rp_policy *policy, char **json_out);
-
-/**
- * Copies the compatibility options of `policy` (for the classify functions).
- *
- * # Safety
- * `policy` must be a live handle; `compat_out` valid for a write.
- */
-rp_result rp_policy_compat(const struct rp_policy *policy, struct rp_compat *compat_out);
-
-/**
- * Frees a policy handle; NULL is a no-op.
- *
- * # Safety
- * `policy` must be NULL or a handle from `rp_policy_new_default`/`rp_policy_from_json` not freed
- * before and no longer used by any thread.
- */
-void rp_policy_free(struct rp_policy *policy);
-
-/**
- * Frees a string returned by this library (`rp_policy_to_json`); NULL is a no-op.
- *
- * # Safety
- * `s` must be NULL or a string from this library not freed before.
- */
-void rp_string_free(char *s);
-
-/**
- * Decides whether and when to retry `request` after `reason` under `policy` (NULL: the default policy).
- *
- * # Safety
- * `request` (and its `previous_reasons` array) must be valid for reads; `policy` NULL or a live
- * handle; `decision_out` valid for a write.
+ * Decides whether and when to retry `request` after `reason` under `policy` (NULL: the RFC default policy).
  */
 rp_result rp_decide(const struct rp_request *request,
                     rp_reason reason,
@@ -1377,43 +856,16 @@ rp_result rp_decide(const struct rp_request *request,
                     struct rp_decision *decision_out);
 
 /**
- * Does nothing and returns RP_RESULT_OK: the same signature as `rp_decide`, so benchmarks can
- * measure the cost of crossing into this library against the cost of a decision.
- *
- * # Safety
- * None of the pointers is read or written.
+ * RFC 0049 "Controlled Backoff for Always Retry": the delay after `attempt` retries (1, 10, 50,
+ * 100, 500, then 1000 ms).
  */
-rp_result rp_decide_noop(const struct rp_request *request,
-                         rp_reason reason,
-                         const struct rp_policy *policy,
-                         struct rp_decision *decision_out);
+rp_result rp_controlled_backoff(uint32_t attempt, uint64_t *delay_ms_out);
 
 /**
- * Like `rp_decide`, with a host strategy consulted when the request has no built-in override.
- *
- * The core first applies the deadline, UNKNOWN and always-retry rules (the strategy is not
- * called for those), then calls `strategy(user_data, request, reason, &delay_ms)` once, on this
- * thread, before returning, and caps its delay to the timeout. The library keeps neither
- * pointer after the call returns.
- *
- * # Safety
- * As `rp_decide`; `strategy` must be a valid function pointer that returns normally.
- */
-rp_result rp_decide_with_strategy(const struct rp_request *request,
-                                  rp_reason reason,
-                                  const struct rp_policy *policy,
-                                  rp_strategy_fn strategy,
-                                  void *user_data,
-                                  struct rp_decision *decision_out);
-
-/**
- * The decision steps before any strategy (deadline, UNKNOWN, always-retry), for hosts that run
- * their strategy themselves between this and `rp_decide_after_strategy`.
+ * The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own
+ * built-in strategy), for hosts that run their strategy between this and `rp_decide_after_strategy`.
  *
  * On success `*decided_out` says whether those steps decided; only then is `*decision_out` written.
- *
- * # Safety
- * As `rp_decide`; `decided_out` must be valid for a write.
  */
 rp_result rp_decide_before_strategy(const struct rp_request *request,
                                     rp_reason reason,
@@ -1422,11 +874,8 @@ rp_result rp_decide_before_strategy(const struct rp_request *request,
                                     struct rp_decision *decision_out);
 
 /**
- * Turns a host strategy's verdict (`retry` after `delay_ms`, or not) into the decision, capping
+ * Turns a host strategy's answer (`retry` after `delay_ms`, or not) into the decision, capping
  * the delay to the timeout; call it when `rp_decide_before_strategy` did not decide.
- *
- * # Safety
- * `request` must be valid for reads; `decision_out` valid for a write.
  */
 rp_result rp_decide_after_strategy(const struct rp_request *request,
                                    rp_reason reason,
@@ -1439,14 +888,223 @@ rp_result rp_decide_after_strategy(const struct rp_request *request,
  * "retry 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, ...)".
  *
  * Buffer rules as for `rp_result_message`.
- *
- * # Safety
- * `decision` must be valid for reads; `buf` valid for `len` bytes of writes; `written` valid for a write.
  */
 rp_result rp_decision_format(const struct rp_decision *decision,
                              char *buf,
                              size_t len,
                              size_t *written);
+
+/**
+ * Copies the static message of `result` (e.g. "null_pointer: ...") into `buf`, NUL-terminated.
+ *
+ * `*written` receives the message length without the NUL. If `len` is too small nothing is
+ * copied, `*written` receives the length needed and the result is RP_RESULT_BUFFER_TOO_SMALL;
+ * `buf` may be NULL when `len` is 0. An unknown `result` number is RP_RESULT_INVALID_ENUM.
+ */
+rp_result rp_result_message(rp_result result, char *buf, size_t len, size_t *written);
+
+/**
+ * The stable code of `result` ("ok", "unknown_reason", "null_pointer", ...), shared with every
+ * language binding for 1..=99 (static, never freed).
+ */
+rp_result rp_result_code_name(rp_result result, const char **name_out);
+
+/**
+ * Copies this thread's detail of its most recent failed call (naming the field, e.g.
+ * "timeout_ms: invalid duration ...") into `buf`; empty if none failed yet.
+ *
+ * The detail is kept until the next failure on the same thread (success does not clear it);
+ * reading it never changes it. Buffer rules as for `rp_result_message`.
+ */
+rp_result rp_last_error_message(char *buf, size_t len, size_t *written);
+
+/**
+ * Calls the JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
+ * "http_next"), `input` holds its inputs as a JSON object.
+ *
+ * On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
+ * on failure `rp_last_error_message` names the field.
+ */
+rp_result rp_call_json(const char *function, const char *input, size_t input_len, char **json_out);
+
+/**
+ * Parses a retry reason name ("KV_LOCKED"; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
+ */
+rp_result rp_reason_from_name(const char *name, rp_reason *reason_out);
+
+/**
+ * The RFC table name of `reason`, e.g. "KV_LOCKED" (static, never freed).
+ */
+rp_result rp_reason_name(rp_reason reason, const char **name_out);
+
+/**
+ * RFC 0049 table column "Non-idempotent Retry": may a non-idempotent request be retried for `reason`?
+ */
+rp_result rp_reason_allows_non_idempotent_retry(rp_reason reason,
+                                                bool *allowed_out);
+
+/**
+ * RFC 0049 table column "Always retry": is `reason` retried regardless of the strategy?
+ */
+rp_result rp_reason_always_retry(rp_reason reason, bool *always_out);
+
+/**
+ * Parses a service name ("kv", "query", "analytics", "search", "views", "cluster_manager", "management").
+ */
+rp_result rp_service_from_name(const char *name,
+                               rp_service *service_out);
+
+/**
+ * The name of `service`, e.g. "cluster_manager" (static, never freed).
+ */
+rp_result rp_service_name(rp_service service, const char **name_out);
+
+/**
+ * Parses a KV operation name ("get", "upsert", "mutate_in", ...).
+ */
+rp_result rp_kv_operation_from_name(const char *name, rp_kv_operation *operation_out);
+
+/**
+ * The name of KV `operation`, e.g. "get_and_lock" (static, never freed).
+ */
+rp_result rp_kv_operation_name(rp_kv_operation operation, const char **name_out);
+
+/**
+ * Parses an HTTP method name ("GET", "POST", ...; upper case).
+ */
+rp_result rp_http_method_from_name(const char *name, rp_http_method *method_out);
+
+/**
+ * The name of `method`, e.g. "DELETE" (static, never freed).
+ */
+rp_result rp_http_method_name(rp_http_method method, const char **name_out);
+
+/**
+ * Parses a strategy name ("best_effort", "fail_fast").
+ */
+rp_result rp_strategy_from_name(const char *name, rp_strategy *strategy_out);
+
+/**
+ * The name of `strategy`, e.g. "fail_fast" (static, never freed).
+ */
+rp_result rp_strategy_name(rp_strategy strategy, const char **name_out);
+
+/**
+ * Parses a dispatch failure name ("socket_not_available", "circuit_breaker_open", ...).
+ */
+rp_result rp_dispatch_failure_from_name(const char *name, rp_dispatch_failure *failure_out);
+
+/**
+ * The name of dispatch `failure`, e.g. "socket_closed_while_in_flight" (static, never freed).
+ */
+rp_result rp_dispatch_failure_name(rp_dispatch_failure failure, const char **name_out);
+
+/**
+ * The stable name of `rule`, e.g. "best_effort_backoff" (static, never freed).
+ */
+rp_result rp_rule_name(rp_rule rule, const char **name_out);
+
+/**
+ * The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
+ */
+rp_result rp_rule_section(rp_rule rule, const char **section_out);
+
+/**
+ * The name of `cause`, e.g. "not_idempotent"; NULL for RP_NO_RETRY_CAUSE_NONE (static, never freed).
+ */
+rp_result rp_no_retry_cause_name(rp_no_retry_cause cause,
+                                 const char **name_out);
+
+/**
+ * Creates a handle holding the RFC 0049 default policy (best effort, exponential 1-500 ms, no jitter).
+ *
+ * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`.
+ */
+rp_result rp_policy_new_default(struct rp_policy **policy_out);
+
+/**
+ * Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`).
+ *
+ * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`; on failure
+ * `rp_last_error_message` names the field, e.g. "backoff.min_ms: 9 is out of range: ...".
+ */
+rp_result rp_policy_from_json(const char *json, size_t json_len, struct rp_policy **policy_out);
+
+/**
+ * Writes `policy` as its normalized JSON document (every field present) to a new string, which
+ * the caller frees with `rp_string_free` (not `free`).
+ */
+rp_result rp_policy_to_json(const struct rp_policy *policy, char **json_out);
+
+/**
+ * Copies the compatibility options of `policy` (for the classify functions).
+ */
+rp_result rp_policy_compat(const struct rp_policy *policy, struct rp_compat *compat_out);
+
+/**
+ * Frees a policy handle; NULL is a no-op. No thread may use the handle any more.
+ */
+void rp_policy_free(struct rp_policy *policy);
+
+/**
+ * Frees a string this library returned (`rp_policy_to_json`, `rp_call_json`); NULL is a no-op.
+ */
+void rp_string_free(char *s);
+
+/**
+ * Reads an operation from its JSON form (`{"service": "kv", "operation": "get"}`,
+ * `{"service": "query", "readonly": true}`, `{"service": "management", "method": "GET"}`).
+ */
+rp_result rp_operation_from_json(const char *json,
+                                 size_t json_len,
+                                 struct rp_operation *operation_out);
+
+/**
+ * Whether RFC 0049's idempotent-operation list calls `operation` idempotent.
+ */
+rp_result rp_operation_is_idempotent(const struct rp_operation *operation, bool *idempotent_out);
+
+/**
+ * Whether `request` counts as idempotent: its `idempotent` override when set, else the RFC list.
+ */
+rp_result rp_request_is_idempotent(const struct rp_request *request, bool *idempotent_out);
+
+/**
+ * Like `rp_decide`, with a host strategy asked when no earlier rule decides and the request has no
+ * built-in strategy of its own.
+ *
+ * The core first applies the deadline, UNKNOWN and always-retry rules and the request's own
+ * strategy (the host is not called for those), then calls `strategy(user_data, request, reason,
+ * &delay_ms)` once, on this thread, and caps its delay to the timeout. Neither pointer is kept.
+ */
+rp_result rp_decide_with_strategy(const struct rp_request *request,
+                                  rp_reason reason,
+                                  const struct rp_policy *policy,
+                                  rp_strategy_fn strategy,
+                                  void *user_data,
+                                  struct rp_decision *decision_out);
+
+/**
+ * Checks a signed millisecond count (a host's int64): negative is RP_RESULT_INVALID_DURATION.
+ */
+rp_result rp_duration_ms_from_int64(int64_t ms, uint64_t *ms_out);
+
+/**
+ * Checks a millisecond count held in a double: fractional, negative, NaN, infinite or past
+ * 2^53-1 is RP_RESULT_INVALID_DURATION.
+ */
+rp_result rp_duration_ms_from_double(double ms, uint64_t *ms_out);
+
+/**
+ * Parses a decimal millisecond count ("18446744073709551615"): anything but digits, or a value
+ * past 2^64-1, is RP_RESULT_INVALID_DURATION.
+ */
+rp_result rp_duration_ms_from_string(const char *text, uint64_t *ms_out);
+
+/**
+ * Parses a KV status written as hex ("0xa2", "0X86"); anything else is RP_RESULT_OUT_OF_RANGE.
+ */
+rp_result rp_kv_status_from_string(const char *text, uint16_t *status_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -4,7 +4,10 @@
 //! core's stable error codes (`retrypolicy::Error::code()`); 100 and up belong to the C boundary.
 
 use std::cell::RefCell;
-use std::ffi::CStr;
+use std::ffi::{c_char, CStr};
+
+use crate::ffi::{output, write_text};
+use crate::panic::ffi_boundary;
 
 /// The result of every fallible function: RP_RESULT_OK (0) or why it failed; outputs are written only on OK.
 #[repr(transparent)]
@@ -48,88 +51,25 @@ pub const RP_RESULT_BUFFER_TOO_SMALL: rp_result = rp_result(104);
 pub const RP_RESULT_OTHER_ERROR: rp_result = rp_result(105);
 
 /// One row per result: the number, its stable code (the core's for 1..=99) and a static message.
+#[rustfmt::skip]
 pub(crate) const RESULTS: [(rp_result, &CStr, &CStr); 17] = [
     (RP_RESULT_OK, c"ok", c"ok"),
-    (
-        RP_RESULT_UNKNOWN_REASON,
-        c"unknown_reason",
-        c"unknown_reason: a retry reason name that is not in the RFC 0049 table",
-    ),
-    (
-        RP_RESULT_UNKNOWN_NAME,
-        c"unknown_name",
-        c"unknown_name: a name (operation, service, strategy, jitter, ...) the core does not know",
-    ),
-    (
-        RP_RESULT_INVALID_DURATION,
-        c"invalid_duration",
-        c"invalid_duration: a duration must be a whole, non-negative number of milliseconds",
-    ),
-    (
-        RP_RESULT_INVALID_RANDOM,
-        c"invalid_random",
-        c"invalid_random: a random draw must be in [0, 1)",
-    ),
-    (
-        RP_RESULT_OUT_OF_RANGE,
-        c"out_of_range",
-        c"out_of_range: a number is outside the range its field accepts",
-    ),
-    (
-        RP_RESULT_INVALID_TYPE,
-        c"invalid_type",
-        c"invalid_type: a JSON value has the wrong type",
-    ),
-    (
-        RP_RESULT_UNKNOWN_FIELD,
-        c"unknown_field",
-        c"unknown_field: a JSON field the format does not have",
-    ),
-    (
-        RP_RESULT_MISSING_FIELD,
-        c"missing_field",
-        c"missing_field: a required field is absent",
-    ),
-    (
-        RP_RESULT_MALFORMED_JSON,
-        c"malformed_json",
-        c"malformed_json: the text is not JSON",
-    ),
-    (
-        RP_RESULT_UNSUPPORTED_VERSION,
-        c"unsupported_version",
-        c"unsupported_version: this release reads policy version 1",
-    ),
-    (
-        RP_RESULT_NULL_POINTER,
-        c"null_pointer",
-        c"null_pointer: a required pointer argument was NULL",
-    ),
-    (
-        RP_RESULT_INVALID_ENUM,
-        c"invalid_enum",
-        c"invalid_enum: an enum value names no constant",
-    ),
-    (
-        RP_RESULT_INVALID_UTF8,
-        c"invalid_utf8",
-        c"invalid_utf8: text is not valid UTF-8",
-    ),
-    (
-        RP_RESULT_PANIC,
-        c"panic",
-        c"panic: an internal error was caught at the library boundary",
-    ),
-    (
-        RP_RESULT_BUFFER_TOO_SMALL,
-        c"buffer_too_small",
-        c"buffer_too_small: the buffer cannot hold the text and its terminating NUL",
-    ),
-    (
-        RP_RESULT_OTHER_ERROR,
-        c"other_error",
-        c"other_error: a core error this version of the C library has no number for",
-    ),
+    (RP_RESULT_UNKNOWN_REASON, c"unknown_reason", c"unknown_reason: a retry reason name that is not in the RFC 0049 table"),
+    (RP_RESULT_UNKNOWN_NAME, c"unknown_name", c"unknown_name: a name (operation, service, strategy, jitter, ...) the core does not know"),
+    (RP_RESULT_INVALID_DURATION, c"invalid_duration", c"invalid_duration: a duration must be a whole, non-negative number of milliseconds"),
+    (RP_RESULT_INVALID_RANDOM, c"invalid_random", c"invalid_random: a random draw must be in [0, 1)"),
+    (RP_RESULT_OUT_OF_RANGE, c"out_of_range", c"out_of_range: a number is outside the range its field accepts"),
+    (RP_RESULT_INVALID_TYPE, c"invalid_type", c"invalid_type: a JSON value has the wrong type"),
+    (RP_RESULT_UNKNOWN_FIELD, c"unknown_field", c"unknown_field: a JSON field the format does not have"),
+    (RP_RESULT_MISSING_FIELD, c"missing_field", c"missing_field: a required field is absent"),
+    (RP_RESULT_MALFORMED_JSON, c"malformed_json", c"malformed_json: the text is not JSON"),
+    (RP_RESULT_UNSUPPORTED_VERSION, c"unsupported_version", c"unsupported_version: this release reads policy version 1"),
+    (RP_RESULT_NULL_POINTER, c"null_pointer", c"null_pointer: a required pointer argument was NULL"),
+    (RP_RESULT_INVALID_ENUM, c"invalid_enum", c"invalid_enum: an enum value names no constant"),
+    (RP_RESULT_INVALID_UTF8, c"invalid_utf8", c"invalid_utf8: text is not valid UTF-8"),
+    (RP_RESULT_PANIC, c"panic", c"panic: an internal error was caught at the library boundary"),
+    (RP_RESULT_BUFFER_TOO_SMALL, c"buffer_too_small", c"buffer_too_small: the buffer cannot hold the text and its terminating NUL"),
+    (RP_RESULT_OTHER_ERROR, c"other_error", c"other_error: a core error this version of the C library has no number for"),
 ];
 
 /// The row of `result`, if it names one.
@@ -238,31 +178,50 @@ pub(crate) fn with_last_error<T>(f: impl FnOnce(&str) -> T) -> T {
     f(&detail)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Copies the static message of `result` (e.g. "null_pointer: ...") into `buf`, NUL-terminated.
+///
+/// `*written` receives the message length without the NUL. If `len` is too small nothing is
+/// copied, `*written` receives the length needed and the result is RP_RESULT_BUFFER_TOO_SMALL;
+/// `buf` may be NULL when `len` is 0. An unknown `result` number is RP_RESULT_INVALID_ENUM.
+#[no_mangle]
+pub unsafe extern "C" fn rp_result_message(
+    result: rp_result,
+    buf: *mut c_char,
+    len: usize,
+    written: *mut usize,
+) -> rp_result {
+    ffi_boundary(|| {
+        let (_, _, message) = row(result).ok_or_else(|| Failure::quiet(RP_RESULT_INVALID_ENUM))?;
+        // SAFETY: the pointer contract (lib.rs).
+        unsafe { write_text(message.to_str().unwrap_or_default(), buf, len, written) }
+    })
+}
 
-    #[test]
-    fn every_core_code_has_its_own_number() {
-        let mut seen = Vec::new();
-        for code in retrypolicy::Error::ALL_CODES {
-            let r = result_for_code(code);
-            assert_ne!(r, RP_RESULT_OTHER_ERROR, "core code {code} has no rp_result");
-            assert!(r.0 > 0 && r.0 < 100, "{code} must be in 1..=99");
-            assert!(!seen.contains(&r), "{code} shares a number");
-            seen.push(r);
-        }
-    }
+/// The stable code of `result` ("ok", "unknown_reason", "null_pointer", ...), shared with every
+/// language binding for 1..=99 (static, never freed).
+#[no_mangle]
+pub unsafe extern "C" fn rp_result_code_name(result: rp_result, name_out: *mut *const c_char) -> rp_result {
+    output!(name_out, {
+        let (_, name, _) =
+            row(result).ok_or_else(|| Failure::invalid_enum("result", "rp_result", result.0))?;
+        Ok(name.as_ptr())
+    })
+}
 
-    #[test]
-    fn numbers_and_names_are_unique() {
-        for (i, (r, name, message)) in RESULTS.iter().enumerate() {
-            for (s, other, _) in &RESULTS[i + 1..] {
-                assert_ne!(r, s);
-                assert_ne!(name, other);
-            }
-            let name = name.to_str().unwrap();
-            assert!(message.to_str().unwrap().starts_with(name), "{name}");
-        }
-    }
+/// Copies this thread's detail of its most recent failed call (naming the field, e.g.
+/// "timeout_ms: invalid duration ...") into `buf`; empty if none failed yet.
+///
+/// The detail is kept until the next failure on the same thread (success does not clear it);
+/// reading it never changes it. Buffer rules as for `rp_result_message`.
+#[no_mangle]
+pub unsafe extern "C" fn rp_last_error_message(
+    buf: *mut c_char,
+    len: usize,
+    written: *mut usize,
+) -> rp_result {
+    ffi_boundary(|| {
+        // SAFETY: the pointer contract (lib.rs).
+        with_last_error(|m| unsafe { write_text(m, buf, len, written) })
+            .map_err(|f| Failure::quiet(f.result()))
+    })
 }

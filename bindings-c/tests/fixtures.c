@@ -4,7 +4,8 @@
  * Usage: fixtures CORPUS_DIR   (and SPEC_FIXTURES_DIR, when set, is run too)
  * Prints one line per failure, then exactly "N passed, N failed" as the last line; exits 1 when
  * anything failed. Functions with a typed C API run through it; the rest (MongoDB, HTTP,
- * transactions) through rp_call_json, the core's JSON API.
+ * transactions, backoff) through rp_call_json, the core's JSON API. Host strategies (decide_with)
+ * are real C strategy functions with the fixed answer as user_data.
  *
  * Each adapter turns a case's JSON input into C values and calls the library. Library failures
  * are reported with rp_result_code_name() and rp_last_error_message(), prefixed with the JSON
@@ -373,53 +374,24 @@ static int controlled_backoff(const cJSON *in, cJSON **out, failure *f) {
     return 0;
 }
 
-static int backoff(const cJSON *in, cJSON **out, failure *f) {
-    rp_backoff b;
-    rp_jitter jitter;
-    uint32_t attempt;
-    double random;
-    uint64_t previous, delay;
-    const char *name;
-    const double *random_p = NULL;
-    const uint64_t *previous_p = NULL;
-    if (check_keys(in, "", KEYS("backoff", "jitter", "attempt", "random", "previous_delay_ms"),
-                   KEYS("backoff", "jitter", "attempt"), f))
-        return -1;
-    char *text = cJSON_PrintUnformatted(ITEM("backoff"));
-    rp_result rc = rp_backoff_from_json(text, strlen(text), &b);
-    cJSON_free(text);
-    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "backoff");
-    if (get_string(ITEM("jitter"), "jitter", &name, f)) return -1;
-    TRY(rp_jitter_from_name(name, &jitter), "jitter");
-    if (get_u32(ITEM("attempt"), "attempt", &attempt, f)) return -1;
-    const cJSON *r = ITEM("random");
-    if (r && !cJSON_IsNull(r)) {
-        if (get_number(r, "random", &random, f)) return -1;
-        random_p = &random;
-    }
-    const cJSON *p = ITEM("previous_delay_ms");
-    if (p && !cJSON_IsNull(p)) {
-        if (get_duration(p, "previous_delay_ms", &previous, f)) return -1;
-        previous_p = &previous;
-    }
-    TRY(rp_backoff_delay(&b, jitter, attempt, random_p, previous_p, &delay), "backoff");
-    *out = cJSON_CreateObject();
-    add_ms(*out, "delay_ms", delay);
-    return 0;
-}
-
 #define MAX_PREVIOUS 64
 
-static int decide(const cJSON *in, cJSON **out, failure *f) {
-    static const char *const operation_keys[] = {"service", "operation", "readonly", "method", NULL};
-    rp_request req = {0};
+/* The inputs every decide function shares: the request, the reason, and the policy if any. */
+typedef struct {
+    rp_request request;
     rp_reason previous[MAX_PREVIOUS];
     rp_reason reason;
-    rp_policy *policy = NULL;
-    rp_decision d;
+    rp_policy *policy;
+} decide_input;
+
+/* Reads `in` (its keys: request, reason, policy, and `extra`, the function's own) into *d. */
+static int read_decide_input(const cJSON *in, const char *extra, decide_input *d, failure *f) {
+    static const char *const operation_keys[] = {"service", "operation", "readonly", "method", NULL};
+    rp_request *req = &d->request;
     const char *name;
     char path[128];
-    if (check_keys(in, "", KEYS("request", "reason", "policy"), KEYS("request", "reason"), f)) return -1;
+    memset(d, 0, sizeof *d);
+    if (check_keys(in, "", KEYS("request", "reason", "policy", extra), KEYS("request", "reason"), f)) return -1;
     const cJSON *r = ITEM("request");
     if (check_keys(r, "request",
                    KEYS("service", "operation", "readonly", "method", "idempotent", "attempts", "elapsed_ms",
@@ -434,18 +406,18 @@ static int decide(const cJSON *in, cJSON **out, failure *f) {
     }
     char *text = cJSON_PrintUnformatted(op);
     cJSON_Delete(op);
-    rp_result rc = rp_operation_from_json(text, strlen(text), &req.operation);
+    rp_result rc = rp_operation_from_json(text, strlen(text), &req->operation);
     cJSON_free(text);
     if (rc != RP_RESULT_OK) return lib_failure(f, rc, "request");
     const cJSON *v;
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "idempotent")) && !cJSON_IsNull(v)) {
-        if (get_bool(v, "request.idempotent", &req.idempotent, f)) return -1;
-        req.has_idempotent = true;
+        if (get_bool(v, "request.idempotent", &req->idempotent, f)) return -1;
+        req->has_idempotent = true;
     }
-    if (get_u32(cJSON_GetObjectItemCaseSensitive(r, "attempts"), "request.attempts", &req.attempts, f)) return -1;
-    if (get_duration(cJSON_GetObjectItemCaseSensitive(r, "elapsed_ms"), "request.elapsed_ms", &req.elapsed_ms, f))
+    if (get_u32(cJSON_GetObjectItemCaseSensitive(r, "attempts"), "request.attempts", &req->attempts, f)) return -1;
+    if (get_duration(cJSON_GetObjectItemCaseSensitive(r, "elapsed_ms"), "request.elapsed_ms", &req->elapsed_ms, f))
         return -1;
-    if (get_duration(cJSON_GetObjectItemCaseSensitive(r, "timeout_ms"), "request.timeout_ms", &req.timeout_ms, f))
+    if (get_duration(cJSON_GetObjectItemCaseSensitive(r, "timeout_ms"), "request.timeout_ms", &req->timeout_ms, f))
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "previous_reasons"))) {
         if (!cJSON_IsArray(v))
@@ -455,32 +427,109 @@ static int decide(const cJSON *in, cJSON **out, failure *f) {
             snprintf(path, sizeof path, "request.previous_reasons[%zu]", i);
             if (i >= MAX_PREVIOUS) return conversion_failure(f, "out_of_range", path, "too many for this runner");
             if (get_string(e, path, &name, f)) return -1;
-            TRY(rp_reason_from_name(name, &previous[i]), path);
+            TRY(rp_reason_from_name(name, &d->previous[i]), path);
         }
-        req.previous_reasons = previous;
-        req.previous_reasons_len = i;
+        req->previous_reasons = d->previous;
+        req->previous_reasons_len = i;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "strategy")) && !cJSON_IsNull(v)) {
         if (get_string(v, "request.strategy", &name, f)) return -1;
-        TRY(rp_strategy_from_name(name, &req.strategy), "request.strategy");
-        req.has_strategy = true;
+        TRY(rp_strategy_from_name(name, &req->strategy), "request.strategy");
+        req->has_strategy = true;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "random")) && !cJSON_IsNull(v)) {
-        if (get_number(v, "request.random", &req.random, f)) return -1;
-        req.has_random = true;
+        if (get_number(v, "request.random", &req->random, f)) return -1;
+        req->has_random = true;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "previous_delay_ms")) && !cJSON_IsNull(v)) {
-        if (get_duration(v, "request.previous_delay_ms", &req.previous_delay_ms, f)) return -1;
-        req.has_previous_delay_ms = true;
+        if (get_duration(v, "request.previous_delay_ms", &req->previous_delay_ms, f)) return -1;
+        req->has_previous_delay_ms = true;
     }
     if (get_string(ITEM("reason"), "reason", &name, f)) return -1;
-    TRY(rp_reason_from_name(name, &reason), "reason");
-    if (ITEM("policy") && get_policy(ITEM("policy"), &policy, f)) return -1;
-    rc = rp_decide(&req, reason, policy, &d);
-    rp_policy_free(policy);
-    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "decide");
-    *out = decision_json(&d);
+    TRY(rp_reason_from_name(name, &d->reason), "reason");
+    if (ITEM("policy") && get_policy(ITEM("policy"), &d->policy, f)) return -1;
     return 0;
+}
+
+/* The call's decision (or rc's failure, reported as `path`), after freeing the policy. */
+static int decided(decide_input *d, rp_result rc, const char *path, const rp_decision *decision, cJSON **out,
+                   failure *f) {
+    rp_policy_free(d->policy);
+    if (rc != RP_RESULT_OK) return lib_failure(f, rc, path);
+    *out = decision_json(decision);
+    return 0;
+}
+
+static int decide(const cJSON *in, cJSON **out, failure *f) {
+    decide_input d;
+    rp_decision decision;
+    if (read_decide_input(in, NULL, &d, f)) return -1;
+    return decided(&d, rp_decide(&d.request, d.reason, d.policy, &decision), "decide", &decision, out, f);
+}
+
+/* A host strategy's fixed answer, the user_data of fixed_strategy. */
+typedef struct {
+    bool retry;
+    uint64_t delay_ms;
+} fixed_answer;
+
+/* The fixtures' host strategy ({"retry_after_ms": N or null}) as a C strategy function. */
+static bool fixed_strategy(void *user_data, const rp_request *request, rp_reason reason, uint64_t *delay_ms) {
+    const fixed_answer *answer = user_data;
+    (void)request, (void)reason;
+    *delay_ms = answer->delay_ms;
+    return answer->retry;
+}
+
+/* The answer `v` holds (N: retry after N ms; null: do not retry), read as the duration at `path`. */
+static int get_answer(const cJSON *v, const char *path, fixed_answer *answer, failure *f) {
+    answer->retry = !cJSON_IsNull(v);
+    answer->delay_ms = 0;
+    return answer->retry ? get_duration(v, path, &answer->delay_ms, f) : 0;
+}
+
+/* With `host`, through rp_decide_with_strategy and a real C strategy function; without, rp_decide. */
+static int decide_with(const cJSON *in, cJSON **out, failure *f) {
+    decide_input d;
+    fixed_answer answer;
+    rp_decision decision;
+    if (read_decide_input(in, "host", &d, f)) return -1;
+    const cJSON *host = ITEM("host");
+    if (!host) return decided(&d, rp_decide(&d.request, d.reason, d.policy, &decision), "decide", &decision, out, f);
+    if (check_keys(host, "host", KEYS("retry_after_ms"), KEYS("retry_after_ms"), f) ||
+        get_answer(cJSON_GetObjectItemCaseSensitive(host, "retry_after_ms"), "host.retry_after_ms", &answer, f)) {
+        rp_policy_free(d.policy);
+        return -1;
+    }
+    rp_result rc = rp_decide_with_strategy(&d.request, d.reason, d.policy, fixed_strategy, &answer, &decision);
+    return decided(&d, rc, "decide_with", &decision, out, f);
+}
+
+static int decide_before_strategy(const cJSON *in, cJSON **out, failure *f) {
+    decide_input d;
+    rp_decision decision;
+    bool done = false;
+    if (read_decide_input(in, NULL, &d, f)) return -1;
+    rp_result rc = rp_decide_before_strategy(&d.request, d.reason, d.policy, &done, &decision);
+    rp_policy_free(d.policy);
+    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "decide_before_strategy");
+    *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(*out, "decision", done ? decision_json(&decision) : cJSON_CreateNull());
+    return 0;
+}
+
+static int decide_after_strategy(const cJSON *in, cJSON **out, failure *f) {
+    decide_input d;
+    fixed_answer answer;
+    rp_decision decision;
+    if (read_decide_input(in, "retry_after_ms", &d, f)) return -1;
+    rp_policy_free(d.policy); /* (the core's after-strategy step reads no policy) */
+    d.policy = NULL;
+    const cJSON *answer_json = ITEM("retry_after_ms");
+    if (!answer_json) return conversion_failure(f, "missing_field", "retry_after_ms", "missing field");
+    if (get_answer(answer_json, "retry_after_ms", &answer, f)) return -1;
+    rp_result rc = rp_decide_after_strategy(&d.request, d.reason, answer.retry, answer.delay_ms, &decision);
+    return decided(&d, rc, "decide_after_strategy", &decision, out, f);
 }
 
 static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
@@ -529,8 +578,10 @@ static const struct {
     {"classify_views", classify_views},
     {"classify_dispatch", classify_dispatch},
     {"controlled_backoff", controlled_backoff},
-    {"backoff", backoff},
     {"decide", decide},
+    {"decide_with", decide_with},
+    {"decide_before_strategy", decide_before_strategy},
+    {"decide_after_strategy", decide_after_strategy},
     {"parse_policy", parse_policy},
 };
 

@@ -1,13 +1,11 @@
-//! The C data types: enum-like integers with their constants, plain input/output structs, opaque handles.
-//!
-//! Every enum crosses the boundary as a `uint32_t` typedef (a `#[repr(transparent)]` newtype here),
-//! never as a Rust enum: a C caller can put any number in it, and reading an out-of-range Rust
-//! enum is undefined behaviour. `convert.rs` checks each value and answers RP_RESULT_INVALID_ENUM.
-//! The numbers are part of the ABI: they are explicit, and a number is never reused.
+//! The C enums: each a `uint32_t` typedef (a `#[repr(transparent)]` newtype here) with numbered
+//! constants, never a Rust enum, since C may put any number in it and reading an out-of-range Rust
+//! enum is undefined. The numbers are ABI: explicit, never reused. Each maps to a core value in a
+//! `match` (`c_enum!`), so a number that names no constant is RP_RESULT_INVALID_ENUM.
 
-use std::ffi::{c_char, c_void};
+use retrypolicy::{DispatchFailure, HttpMethod, KvOperation, NoRetryCause, RetryReason, Rule, StrategyKind};
 
-use retrypolicy::{DecisionTable, ErrorMap, Policy};
+use crate::error::Failure;
 
 /// A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
 #[repr(transparent)]
@@ -159,42 +157,6 @@ pub const RP_STRATEGY_BEST_EFFORT: rp_strategy = rp_strategy(0);
 /// RFC 0049 "Fail Fast": never retry (always-retry reasons still are).
 pub const RP_STRATEGY_FAIL_FAST: rp_strategy = rp_strategy(1);
 
-/// How a random draw spreads a backoff delay (an `RP_JITTER_*` constant).
-#[repr(transparent)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct rp_jitter(pub u32);
-
-/// The delay as calculated.
-pub const RP_JITTER_NONE: rp_jitter = rp_jitter(0);
-/// floor(delay * r).
-pub const RP_JITTER_FULL: rp_jitter = rp_jitter(1);
-/// delay/2 + floor((delay - delay/2) * r).
-pub const RP_JITTER_EQUAL: rp_jitter = rp_jitter(2);
-/// lower + floor((min(upper, 3 * previous) - lower) * r).
-pub const RP_JITTER_DECORRELATED: rp_jitter = rp_jitter(3);
-
-/// The kind of backoff calculator (an `RP_BACKOFF_KIND_*` constant).
-#[repr(transparent)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct rp_backoff_kind(pub u32);
-
-/// min_ms * factor^attempt, clamped to [min_ms, max_ms].
-pub const RP_BACKOFF_KIND_EXPONENTIAL: rp_backoff_kind = rp_backoff_kind(0);
-/// RFC 0049's controlled backoff table: 1, 10, 50, 100, 500, then 1000 ms.
-pub const RP_BACKOFF_KIND_CONTROLLED: rp_backoff_kind = rp_backoff_kind(1);
-/// The same delay every time.
-pub const RP_BACKOFF_KIND_FIXED: rp_backoff_kind = rp_backoff_kind(2);
-
-/// Where an exponential sequence starts (an `RP_FIRST_DELAY_*` constant).
-#[repr(transparent)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct rp_first_delay(pub u32);
-
-/// 1, 2, 4, ... ms (the default; the RFC's 1 ms lower bound holds from the first retry).
-pub const RP_FIRST_DELAY_MIN: rp_first_delay = rp_first_delay(0);
-/// 0, 1, 2, 4, ... ms (the Java SDK: the first retry is immediate).
-pub const RP_FIRST_DELAY_ZERO: rp_first_delay = rp_first_delay(1);
-
 /// A failure the SDK observed before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
 #[repr(transparent)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,193 +219,175 @@ pub const RP_RULE_FAIL_FAST: rp_rule = rp_rule(5);
 /// A host-supplied strategy decided.
 pub const RP_RULE_CUSTOM_STRATEGY: rp_rule = rp_rule(6);
 
-/// What is being retried: a service plus what the idempotency rule needs; fields other services use are ignored.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct rp_operation {
-    /// The service (`RP_SERVICE_*`).
-    pub service: rp_service,
-    /// The KV operation (`RP_KV_OPERATION_*`); read only when `service` is RP_SERVICE_KV.
-    pub kv_operation: rp_kv_operation,
-    /// The query's `readonly` property; read only for RP_SERVICE_QUERY and RP_SERVICE_ANALYTICS.
-    pub readonly: bool,
-    /// The HTTP method (`RP_HTTP_METHOD_*`); read only for RP_SERVICE_CLUSTER_MANAGER and RP_SERVICE_MANAGEMENT.
-    pub method: rp_http_method,
+/// A C enum newtype (`rp_reason`, ...) and the core value each of its constants stands for.
+pub(crate) trait CEnum: Copy + 'static {
+    /// The core type.
+    type Core: Copy;
+    /// The C type's name, for error details.
+    const TYPE_NAME: &'static str;
+    /// Every constant with its core value (for the one-to-one test).
+    #[cfg(test)]
+    const ALL: &'static [(Self, Self::Core)];
+    /// The core value, or `None` for a number that names no constant.
+    fn core(self) -> Option<Self::Core>;
+    /// The constant for a core value, or `None` if this C library has none for it yet.
+    fn from_core(v: Self::Core) -> Option<Self>;
+    /// The raw number.
+    fn raw(self) -> u32;
 }
 
-/// The state of one request at the moment it failed: everything a decision depends on.
-///
-/// Zero-initialise it (`rp_request r = {0};`), then fill the fields: every optional field has a
-/// `has_*` flag, so a zeroed request has no override, no random draw and no previous delay.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct rp_request {
-    /// What is being retried.
-    pub operation: rp_operation,
-    /// Retries already made (RFC 0049 `retryAttempts()`).
-    pub attempts: u32,
-    /// Time since the request started, in whole milliseconds.
-    pub elapsed_ms: u64,
-    /// The request's timeout, in whole milliseconds.
-    pub timeout_ms: u64,
-    /// Whether `idempotent` overrides the RFC's idempotent-operation list.
-    pub has_idempotent: bool,
-    /// The override, read only when `has_idempotent`.
-    pub idempotent: bool,
-    /// Reasons of earlier retries (RFC 0049 `retryReasons()`); may be NULL when the length is 0.
-    pub previous_reasons: *const rp_reason,
-    /// Number of entries in `previous_reasons`.
-    pub previous_reasons_len: usize,
-    /// Whether `strategy` overrides the policy's strategy for this request (RFC 0049 "Request Annotation").
-    pub has_strategy: bool,
-    /// The override (`RP_STRATEGY_*`), read only when `has_strategy`.
-    pub strategy: rp_strategy,
-    /// Whether `random` holds the caller's draw (required when the policy has jitter).
-    pub has_random: bool,
-    /// The caller's random draw in [0, 1), read only when `has_random`.
-    pub random: f64,
-    /// Whether `previous_delay_ms` holds the previous retry's delay (for decorrelated jitter).
-    pub has_previous_delay_ms: bool,
-    /// The previous retry's delay in milliseconds, read only when `has_previous_delay_ms`.
-    pub previous_delay_ms: u64,
-}
-
-/// The outcome of one decision: retry after `delay_ms`, or fail, with the rule that decided.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct rp_decision {
-    /// RP_ACTION_RETRY or RP_ACTION_NO_RETRY.
-    pub action: rp_action,
-    /// Milliseconds to wait before resending (0 when not retrying).
-    pub delay_ms: u64,
-    /// Whether the delay was cut to the time left before the timeout.
-    pub capped: bool,
-    /// Whether the request must be cancelled (timed out) when the delay ends instead of resent.
-    pub then_cancel: bool,
-    /// Why not retried (RP_NO_RETRY_CAUSE_NONE when retrying).
-    pub cause: rp_no_retry_cause,
-    /// The rule that decided (`RP_RULE_*`; `rp_rule_section` gives the spec section).
-    pub rule: rp_rule,
-    /// The reason decided on.
-    pub reason: rp_reason,
-    /// Retries made before this decision.
-    pub attempts: u32,
-    /// Whether the request counted as idempotent.
-    pub idempotent: bool,
-}
-
-/// The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
-///
-/// The three strings are static, owned by the library: never free them; they stay valid until
-/// the library is unloaded.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct rp_classification {
-    /// Whether `reason` is set; false means: fail the request without retry handling.
-    pub has_reason: bool,
-    /// The retry reason, read only when `has_reason`.
-    pub reason: rp_reason,
-    /// The stable name of the rule that matched (static, never freed).
-    pub rule: *const c_char,
-    /// The spec section the rule comes from (static, never freed).
-    pub section: *const c_char,
-    /// The error to surface instead (e.g. "cas_mismatch"), or NULL (static, never freed).
-    pub surface_as: *const c_char,
-}
-
-/// Opt-in deviations from RFC 0049 that major SDKs ship; all false follows the RFC.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct rp_compat {
-    /// Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
-    pub collection_outdated_not_always_retry: bool,
-    /// Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
-    pub retry_kv_busy: bool,
-    /// Go SDK: query codes 4040 to 4090 are prepared-statement failures.
-    pub query_retry_4040_to_4090: bool,
-    /// RFC 0049's best-effort pseudo-code read literally: UNKNOWN is retried for idempotent requests.
-    pub retry_unknown_if_idempotent: bool,
-}
-
-/// A backoff calculator; `rp_backoff_default` fills the best-effort default.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct rp_backoff {
-    /// The kind (`RP_BACKOFF_KIND_*`); the fields below that it does not use are ignored.
-    pub kind: rp_backoff_kind,
-    /// Exponential: lower bound (and first delay unless `first` is RP_FIRST_DELAY_ZERO).
-    pub min_ms: u64,
-    /// Exponential: upper bound, at least `min_ms`.
-    pub max_ms: u64,
-    /// Exponential: growth per attempt, in [1, 1000].
-    pub factor: f64,
-    /// Exponential: where the sequence starts (`RP_FIRST_DELAY_*`).
-    pub first: rp_first_delay,
-    /// Fixed: the delay.
-    pub delay_ms: u64,
-}
-
-/// A loaded policy: immutable, shareable between threads; create with `rp_policy_new_default` or
-/// `rp_policy_from_json`, free with `rp_policy_free`.
-pub struct rp_policy {
-    /// The policy with its decisions precomputed (`rp_decide` looks them up).
-    pub(crate) table: DecisionTable,
-}
-
-impl rp_policy {
-    /// A handle for `policy`, its decision table built once here.
-    pub(crate) fn new(policy: &Policy) -> rp_policy {
-        rp_policy {
-            table: DecisionTable::new(policy),
+/// Declares one mapping as data and implements `CEnum` with two `match`es (compiled to tables).
+/// The C numbers are the ABI; the row order is free.
+macro_rules! c_enum {
+    ($c:ident <=> $core:ty, [$(($cv:path => $($corev:tt)+)),* $(,)?]) => {
+        impl CEnum for $c {
+            type Core = $core;
+            const TYPE_NAME: &'static str = stringify!($c);
+            #[cfg(test)]
+            const ALL: &'static [($c, $core)] = &[$(($cv, $($corev)+)),*];
+            #[inline]
+            fn core(self) -> Option<$core> {
+                match self {
+                    $($cv => Some($($corev)+),)*
+                    _ => None,
+                }
+            }
+            #[inline]
+            #[allow(unreachable_patterns)] // a later core may add values this C library lacks
+            fn from_core(v: $core) -> Option<$c> {
+                match v {
+                    $($($corev)+ => Some($cv),)*
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn raw(self) -> u32 {
+                self.0
+            }
         }
+    };
+}
+
+c_enum!(rp_reason <=> RetryReason, [
+    (RP_REASON_UNKNOWN => RetryReason::Unknown),
+    (RP_REASON_SOCKET_NOT_AVAILABLE => RetryReason::SocketNotAvailable),
+    (RP_REASON_SERVICE_NOT_AVAILABLE => RetryReason::ServiceNotAvailable),
+    (RP_REASON_NODE_NOT_AVAILABLE => RetryReason::NodeNotAvailable),
+    (RP_REASON_KV_NOT_MY_VBUCKET => RetryReason::KvNotMyVbucket),
+    (RP_REASON_KV_COLLECTION_OUTDATED => RetryReason::KvCollectionOutdated),
+    (RP_REASON_KV_ERROR_MAP_RETRY_INDICATED => RetryReason::KvErrorMapRetryIndicated),
+    (RP_REASON_KV_LOCKED => RetryReason::KvLocked),
+    (RP_REASON_KV_TEMPORARY_FAILURE => RetryReason::KvTemporaryFailure),
+    (RP_REASON_KV_SYNC_WRITE_IN_PROGRESS => RetryReason::KvSyncWriteInProgress),
+    (RP_REASON_KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS => RetryReason::KvSyncWriteReCommitInProgress),
+    (RP_REASON_SERVICE_RESPONSE_CODE_INDICATED => RetryReason::ServiceResponseCodeIndicated),
+    (RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT => RetryReason::SocketClosedWhileInFlight),
+    (RP_REASON_CIRCUIT_BREAKER_OPEN => RetryReason::CircuitBreakerOpen),
+    (RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE => RetryReason::QueryPreparedStatementFailure),
+    (RP_REASON_QUERY_INDEX_NOT_FOUND => RetryReason::QueryIndexNotFound),
+    (RP_REASON_ANALYTICS_TEMPORARY_FAILURE => RetryReason::AnalyticsTemporaryFailure),
+    (RP_REASON_SEARCH_TOO_MANY_REQUESTS => RetryReason::SearchTooManyRequests),
+    (RP_REASON_VIEWS_TEMPORARY_FAILURE => RetryReason::ViewsTemporaryFailure),
+    (RP_REASON_VIEWS_NO_ACTIVE_PARTITION => RetryReason::ViewsNoActivePartition),
+]);
+
+// The services that have a C constant; MongoDB and HTTP arrive with issue 3.
+c_enum!(rp_service <=> retrypolicy::Service, [
+    (RP_SERVICE_KV => retrypolicy::Service::Kv),
+    (RP_SERVICE_QUERY => retrypolicy::Service::Query),
+    (RP_SERVICE_ANALYTICS => retrypolicy::Service::Analytics),
+    (RP_SERVICE_SEARCH => retrypolicy::Service::Search),
+    (RP_SERVICE_VIEWS => retrypolicy::Service::Views),
+    (RP_SERVICE_CLUSTER_MANAGER => retrypolicy::Service::ClusterManager),
+    (RP_SERVICE_MANAGEMENT => retrypolicy::Service::Management),
+]);
+
+c_enum!(rp_kv_operation <=> KvOperation, [
+    (RP_KV_OPERATION_GET => KvOperation::Get),
+    (RP_KV_OPERATION_GET_AND_LOCK => KvOperation::GetAndLock),
+    (RP_KV_OPERATION_GET_AND_TOUCH => KvOperation::GetAndTouch),
+    (RP_KV_OPERATION_GET_REPLICA => KvOperation::GetReplica),
+    (RP_KV_OPERATION_LOOKUP_IN => KvOperation::LookupIn),
+    (RP_KV_OPERATION_EXISTS => KvOperation::Exists),
+    (RP_KV_OPERATION_NOOP => KvOperation::Noop),
+    (RP_KV_OPERATION_OBSERVE_CAS => KvOperation::ObserveCas),
+    (RP_KV_OPERATION_OBSERVE_SEQNO => KvOperation::ObserveSeqno),
+    (RP_KV_OPERATION_GET_COLLECTION_ID => KvOperation::GetCollectionId),
+    (RP_KV_OPERATION_GET_COLLECTION_MANIFEST => KvOperation::GetCollectionManifest),
+    (RP_KV_OPERATION_CARRIER_CONFIG => KvOperation::CarrierConfig),
+    (RP_KV_OPERATION_GLOBAL_CONFIG => KvOperation::GlobalConfig),
+    (RP_KV_OPERATION_INSERT => KvOperation::Insert),
+    (RP_KV_OPERATION_UPSERT => KvOperation::Upsert),
+    (RP_KV_OPERATION_REPLACE => KvOperation::Replace),
+    (RP_KV_OPERATION_REMOVE => KvOperation::Remove),
+    (RP_KV_OPERATION_APPEND => KvOperation::Append),
+    (RP_KV_OPERATION_PREPEND => KvOperation::Prepend),
+    (RP_KV_OPERATION_INCREMENT => KvOperation::Increment),
+    (RP_KV_OPERATION_DECREMENT => KvOperation::Decrement),
+    (RP_KV_OPERATION_TOUCH => KvOperation::Touch),
+    (RP_KV_OPERATION_UNLOCK => KvOperation::Unlock),
+    (RP_KV_OPERATION_MUTATE_IN => KvOperation::MutateIn),
+]);
+
+c_enum!(rp_http_method <=> HttpMethod, [
+    (RP_HTTP_METHOD_GET => HttpMethod::Get),
+    (RP_HTTP_METHOD_HEAD => HttpMethod::Head),
+    (RP_HTTP_METHOD_POST => HttpMethod::Post),
+    (RP_HTTP_METHOD_PUT => HttpMethod::Put),
+    (RP_HTTP_METHOD_DELETE => HttpMethod::Delete),
+    (RP_HTTP_METHOD_PATCH => HttpMethod::Patch),
+    (RP_HTTP_METHOD_OPTIONS => HttpMethod::Options),
+]);
+
+c_enum!(rp_strategy <=> StrategyKind, [
+    (RP_STRATEGY_BEST_EFFORT => StrategyKind::BestEffort),
+    (RP_STRATEGY_FAIL_FAST => StrategyKind::FailFast),
+]);
+
+c_enum!(rp_dispatch_failure <=> DispatchFailure, [
+    (RP_DISPATCH_FAILURE_SOCKET_NOT_AVAILABLE => DispatchFailure::SocketNotAvailable),
+    (RP_DISPATCH_FAILURE_SERVICE_NOT_AVAILABLE => DispatchFailure::ServiceNotAvailable),
+    (RP_DISPATCH_FAILURE_NODE_NOT_AVAILABLE => DispatchFailure::NodeNotAvailable),
+    (RP_DISPATCH_FAILURE_CIRCUIT_BREAKER_OPEN => DispatchFailure::CircuitBreakerOpen),
+    (RP_DISPATCH_FAILURE_SOCKET_CLOSED_WHILE_IN_FLIGHT => DispatchFailure::SocketClosedWhileInFlight),
+]);
+
+c_enum!(rp_no_retry_cause <=> Option<NoRetryCause>, [
+    (RP_NO_RETRY_CAUSE_NONE => None),
+    (RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT => Some(NoRetryCause::NotIdempotent)),
+    (RP_NO_RETRY_CAUSE_STRATEGY_DECLINED => Some(NoRetryCause::StrategyDeclined)),
+    (RP_NO_RETRY_CAUSE_DEADLINE_PASSED => Some(NoRetryCause::DeadlinePassed)),
+    (RP_NO_RETRY_CAUSE_UNKNOWN_REASON => Some(NoRetryCause::UnknownReason)),
+]);
+
+c_enum!(rp_rule <=> Rule, [
+    (RP_RULE_DEADLINE_PASSED => Rule::DeadlinePassed),
+    (RP_RULE_UNKNOWN_NEVER_RETRIED => Rule::UnknownNeverRetried),
+    (RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF => Rule::AlwaysRetryControlledBackoff),
+    (RP_RULE_BEST_EFFORT_BACKOFF => Rule::BestEffortBackoff),
+    (RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT => Rule::BestEffortNotIdempotent),
+    (RP_RULE_FAIL_FAST => Rule::FailFast),
+    (RP_RULE_CUSTOM_STRATEGY => Rule::CustomStrategy),
+]);
+
+c_enum!(rp_action <=> bool, [
+    (RP_ACTION_NO_RETRY => false),
+    (RP_ACTION_RETRY => true),
+]);
+
+/// The core value of C constant `c`, or RP_RESULT_INVALID_ENUM naming `argument`.
+#[inline]
+pub(crate) fn from_c<C: CEnum>(c: C, argument: &str) -> Result<C::Core, Failure> {
+    c.core()
+        .ok_or_else(|| Failure::invalid_enum(argument, C::TYPE_NAME, c.raw()))
+}
+
+/// The C constant of a core value the library produced itself (every one has a constant, which
+/// the unit tests check; should a newer core add one without, the boundary reports RP_RESULT_PANIC).
+#[inline]
+pub(crate) fn to_c<C: CEnum>(v: C::Core) -> C {
+    match C::from_core(v) {
+        Some(c) => c,
+        None => unreachable!("a core value without a {} constant", C::TYPE_NAME),
     }
-
-    /// The policy itself.
-    pub(crate) fn inner(&self) -> &Policy {
-        self.table.policy()
-    }
 }
-
-/// What `rp_decide` reads on every call besides the request: built once, on first use.
-pub(crate) struct Hot {
-    /// The decision table of the RFC default policy, for calls that pass no policy.
-    pub(crate) rfc: DecisionTable,
-    /// Each C operation's idempotency.
-    pub(crate) operations: crate::convert::OperationTable,
-}
-
-static HOT: std::sync::OnceLock<Hot> = std::sync::OnceLock::new();
-
-/// The [`Hot`] tables, built on first use.
-pub(crate) fn hot() -> &'static Hot {
-    HOT.get_or_init(|| Hot {
-        rfc: DecisionTable::new(&Policy::RFC),
-        operations: crate::convert::OperationTable::new(),
-    })
-}
-
-/// The [`Hot`] tables if [`hot`] has built them (a check, never a call).
-#[inline(always)]
-pub(crate) fn hot_if_built() -> Option<&'static Hot> {
-    HOT.get()
-}
-
-/// A parsed KV error map (RFC 0013): immutable, shareable between threads; create with
-/// `rp_error_map_from_json`, free with `rp_error_map_free`.
-pub struct rp_error_map {
-    pub(crate) inner: ErrorMap,
-}
-
-/// A host retry strategy: return true and set `*delay_ms_out` to retry after that many
-/// milliseconds, or return false not to retry. It is called synchronously, on the calling thread,
-/// only from inside `rp_decide_with_strategy`, with the caller's own request pointer; it must
-/// return normally (no longjmp). The core still applies the deadline, UNKNOWN and always-retry
-/// rules before it, and caps its delay to the timeout after it.
-pub type rp_strategy_fn = Option<
-    unsafe extern "C" fn(
-        user_data: *mut c_void,
-        request: *const rp_request,
-        reason: rp_reason,
-        delay_ms_out: *mut u64,
-    ) -> bool,
->;
