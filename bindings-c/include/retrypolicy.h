@@ -72,28 +72,6 @@ typedef uint32_t rp_result;
 typedef uint32_t rp_kv_operation;
 
 /**
- * Opt-in deviations from RFC 0049 that major SDKs ship; all false follows the RFC.
- */
-typedef struct rp_compat {
-  /**
-   * Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
-   */
-  bool collection_outdated_not_always_retry;
-  /**
-   * Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
-   */
-  bool retry_kv_busy;
-  /**
-   * Go SDK: query codes 4040 to 4090 are prepared-statement failures.
-   */
-  bool query_retry_4040_to_4090;
-  /**
-   * RFC 0049's best-effort pseudo-code read literally: UNKNOWN is retried for idempotent requests.
-   */
-  bool retry_unknown_if_idempotent;
-} rp_compat;
-
-/**
  * A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
  */
 typedef uint32_t rp_reason;
@@ -804,22 +782,22 @@ void rp_error_map_free(struct rp_error_map *map);
 
 /**
  * Classifies a KV response `status` for `operation`; unknown statuses consult `error_map`
- * (NULL: no map). `compat` may be NULL (all options off).
+ * (NULL: no map). `policy`'s compat options apply (NULL: the RFC default policy, none).
  */
 rp_result rp_classify_kv(rp_kv_operation operation,
                          uint16_t status,
                          const struct rp_error_map *error_map,
-                         const struct rp_compat *compat,
+                         const struct rp_policy *policy,
                          struct rp_classification *classification_out);
 
 /**
  * Classifies the first error of a query response: its `code` and `message` (UTF-8, `message_len`
- * bytes; NULL with length 0 is an empty message). `compat` may be NULL.
+ * bytes; NULL with length 0 is an empty message), under `policy`'s compat options (NULL: none).
  */
 rp_result rp_classify_query(uint32_t code,
                             const char *message,
                             size_t message_len,
-                            const struct rp_compat *compat,
+                            const struct rp_policy *policy,
                             struct rp_classification *classification_out);
 
 /**
@@ -1035,11 +1013,6 @@ rp_result rp_policy_from_json(const char *json, size_t json_len, struct rp_polic
  * the caller frees with `rp_string_free` (not `free`).
  */
 rp_result rp_policy_to_json(const struct rp_policy *policy, char **json_out);
-
-/**
- * Copies the compatibility options of `policy` (for the classify functions).
- */
-rp_result rp_policy_compat(const struct rp_policy *policy, struct rp_compat *compat_out);
 
 /**
  * Frees a policy handle; NULL is a no-op. No thread may use the handle any more.

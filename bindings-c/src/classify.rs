@@ -1,13 +1,14 @@
 //! Classification: from a service's response (or a dispatch failure) to the retry reason to hand to
-//! `rp_decide`, through the core's `classify_*` functions; `rp_compat` and KV error maps.
+//! `rp_decide`, through the core's `classify_*` functions; KV error maps.
 
 use std::ffi::c_char;
 
-use retrypolicy::{Classification, Compat, ErrorMap};
+use retrypolicy::{Classification, ErrorMap};
 
 use crate::enums::{from_c, to_c};
 use crate::error::rp_result;
-use crate::ffi::{borrow_opt, free_handle, intern, output, text, CBool};
+use crate::ffi::{borrow_opt, free_handle, intern, output, text};
+use crate::policy::policy_or_default;
 use crate::*;
 
 /// The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
@@ -28,45 +29,10 @@ pub struct rp_classification {
     pub surface_as: *const c_char,
 }
 
-/// Opt-in deviations from RFC 0049 that major SDKs ship; all false follows the RFC.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct rp_compat {
-    /// Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
-    pub collection_outdated_not_always_retry: CBool,
-    /// Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
-    pub retry_kv_busy: CBool,
-    /// Go SDK: query codes 4040 to 4090 are prepared-statement failures.
-    pub query_retry_4040_to_4090: CBool,
-    /// RFC 0049's best-effort pseudo-code read literally: UNKNOWN is retried for idempotent requests.
-    pub retry_unknown_if_idempotent: CBool,
-}
-
 /// A parsed KV error map (RFC 0013): immutable, shareable between threads; create with
 /// `rp_error_map_from_json`, free with `rp_error_map_free`.
 pub struct rp_error_map {
     inner: ErrorMap,
-}
-
-/// Compatibility options from C; NULL means all off.
-fn compat(c: Option<&rp_compat>) -> Compat {
-    let c = c.copied().unwrap_or_default();
-    Compat {
-        collection_outdated_not_always_retry: c.collection_outdated_not_always_retry.get(),
-        retry_kv_busy: c.retry_kv_busy.get(),
-        query_retry_4040_to_4090: c.query_retry_4040_to_4090.get(),
-        retry_unknown_if_idempotent: c.retry_unknown_if_idempotent.get(),
-    }
-}
-
-/// Compatibility options back to C.
-pub(crate) fn compat_to_c(c: &Compat) -> rp_compat {
-    rp_compat {
-        collection_outdated_not_always_retry: c.collection_outdated_not_always_retry.into(),
-        retry_kv_busy: c.retry_kv_busy.into(),
-        query_retry_4040_to_4090: c.query_retry_4040_to_4090.into(),
-        retry_unknown_if_idempotent: c.retry_unknown_if_idempotent.into(),
-    }
 }
 
 /// A core classification as a C struct, its strings interned.
@@ -102,43 +68,44 @@ pub unsafe extern "C" fn rp_error_map_free(map: *mut rp_error_map) {
 }
 
 /// Classifies a KV response `status` for `operation`; unknown statuses consult `error_map`
-/// (NULL: no map). `compat` may be NULL (all options off).
+/// (NULL: no map). `policy`'s compat options apply (NULL: the RFC default policy, none).
 #[no_mangle]
 pub unsafe extern "C" fn rp_classify_kv(
     operation: rp_kv_operation,
     status: u16,
     error_map: *const rp_error_map,
-    compat: *const rp_compat,
+    policy: *const rp_policy,
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
         let (map, compat) = (
             borrow_opt(error_map).map(|m| &m.inner),
-            self::compat(borrow_opt(compat)),
+            &policy_or_default(policy).compat,
         );
         let op = from_c(operation, "operation")?;
         Ok(classification_to_c(retrypolicy::classify_kv(
-            op, status, map, &compat,
+            op, status, map, compat,
         )))
     })
 }
 
 /// Classifies the first error of a query response: its `code` and `message` (UTF-8, `message_len`
-/// bytes; NULL with length 0 is an empty message). `compat` may be NULL.
+/// bytes; NULL with length 0 is an empty message), under `policy`'s compat options (NULL: none).
 #[no_mangle]
 pub unsafe extern "C" fn rp_classify_query(
     code: u32,
     message: *const c_char,
     message_len: usize,
-    compat: *const rp_compat,
+    policy: *const rp_policy,
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
-        let message = text(message, message_len, "message", true)?;
+        let (message, compat) = (
+            text(message, message_len, "message", true)?,
+            &policy_or_default(policy).compat,
+        );
         Ok(classification_to_c(retrypolicy::classify_query(
-            code,
-            message,
-            &self::compat(borrow_opt(compat)),
+            code, message, compat,
         )))
     })
 }

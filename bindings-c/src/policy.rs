@@ -4,7 +4,6 @@ use std::ffi::c_char;
 
 use retrypolicy::Policy;
 
-use crate::classify::{compat_to_c, rp_compat};
 use crate::error::rp_result;
 use crate::ffi::{borrow, borrow_opt, free_handle, output, owned_string, text};
 use crate::panic::guard;
@@ -63,15 +62,6 @@ pub unsafe extern "C" fn rp_policy_to_json(
     json_out: *mut *mut c_char,
 ) -> rp_result {
     output!(json_out, owned_string(borrow(policy, "policy")?.inner.to_json()))
-}
-
-/// Copies the compatibility options of `policy` (for the classify functions).
-#[no_mangle]
-pub unsafe extern "C" fn rp_policy_compat(policy: *const rp_policy, compat_out: *mut rp_compat) -> rp_result {
-    output!(
-        compat_out,
-        Ok(compat_to_c(&borrow(policy, "policy")?.inner.compat))
-    )
 }
 
 /// Frees a policy handle; NULL is a no-op. No thread may use the handle any more.

@@ -145,20 +145,15 @@ static int get_number(const cJSON *v, const char *path, double *out, failure *f)
     return 0;
 }
 
-/* `{"compat": <v>}` read by rp_policy_from_json, so the core checks the compat object. */
-static int get_compat(const cJSON *v, rp_compat *out, failure *f) {
+/* A compat object as the policy `{"compat": <v>}`, read by rp_policy_from_json (the core checks it). */
+static int get_compat(const cJSON *v, rp_policy **out, failure *f) {
     cJSON *wrap = cJSON_CreateObject();
     cJSON_AddItemToObject(wrap, "compat", cJSON_Duplicate(v, 1));
     char *text = cJSON_PrintUnformatted(wrap);
     cJSON_Delete(wrap);
-    rp_policy *p = NULL;
-    rp_result rc = rp_policy_from_json(text, strlen(text), &p);
+    rp_result rc = rp_policy_from_json(text, strlen(text), out);
     cJSON_free(text);
-    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "compat");
-    rc = rp_policy_compat(p, out);
-    rp_policy_free(p);
-    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "compat");
-    return 0;
+    return rc == RP_RESULT_OK ? 0 : lib_failure(f, rc, "compat");
 }
 
 static int get_policy(const cJSON *v, rp_policy **out, failure *f) {
@@ -271,7 +266,7 @@ static int classify_kv(const cJSON *in, cJSON **out, failure *f) {
     const char *name;
     rp_kv_operation op;
     uint16_t status;
-    rp_compat compat = {0};
+    rp_policy *compat = NULL;
     rp_error_map *map = NULL;
     rp_classification c;
     if (check_keys(in, "", KEYS("operation", "status", "error_map", "compat"), KEYS("operation", "status"), f))
@@ -290,10 +285,14 @@ static int classify_kv(const cJSON *in, cJSON **out, failure *f) {
         char *text = cJSON_PrintUnformatted(m);
         rp_result rc = rp_error_map_from_json(text, strlen(text), &map);
         cJSON_free(text);
-        if (rc != RP_RESULT_OK) return lib_failure(f, rc, "error_map");
+        if (rc != RP_RESULT_OK) {
+            rp_policy_free(compat);
+            return lib_failure(f, rc, "error_map");
+        }
     }
-    rp_result rc = rp_classify_kv(op, status, map, &compat, &c);
+    rp_result rc = rp_classify_kv(op, status, map, compat, &c);
     rp_error_map_free(map);
+    rp_policy_free(compat);
     if (rc != RP_RESULT_OK) return lib_failure(f, rc, "classify_kv");
     *out = classification_json(&c);
     return 0;
@@ -302,13 +301,15 @@ static int classify_kv(const cJSON *in, cJSON **out, failure *f) {
 static int classify_query(const cJSON *in, cJSON **out, failure *f) {
     uint32_t code;
     const char *message = "";
-    rp_compat compat = {0};
+    rp_policy *compat = NULL;
     rp_classification c;
     if (check_keys(in, "", KEYS("code", "message", "compat"), KEYS("code"), f)) return -1;
     if (get_u32(ITEM("code"), "code", &code, f)) return -1;
     if (ITEM("message") && get_string(ITEM("message"), "message", &message, f)) return -1;
     if (ITEM("compat") && get_compat(ITEM("compat"), &compat, f)) return -1;
-    TRY(rp_classify_query(code, message, strlen(message), &compat, &c), "classify_query");
+    rp_result rc = rp_classify_query(code, message, strlen(message), compat, &c);
+    rp_policy_free(compat);
+    if (rc != RP_RESULT_OK) return lib_failure(f, rc, "classify_query");
     *out = classification_json(&c);
     return 0;
 }

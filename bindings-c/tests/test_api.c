@@ -184,7 +184,6 @@ static void every_required_pointer_is_checked(void **state) {
     rp_decision d = sentinel_decision();
     rp_classification c;
     rp_operation op = req.operation;
-    rp_compat compat;
     rp_policy *p = NULL;
     rp_error_map *m = NULL;
     const char *name = NULL;
@@ -246,8 +245,6 @@ static void every_required_pointer_is_checked(void **state) {
     assert_int_equal(rp_policy_from_json("{}", 2, NULL), N);
     assert_int_equal(rp_policy_to_json(NULL, &json), N);
     assert_int_equal(rp_policy_to_json(p, NULL), N);
-    assert_int_equal(rp_policy_compat(NULL, &compat), N);
-    assert_int_equal(rp_policy_compat(p, NULL), N);
     assert_int_equal(rp_decide(NULL, RP_REASON_KV_LOCKED, p, &d), N);
     assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL), N);
     assert_int_equal(rp_decide_with_strategy(NULL, RP_REASON_KV_LOCKED, p, never_called, NULL, &d), N);
@@ -698,16 +695,11 @@ static void bool_bytes_other_than_0_and_1_read_as_true(void **state) {
         flags.random = 0.5;
         OK(rp_decide(&flags, RP_REASON_KV_LOCKED, jittered, &got));
         assert_same_decision(&drawn, &got);
-        /* A read-only query, and a compat option. */
+        /* A read-only query. */
         rp_operation query = {RP_SERVICE_QUERY, RP_KV_OPERATION_GET, false, RP_HTTP_METHOD_GET};
         put_byte(&query, offsetof(rp_operation, readonly), b);
         OK(rp_operation_is_idempotent(&query, &idempotent));
         assert_true(idempotent);
-        rp_compat compat = {0};
-        rp_classification c;
-        put_byte(&compat, offsetof(rp_compat, retry_kv_busy), b);
-        OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, &compat, &c));
-        assert_int_equal(c.reason, RP_REASON_KV_TEMPORARY_FAILURE);
         /* A decision handed back for its log line. */
         rp_decision logged = want;
         put_byte(&logged, offsetof(rp_decision, capped), b);
@@ -819,16 +811,20 @@ static void classification_uses_the_core_tables(void **state) {
     OK(rp_classify_kv(RP_KV_OPERATION_UNLOCK, 0x09, NULL, NULL, &c));
     assert_false(c.has_reason);
     assert_string_equal(c.surface_as, "cas_mismatch");
-    /* EBUSY: not retried unless the compat option says so. */
-    rp_compat compat = {0};
-    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, &compat, &c));
+    /* EBUSY: not retried unless the policy's compat option says so. */
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, NULL, &c));
     assert_false(c.has_reason);
     rp_policy *p = policy_from("{\"compat\": {\"retry_kv_busy\": true}}");
-    OK(rp_policy_compat(p, &compat));
-    rp_policy_free(p);
-    assert_true(compat.retry_kv_busy);
-    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, &compat, &c));
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, p, &c));
     assert_int_equal(c.reason, RP_REASON_KV_TEMPORARY_FAILURE);
+    const char *msg4080 = "";
+    OK(rp_classify_query(4080, msg4080, 0, NULL, &c));
+    assert_false(c.has_reason);
+    rp_policy_free(p);
+    p = policy_from("{\"compat\": {\"query_retry_4040_to_4090\": true}}");
+    OK(rp_classify_query(4080, msg4080, 0, p, &c));
+    assert_int_equal(c.reason, RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE);
+    rp_policy_free(p);
     /* An unknown status consults the error map. */
     const char *map_json = "{\"version\": 1, \"revision\": 1, \"errors\": {"
                            "\"fff0\": {\"name\": \"X\", \"desc\": \"x\", \"attrs\": [\"temp\", \"retry-now\"]},"
