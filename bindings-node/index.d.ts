@@ -9,8 +9,156 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A parsed KV error map (RFC 0013). */
+export declare class ErrorMapHandle {
+  /** Parses the server's error map document given as JSON text. */
+  constructor(text: unknown)
+}
+
+/** A validated policy. */
+export declare class PolicyHandle {
+  /** Parses and validates a policy document given as JSON text. */
+  constructor(text: unknown)
+  /** The normalized document as JSON text. */
+  toJson(): string
+}
+
+/** The policy's best-effort delay after `attempt` retries; jitter needs a draw in [0, 1). */
+export declare function backoffDelay(policy: PolicyHandle | undefined | null, attempt: unknown, random: unknown, previousDelayMs: unknown): number | bigint
+
 /**
- * A `#[napi]` no-op with `decide`'s native signature: the benchmark's measure of the per-call
- * overhead the raw route avoids.
+ * Bench only (bench/decide.mjs), not part of the package's API: a `#[napi]` no-op with
+ * `decide`'s signature, the per-call floor of napi-rs that `decide` is measured against.
  */
-export declare function napiNoop(policy: unknown): void
+export declare function benchNoop(service: unknown, operation: unknown, readonly: unknown, method: unknown, timeoutMs: unknown, elapsedMs: unknown, attempts: unknown, idempotent: unknown, strategy: unknown, random: unknown, previousDelayMs: unknown, previousReasons: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): void
+
+/** Bench only, not part of the package's API: a `#[napi]` no-op without arguments. */
+export declare function benchNoopEmpty(): void
+
+/** Best effort's answer under `policy`: a delay in milliseconds, or null for "do not retry". */
+export declare function bestEffortDelay(request: unknown, reason: unknown, policy?: PolicyHandle | undefined | null): number | bigint | null
+
+/** The core's JSON API: `function` by its fixture name, JSON text in and out. */
+export declare function callJson(function: unknown, input: unknown): string
+
+/** A classification as the package's object (the JavaScript layer freezes it). */
+export interface ClassificationObject {
+  /** The reason to pass to `decide`, or null: fail without retry handling. */
+  reason: string | null
+  /** The stable name of the rule that matched. */
+  rule: string
+  /** The spec section of that rule. */
+  section: string
+  /** The error to surface instead, or null. */
+  surfaceAs: string | null
+}
+
+/** Classifies the first error of an analytics response. */
+export declare function classifyAnalytics(code: unknown): ClassificationObject
+
+/** Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...). */
+export declare function classifyDispatch(failure: unknown): ClassificationObject
+
+/** Classifies a KV status (a number or a `"0x.."` string) for a KV operation. */
+export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
+
+/** Classifies the first error of a query response. */
+export declare function classifyQuery(code: unknown, message: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
+
+/** Classifies a search response's HTTP status. */
+export declare function classifySearch(httpStatusCode: unknown): ClassificationObject
+
+/** Classifies a views response from its HTTP status and body text. */
+export declare function classifyViews(httpStatusCode: unknown, body: unknown): ClassificationObject
+
+/** RFC 0049's controlled backoff in milliseconds after `attempt` retries. */
+export declare function controlledBackoff(attempt: unknown): number | bigint
+
+/**
+ * Decides with the built-in strategies. The hot call: the JavaScript layer passes the request's
+ * fields as arguments, because reading them from the object through N-API costs about 65 ns each.
+ */
+export declare function decide(service: unknown, operation: unknown, readonly: unknown, method: unknown, timeoutMs: unknown, elapsedMs: unknown, attempts: unknown, idempotent: unknown, strategy: unknown, random: unknown, previousDelayMs: unknown, previousReasons: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown
+
+/** A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout. */
+export declare function decideAfterStrategy(request: unknown, reason: unknown, retryAfter: unknown, make: unknown): unknown
+
+/** The orchestrator's steps before a host strategy: the decision, or null when the host must be asked. */
+export declare function decideBeforeStrategy(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown | null
+
+/** Decides with the built-in best-effort strategy configured by `strategy_policy` as the host strategy. */
+export declare function decideWithBestEffort(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
+
+/** Decides with the built-in fail-fast strategy as the host strategy. */
+export declare function decideWithFailFast(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown
+
+/** Decides with a host strategy function, handed the caller's request object. */
+export declare function decideWithFunction(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, make: unknown): unknown
+
+/** The stable error codes, shared by every language. */
+export declare function errorCodes(): Array<string>
+
+/** The core's one-sentence explanation of `decision` for `request`. */
+export declare function explain(request: unknown, decision: unknown): string
+
+/** The core's one-line log message for a decision. */
+export declare function formatDecision(decision: unknown): string
+
+/** Whether RFC 0049's idempotent-operation list calls the operation idempotent. */
+export declare function isIdempotent(operation: unknown): boolean
+
+/** The canonical name of a reason (aliases accepted). */
+export declare function parseReason(reason: unknown): string
+
+/** One row of the RFC 0049 RetryReason table. */
+export interface ReasonRow {
+  /** The reason's name. */
+  name: string
+  /** Whether a non-idempotent request may be retried for it. */
+  allowsNonIdempotentRetry: boolean
+  /** Whether it is retried regardless of the strategy. */
+  alwaysRetry: boolean
+}
+
+/** The RFC 0049 RetryReason table, in the core's order. */
+export declare function reasonTable(): Array<ReasonRow>
+
+/** A request from the wire form (snake_case JSON text), as the package's camelCase object. */
+export declare function requestFromJson(text: unknown): RequestObject
+
+/** A request as the package's camelCase object (what `requestFromJson` returns). */
+export interface RequestObject {
+  /** The service. */
+  service: string
+  /** The KV operation (KV only). */
+  operation?: string
+  /** The readonly property (query and analytics only). */
+  readonly?: boolean
+  /** The HTTP method (cluster manager and management only). */
+  method?: string
+  /** Retries already made. */
+  attempts: number
+  /** Time since the request started. */
+  elapsedMs: number | bigint
+  /** The request's timeout. */
+  timeoutMs: number | bigint
+  /** The idempotency override. */
+  idempotent?: boolean
+  /** The per-request built-in strategy. */
+  strategy?: string
+  /** The random draw. */
+  random?: number
+  /** The previous retry's delay. */
+  previousDelayMs?: number | bigint
+  /** Reasons of earlier retries. */
+  previousReasons?: Array<string>
+}
+
+/** A camelCase request in the wire form, as JSON text. */
+export declare function requestToJson(request: unknown): string
+
+/** Replays a retry schedule; the timeline as JSON text (wire form). */
+export declare function simulate(request: unknown, outcomes: unknown, repeatLast: unknown, latencyMs: unknown, draws: unknown, policy?: PolicyHandle | undefined | null): string
+
+/** The core's version. */
+export declare function version(): string

@@ -15,6 +15,8 @@ export const {
   ErrorMap,
   decide,
   decideMany,
+  decideBeforeStrategy,
+  decideAfterStrategy,
   bestEffortDelay,
   BestEffort,
   FailFast,

@@ -1,305 +1,236 @@
-//! JavaScript values → core values. Every failure is a core error naming the camelCase field the
-//! caller wrote; numbers are validated here because napi's own conversions would silently wrap
+//! JavaScript values → core values, each failure a core error naming the camelCase field the
+//! caller wrote. Numbers are checked here because napi's own conversions would wrap
 //! (-1 → 4294967295) or truncate (1.7 → 1).
 
-use std::ffi::CStr;
+use napi::bindgen_prelude::{Array, BigInt, Either, JsValue, Unknown, ValueType};
+use napi::{check_status, sys};
+use retrypolicy::serde_form::ms::MAX_SAFE;
+use retrypolicy::units::{millis_from_f64, whole_number};
+use retrypolicy::{Error as CoreError, RetryReason};
+use serde::de::DeserializeOwned;
 
-use napi::sys::{napi_env, napi_value, ValueType};
-use retrypolicy::operation::OperationWire;
-use retrypolicy::{Error as CoreError, HttpMethod, KvOperation, Request, RetryReason, Service, StrategyKind};
+use crate::errors::{invalid_type, Fail, Res};
 
-use crate::js::{self, JsResult};
+/// What a 32-bit count or code accepts.
+pub const U32_EXPECTED: &str = "a whole number in 0..=4294967295";
 
-/// Whole milliseconds from a JS number: non-negative, whole, at most 2^53 − 1.
-#[inline]
-pub fn millis(field: &str, x: f64) -> Result<u64, CoreError> {
-    retrypolicy::units::millis_from_f64(field, x)
+/// The value's JavaScript type.
+pub fn kind(v: &Unknown) -> Res<ValueType> {
+    Ok(v.get_type()?)
 }
 
-/// A whole number in `0..=max` from a JS number, else `out_of_range` naming `field`.
-#[inline]
-/// `max` must be below 2^53 (every caller's is at most 2^32 − 1).
-pub fn int_in(field: &str, x: f64, max: u64, expected: &str) -> Result<u64, CoreError> {
-    // Whole iff the value survives the round trip through i64 (exact below 2^53; `fract` is a
-    // libm call and unsigned conversions are long sequences on baseline x86-64).
-    retrypolicy::units::whole_number(x, max as f64).ok_or_else(|| out_of_range(field, x, expected))
+/// Whether the value is `undefined` or `null`.
+pub fn is_nullish(v: &Unknown) -> Res<bool> {
+    Ok(matches!(kind(v)?, ValueType::Undefined | ValueType::Null))
 }
 
-#[cold]
-#[inline(never)]
-fn out_of_range(field: &str, x: f64, expected: &str) -> CoreError {
-    CoreError::OutOfRange {
-        field: field.to_owned(),
-        value: format_number(x),
-        expected: expected.to_owned(),
-    }
-}
-
-/// A retry count (`attempts`): a whole number in 0..=2^32 − 1.
-#[inline]
-pub fn count(field: &str, x: f64) -> Result<u32, CoreError> {
-    int_in(field, x, u64::from(u32::MAX), "a whole number in 0..=4294967295").map(|n| n as u32)
-}
-
-/// What a 16-bit status accepts.
-pub const STATUS_EXPECTED: &str = "0..=65535 or a 0x-prefixed hex string";
-/// What a 32-bit code accepts.
-pub const CODE_EXPECTED: &str = "a whole number in 0..=4294967295";
-
-/// Formats a JS number the way JavaScript prints it (so `-1`, `1.7`, `NaN`, `Infinity`).
-pub fn format_number(x: f64) -> String {
-    if x.is_nan() {
-        "NaN".to_owned()
-    } else if x.is_infinite() {
-        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else {
-        x.to_string()
-    }
-}
-
-fn type_name(t: i32) -> &'static str {
+fn type_name(t: ValueType) -> &'static str {
     match t {
-        ValueType::napi_undefined => "undefined",
-        ValueType::napi_null => "null",
-        ValueType::napi_boolean => "boolean",
-        ValueType::napi_number => "number",
-        ValueType::napi_string => "string",
-        ValueType::napi_symbol => "symbol",
-        ValueType::napi_object => "object",
-        ValueType::napi_function => "function",
-        ValueType::napi_bigint => "bigint",
-        _ => "external",
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "boolean",
+        ValueType::Number => "number",
+        ValueType::String => "string",
+        ValueType::Symbol => "symbol",
+        ValueType::Function => "function",
+        ValueType::BigInt => "bigint",
+        _ => "object",
     }
 }
 
-/// An `invalid_type` error for `field`: expected `what`, got the value's JS type.
-pub fn wrong_type(env: napi_env, v: napi_value, field: &str, what: &str) -> JsResult<CoreError> {
-    let t = js::type_of(env, v)?;
-    Ok(CoreError::InvalidType {
-        field: field.to_owned(),
-        message: format!("expected {what}, got {}", type_name(t)),
-    })
+/// An `invalid_type` error for `field`: expected `what`, got the value's JavaScript type.
+pub fn wrong_type(v: &Unknown, field: &str, what: &str) -> Fail {
+    match kind(v) {
+        Ok(t) => invalid_type(field, format!("expected {what}, got {}", type_name(t))),
+        Err(fail) => fail,
+    }
 }
 
-/// A short rendering of a rejected value for error messages.
-fn describe(env: napi_env, v: napi_value) -> JsResult<String> {
-    Ok(match js::type_of(env, v)? {
-        ValueType::napi_number => format_number(js::get_f64(env, v)?),
-        ValueType::napi_string => format!("{:?}", js::get_string(env, v)?),
-        t => type_name(t).to_owned(),
-    })
+/// A number the way JavaScript prints it (`-1`, `1.7`, `NaN`, `Infinity`).
+fn js_number(x: f64) -> String {
+    match x {
+        x if x.is_nan() => "NaN".to_owned(),
+        x if x.is_infinite() => if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
+        x => x.to_string(),
+    }
 }
 
-/// Milliseconds from a number or a BigInt (exact up to 2^64 − 1); anything else is `invalid_duration`.
-pub fn millis_value(env: napi_env, v: napi_value, field: &str) -> JsResult<u64> {
-    match js::type_of(env, v)? {
-        ValueType::napi_number => Ok(millis(field, js::get_f64(env, v)?)?),
-        ValueType::napi_bigint => {
-            let (negative, fits, low) = js::get_bigint(env, v)?;
-            if negative || !fits {
-                return Err(CoreError::InvalidDuration {
-                    field: field.to_owned(),
-                    value: match (negative, fits) {
-                        (true, true) => format!("-{low}n"),
-                        (true, false) => "a BigInt below -(2^64-1)".to_owned(),
-                        _ => "a BigInt past 2^64-1".to_owned(),
-                    },
-                }
-                .into());
+/// A number's value, `invalid_type` for anything else.
+pub fn number(v: &Unknown, field: &str, what: &str) -> Res<f64> {
+    if kind(v)? != ValueType::Number {
+        return Err(wrong_type(v, field, what));
+    }
+    // SAFETY: the value is a number.
+    Ok(unsafe { v.cast::<f64>() }?)
+}
+
+/// Calls `f` with a string's text, `invalid_type` for anything else. Names are read into a
+/// stack buffer: napi-rs's `String` conversion cost about 75 ns more per string here.
+pub fn with_str<R>(v: &Unknown, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<R> {
+    if kind(v)? != ValueType::String {
+        return Err(wrong_type(v, field, "a string"));
+    }
+    let mut buf = [0u8; 64];
+    let mut len = 0usize;
+    let raw = v.value();
+    // SAFETY: the buffer holds `buf.len()` bytes; N-API writes at most that many, NUL included.
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf8(raw.env, raw.value, buf.as_mut_ptr().cast(), buf.len(), &mut len)
+    })?;
+    // N-API never splits a character, so a string that may not have fit is read again whole.
+    if len + 4 < buf.len() {
+        let text = std::str::from_utf8(&buf[..len]).map_err(|e| invalid_type(field, e.to_string()))?;
+        return f(text);
+    }
+    // SAFETY: the value is a string.
+    let text: String = unsafe { v.cast() }?;
+    f(&text)
+}
+
+/// A string's text, `undefined`/`null` being the empty string.
+pub fn text(v: &Unknown, field: &str) -> Res<String> {
+    if is_nullish(v)? {
+        return Ok(String::new());
+    }
+    with_str(v, field, |s| Ok(s.to_owned()))
+}
+
+/// A name of a core enum (snake_case, as in JSON), parsed by the wire layer.
+pub fn name<T: DeserializeOwned>(v: &Unknown, field: &str) -> Res<T> {
+    with_str(v, field, |s| Ok(retrypolicy_wire::parse_name(field, s)?))
+}
+
+/// A JSON enum value's name (`"not_idempotent"`, `"kv"`, `"GET"`).
+pub fn wire_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// A retry reason by name (the RFC table's names and aliases).
+pub fn reason(v: &Unknown, field: &str) -> Res<RetryReason> {
+    with_str(v, field, |s| Ok(RetryReason::parse(field, s)?))
+}
+
+/// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1).
+pub fn millis(v: &Unknown, field: &str) -> Res<u64> {
+    let invalid = |value: String| {
+        Fail::Core(CoreError::InvalidDuration {
+            field: field.to_owned(),
+            value,
+        })
+    };
+    match kind(v)? {
+        // SAFETY: the value is a number.
+        ValueType::Number => Ok(millis_from_f64(field, unsafe { v.cast::<f64>() }?)?),
+        ValueType::BigInt => {
+            // SAFETY: the value is a bigint.
+            let big: BigInt = unsafe { v.cast() }?;
+            match big.get_u64() {
+                (false, ms, true) => Ok(ms),
+                _ if big.sign_bit && big.words.len() == 1 => Err(invalid(format!("-{}n", big.words[0]))),
+                _ => Err(invalid("a bigint outside 0..=2^64-1".to_owned())),
             }
-            Ok(low)
         }
-        ValueType::napi_undefined => Err(CoreError::MissingField {
+        ValueType::Undefined => Err(Fail::Core(CoreError::MissingField {
             field: field.to_owned(),
-        }
-        .into()),
-        _ => Err(CoreError::InvalidDuration {
-            field: field.to_owned(),
-            value: describe(env, v)?,
-        }
-        .into()),
+        })),
+        // SAFETY (string): the value is a string.
+        ValueType::String => Err(invalid(format!(
+            "{:?}",
+            retrypolicy::error::shorten(&unsafe { v.cast::<String>() }?)
+        ))),
+        t => Err(invalid(type_name(t).to_owned())),
     }
 }
 
 /// Optional milliseconds: `undefined`/`null` are none.
-pub fn opt_millis_value(env: napi_env, v: napi_value, field: &str) -> JsResult<Option<u64>> {
-    if js::is_nullish(env, v)? {
+pub fn opt_millis(v: &Unknown, field: &str) -> Res<Option<u64>> {
+    if is_nullish(v)? {
         return Ok(None);
     }
-    millis_value(env, v, field).map(Some)
+    millis(v, field).map(Some)
 }
 
-/// A whole number in `0..=max` from a JS number; other types are `invalid_type`.
-pub fn int_value(env: napi_env, v: napi_value, field: &str, max: u64, expected: &str) -> JsResult<u64> {
-    if js::type_of(env, v)? != ValueType::napi_number {
-        return Err(wrong_type(env, v, field, "a number")?.into());
-    }
-    Ok(int_in(field, js::get_f64(env, v)?, max, expected)?)
-}
-
-/// A count, `undefined` meaning 0.
-pub fn count_value(env: napi_env, v: napi_value, field: &str) -> JsResult<u32> {
-    if js::type_of(env, v)? == ValueType::napi_undefined {
-        return Ok(0);
-    }
-    Ok(int_value(env, v, field, u64::from(u32::MAX), CODE_EXPECTED)? as u32)
-}
-
-/// A 16-bit status: a number, or a `0x`-prefixed hex string (read by the core's JSON rule).
-pub fn status_value(env: napi_env, v: napi_value, field: &str) -> JsResult<u16> {
-    match js::type_of(env, v)? {
-        ValueType::napi_string => {
-            #[derive(serde::Deserialize)]
-            struct Status(#[serde(with = "retrypolicy::json::status")] u16);
-            let text = js::get_string(env, v)?;
-            retrypolicy::json::from_json_value::<Status>(&serde_json::Value::String(text))
-                .map(|s| s.0)
-                .map_err(|e| rename_field(e, field).into())
-        }
-        _ => Ok(int_value(env, v, field, u64::from(u16::MAX), STATUS_EXPECTED)? as u16),
-    }
-}
-
-/// The same error, naming `field` instead of the path the JSON reader saw.
-fn rename_field(e: CoreError, field: &str) -> CoreError {
-    let field = field.to_owned();
-    match e {
-        CoreError::OutOfRange { value, expected, .. } => CoreError::OutOfRange {
-            field,
-            value,
-            expected,
-        },
-        CoreError::InvalidType { message, .. } => CoreError::InvalidType { field, message },
-        other => other,
-    }
-}
-
-/// An optional boolean: `undefined`/`null` are none.
-pub fn opt_bool_value(env: napi_env, v: napi_value, field: &str) -> JsResult<Option<bool>> {
-    match js::type_of(env, v)? {
-        ValueType::napi_undefined | ValueType::napi_null => Ok(None),
-        ValueType::napi_boolean => Ok(Some(js::get_bool(env, v)?)),
-        _ => Err(wrong_type(env, v, field, "a boolean")?.into()),
-    }
-}
-
-/// A string, else `invalid_type`.
-pub fn string_value(env: napi_env, v: napi_value, field: &str) -> JsResult<String> {
-    if js::type_of(env, v)? != ValueType::napi_string {
-        return Err(wrong_type(env, v, field, "a string")?.into());
-    }
-    js::get_string(env, v)
-}
-
-/// An optional string: `undefined`/`null` are the empty string.
-pub fn text_value(env: napi_env, v: napi_value, field: &str) -> JsResult<String> {
-    if js::is_nullish(env, v)? {
-        return Ok(String::new());
-    }
-    string_value(env, v, field)
-}
-
-/// A snake_case (or UPPERCASE) name of a core enum, parsed by the core.
-pub fn name_value<T: serde::de::DeserializeOwned>(env: napi_env, v: napi_value, field: &str) -> JsResult<T> {
-    let s = string_value(env, v, field)?;
-    Ok(retrypolicy::json::parse_name(field, &s)?)
-}
-
-/// A retry reason by name (the RFC table's names and aliases).
-pub fn reason_value(env: napi_env, v: napi_value, field: &str) -> JsResult<RetryReason> {
-    let s = string_value(env, v, field)?;
-    Ok(RetryReason::parse(field, &s)?)
-}
-
-fn require_object(env: napi_env, v: napi_value, field: &str) -> JsResult<()> {
-    let t = js::type_of(env, v)?;
-    if t == ValueType::napi_object || t == ValueType::napi_function {
-        Ok(())
+/// Milliseconds out: a number up to 2^53 − 1, an exact bigint past it.
+pub fn millis_out(ms: u64) -> Either<f64, BigInt> {
+    if ms <= MAX_SAFE {
+        Either::A(ms as f64)
     } else {
-        Err(wrong_type(env, v, field, "an object")?.into())
+        Either::B(BigInt::from(ms))
     }
 }
 
-fn prop(env: napi_env, obj: napi_value, name: &CStr) -> JsResult<Option<napi_value>> {
-    let v = js::get_prop(env, obj, name)?;
-    Ok(if js::type_of(env, v)? == ValueType::napi_undefined {
-        None
-    } else {
-        Some(v)
+/// A whole number in `0..=max` (below 2^53), `out_of_range` otherwise, `invalid_type` for a non-number.
+pub fn whole(v: &Unknown, field: &str, max: u64, expected: &str) -> Res<u64> {
+    let x = number(v, field, "a number")?;
+    whole_number(x, max as f64).ok_or_else(|| {
+        Fail::Core(CoreError::OutOfRange {
+            field: field.to_owned(),
+            value: js_number(x),
+            expected: expected.to_owned(),
+        })
     })
 }
 
-/// An operation from `{service, operation?, readonly?, method?}`; misplaced and missing fields
-/// are reported by the core's own rule (`OperationWire::into_operation`).
-pub fn operation_value(env: napi_env, obj: napi_value, field: &str) -> JsResult<retrypolicy::Operation> {
-    require_object(env, obj, field)?;
-    let service = match prop(env, obj, c"service")? {
-        Some(v) => Some(name_value::<Service>(env, v, "service")?),
-        None => None,
-    };
-    let operation = match prop(env, obj, c"operation")? {
-        Some(v) => Some(KvOperation::parse(
-            "operation",
-            &string_value(env, v, "operation")?,
-        )?),
-        None => None,
-    };
-    let readonly = match prop(env, obj, c"readonly")? {
-        Some(v) => opt_bool_value(env, v, "readonly")?,
-        None => None,
-    };
-    let method = match prop(env, obj, c"method")? {
-        Some(v) => Some(name_value::<HttpMethod>(env, v, "method")?),
-        None => None,
-    };
-    let wire = OperationWire {
-        service,
-        operation,
-        readonly,
-        method,
-    };
-    Ok(wire.into_operation("")?)
+/// A 32-bit count or code.
+pub fn u32_value(v: &Unknown, field: &str) -> Res<u32> {
+    Ok(whole(v, field, u64::from(u32::MAX), U32_EXPECTED)? as u32)
 }
 
-/// A request from its camelCase object form.
-pub fn request_value(env: napi_env, obj: napi_value) -> JsResult<Request> {
-    let operation = operation_value(env, obj, "request")?;
-    let timeout = js::get_prop(env, obj, c"timeoutMs")?;
-    let mut r = Request::new(operation, 0, millis_value(env, timeout, "timeoutMs")?);
-    if let Some(v) = prop(env, obj, c"elapsedMs")? {
-        r.elapsed_ms = millis_value(env, v, "elapsedMs")?;
+/// A retry count, `undefined` meaning 0.
+pub fn count(v: &Unknown, field: &str) -> Res<u32> {
+    if kind(v)? == ValueType::Undefined {
+        return Ok(0);
     }
-    r.attempts = count_value(env, js::get_prop(env, obj, c"attempts")?, "attempts")?;
-    r.idempotent = opt_bool_value(env, js::get_prop(env, obj, c"idempotent")?, "idempotent")?;
-    let strategy = js::get_prop(env, obj, c"strategy")?;
-    if !js::is_nullish(env, strategy)? {
-        r.strategy = Some(name_value::<StrategyKind>(env, strategy, "strategy")?);
+    u32_value(v, field)
+}
+
+/// A 16-bit status: a number, or a `0x`-prefixed hex string.
+pub fn status(v: &Unknown, field: &str) -> Res<u16> {
+    if kind(v)? == ValueType::String {
+        return with_str(v, field, |s| {
+            Ok(retrypolicy::serde_form::status::parse_text(field, s)?)
+        });
     }
-    let random = js::get_prop(env, obj, c"random")?;
-    if !js::is_nullish(env, random)? {
-        if js::type_of(env, random)? != ValueType::napi_number {
-            return Err(wrong_type(env, random, "random", "a number in [0, 1)")?.into());
-        }
-        r.random = Some(retrypolicy::backoff::check_draw(
-            "random",
-            js::get_f64(env, random)?,
-        )?);
+    let expected = retrypolicy::serde_form::STATUS_EXPECTED;
+    Ok(whole(v, field, u64::from(u16::MAX), expected)? as u16)
+}
+
+/// An optional boolean: `undefined`/`null` are none.
+pub fn opt_bool(v: &Unknown, field: &str) -> Res<Option<bool>> {
+    match kind(v)? {
+        ValueType::Undefined | ValueType::Null => Ok(None),
+        // SAFETY: the value is a boolean.
+        ValueType::Boolean => Ok(Some(unsafe { v.cast::<bool>() }?)),
+        _ => Err(wrong_type(v, field, "a boolean")),
     }
-    r.previous_delay_ms = opt_millis_value(
-        env,
-        js::get_prop(env, obj, c"previousDelayMs")?,
-        "previousDelayMs",
-    )?;
-    let reasons = js::get_prop(env, obj, c"previousReasons")?;
-    if !js::is_nullish(env, reasons)? {
-        if !js::is_array(env, reasons)? {
-            return Err(wrong_type(env, reasons, "previousReasons", "an array of reason names")?.into());
-        }
-        for i in 0..js::array_len(env, reasons)? {
-            let item = js::array_get(env, reasons, i)?;
-            r.previous_reasons
-                .push(reason_value(env, item, &format!("previousReasons[{i}]"))?);
-        }
+}
+
+/// An optional random draw in `[0, 1)`: `undefined`/`null` are none.
+pub fn opt_draw(v: &Unknown, field: &str) -> Res<Option<f64>> {
+    if is_nullish(v)? {
+        return Ok(None);
     }
-    Ok(r)
+    let r = number(v, field, "a number in [0, 1)")?;
+    Ok(Some(retrypolicy::backoff::check_draw(field, r)?))
+}
+
+/// The items of an array, `what` naming what it must hold in the `invalid_type` error.
+pub fn items<'a>(v: &Unknown<'a>, field: &str, what: &str) -> Res<Vec<Unknown<'a>>> {
+    if !v.is_array()? {
+        return Err(wrong_type(v, field, what));
+    }
+    // SAFETY: the value is an array.
+    let array: Array = unsafe { v.cast() }?;
+    let mut out = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        out.push(
+            array
+                .get::<Unknown>(i)?
+                .ok_or_else(|| napi::Error::from_reason("array hole"))?,
+        );
+    }
+    Ok(out)
 }

@@ -34,7 +34,7 @@ test('idempotency follows the RFC list; the request override wins in decide', ()
   assert.equal(rp.decide(upsert, 'SOCKET_CLOSED_WHILE_IN_FLIGHT').cause, 'not_idempotent')
 })
 
-test('decide: the RFC capping example, deadline, UNKNOWN, and decisions shared when equal', () => {
+test('decide: the RFC capping example, deadline, UNKNOWN, and frozen decisions', () => {
   const d = rp.decide({ ...upsert, attempts: 7, elapsedMs: 2000 }, 'KV_NOT_MY_VBUCKET')
   assert.deepEqual(d, {
     action: 'retry', delayMs: 500, capped: true, thenCancel: true, reason: 'KV_NOT_MY_VBUCKET',
@@ -45,7 +45,10 @@ test('decide: the RFC capping example, deadline, UNKNOWN, and decisions shared w
     'retry 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, rule always_retry_controlled_backoff; RFC 0049, Retry Orchestration; Controlled Backoff for Always Retry)')
   assert.equal(rp.decide({ ...get, elapsedMs: 2500 }, 'KV_NOT_MY_VBUCKET').cause, 'deadline_passed')
   assert.equal(rp.decide(get, 'UNKNOWN').rule, 'unknown_never_retried')
-  assert.equal(rp.decide({ ...get, attempts: 3 }, 'KV_LOCKED'), rp.decide({ ...get, attempts: 3 }, 'KV_LOCKED'))
+  assert.deepEqual(rp.decide({ ...get, attempts: 3 }, 'KV_LOCKED'), {
+    action: 'retry', delayMs: 8, capped: false, thenCancel: false, reason: 'KV_LOCKED', rule: 'best_effort_backoff',
+    section: 'RFC 0049, Best Effort', attempts: 3, idempotent: true,
+  })
   assert.ok(Object.isFrozen(d))
   assert.throws(() => { d.delayMs = 1 }, TypeError)
 })
@@ -101,7 +104,7 @@ test('a throw in user strategy code propagates unchanged', () => {
   assert.throws(() => rp.decide(get, 'KV_LOCKED', undefined, () => { throw boom }), (e) => e === boom)
   const weird = { not: 'an error' }
   assert.throws(() => rp.decide(get, 'KV_LOCKED', undefined, { retryAfter() { throw weird } }), (e) => e === weird)
-  // The scratch state survives a strategy that decides other requests itself.
+  // A strategy that decides other requests itself does not disturb the decision it is asked for.
   const nested = (request, reason) => {
     rp.decide({ service: 'search', timeoutMs: 9, attempts: 5 }, 'SEARCH_TOO_MANY_REQUESTS')
     rp.classifyKv('upsert', 0x86)
@@ -165,7 +168,10 @@ test('error maps: only retry-now / retry-later indicate retry, as a document or 
   assert.equal(rp.classifyKv('get', 0xff01).rule, 'kv_unknown_status_not_in_error_map')
   const unlock = rp.classifyKv('unlock', 0x09)
   assert.deepEqual([unlock.reason, unlock.surfaceAs], [null, 'cas_mismatch'])
-  assert.equal(rp.classifyKv('get', 0x07), rp.classifyKv('get', 0x07))
+  assert.deepEqual(rp.classifyKv('get', 0x07), {
+    reason: 'KV_NOT_MY_VBUCKET', rule: 'kv_response_code', section: 'RFC 0049, Response Code Retry List', surfaceAs: null,
+  })
+  assert.ok(Object.isFrozen(rp.classifyKv('get', 0x07)))
   assert.equal(rp.classifyViews(302, '').reason, 'VIEWS_NO_ACTIVE_PARTITION')
   assert.equal(rp.classifyDispatch('circuit_breaker_open').reason, 'CIRCUIT_BREAKER_OPEN')
   assert.equal(rp.classifySearch(429).reason, 'SEARCH_TOO_MANY_REQUESTS')
@@ -179,7 +185,8 @@ test('simulate replays a schedule with the same decisions decide takes', () => {
   assert.ok(t.totalMs >= 100)
   const first = t.steps[0]
   assert.deepEqual([first.attempt, first.sentAtMs, first.doneAtMs, first.reason], [0, 0, 10, 'KV_LOCKED'])
-  assert.equal(first.decision, rp.decide({ ...get, timeoutMs: 100, elapsedMs: 10 }, 'KV_LOCKED'))
+  assert.deepEqual(first.decision, rp.decide({ ...get, timeoutMs: 100, elapsedMs: 10 }, 'KV_LOCKED'))
+  assert.ok(Object.isFrozen(first.decision))
   const ok = rp.simulate({ request: upsert, outcomes: ['KV_TEMPORARY_FAILURE', null], latencyMs: 5 })
   assert.deepEqual([ok.ending, ok.steps.length, ok.steps[1].decision, ok.waitedMs], ['succeeded', 2, null, 1])
 })
@@ -199,6 +206,39 @@ test('decideMany equals decide per request, with one reason or one each', () => 
   const withHistory = [{ ...get, previousReasons: ['KV_LOCKED'] }, get]
   assert.deepEqual(rp.decideMany(withHistory, 'KV_LOCKED'), withHistory.map((q) => rp.decide(q, 'KV_LOCKED')))
   assert.deepEqual(rp.decideMany([], 'KV_LOCKED'), [])
+})
+
+test('decideMany: each call\'s result is its own, even when a getter calls decideMany again', () => {
+  // Found on the old main: the batch buffer was module-level, so a nested call overwrote the outer
+  // call's decisions and the upsert came back as "retry 1 after 1 ms (reason KV_LOCKED)".
+  let nested
+  const r2 = {
+    service: 'kv', operation: 'get', timeoutMs: 2500,
+    get attempts() {
+      nested = rp.decideMany([{ ...get, attempts: 0 }], 'KV_LOCKED')
+      return 2
+    },
+  }
+  const [forUpsert, forGet] = rp.decideMany([upsert, r2], 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  assert.deepEqual(forUpsert, {
+    action: 'no_retry', cause: 'not_idempotent', reason: 'SOCKET_CLOSED_WHILE_IN_FLIGHT', rule: 'best_effort_not_idempotent',
+    section: 'RFC 0049, Best Effort', attempts: 0, idempotent: false,
+  })
+  assert.equal(rp.formatDecision(forUpsert),
+    'no retry after 0 retries: not idempotent (reason SOCKET_CLOSED_WHILE_IN_FLIGHT, rule best_effort_not_idempotent; RFC 0049, Best Effort)')
+  assert.deepEqual([forGet.action, forGet.delayMs, forGet.attempts, forGet.reason], ['retry', 4, 2, 'SOCKET_CLOSED_WHILE_IN_FLIGHT'])
+  assert.deepEqual([nested[0].action, nested[0].delayMs, nested[0].reason], ['retry', 1, 'KV_LOCKED'])
+})
+
+test('decideBeforeStrategy and decideAfterStrategy are the two halves of decide with a host strategy', () => {
+  assert.equal(rp.decideBeforeStrategy(get, 'KV_LOCKED'), null)
+  assert.equal(rp.decideBeforeStrategy(get, 'KV_NOT_MY_VBUCKET').rule, 'always_retry_controlled_backoff')
+  assert.equal(rp.decideBeforeStrategy({ ...get, strategy: 'fail_fast' }, 'KV_LOCKED').rule, 'fail_fast')
+  const after = rp.decideAfterStrategy({ ...get, elapsedMs: 2400 }, 'KV_LOCKED', 900)
+  assert.deepEqual([after.delayMs, after.capped, after.thenCancel, after.rule], [100, true, true, 'custom_strategy'])
+  assert.deepEqual(rp.decideAfterStrategy(get, 'KV_LOCKED', 40), rp.decide(get, 'KV_LOCKED', undefined, () => 40))
+  assert.equal(rp.decideAfterStrategy(get, 'KV_LOCKED', null).cause, 'strategy_declined')
+  assert.throws(() => rp.decideAfterStrategy(get, 'KV_LOCKED', -1), { code: 'invalid_duration', field: 'retryAfterMs' })
 })
 
 test('CommonJS require and ESM import give the same API, at the workspace version', { skip: which !== 'native' && 'native package only' }, async () => {

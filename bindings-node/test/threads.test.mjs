@@ -1,5 +1,5 @@
-// Four worker threads deciding at once (each loads its own addon instance and scratch array)
-// agree with the main thread, decision for decision.
+// Four worker threads deciding at once (each loads its own addon instance) agree with the main
+// thread, decision for decision.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Worker } from 'node:worker_threads'

@@ -1,0 +1,64 @@
+//! Policies and KV error maps, parsed once and held by JavaScript as `#[napi]` class instances
+//! (napi-rs tags every instance with its class, so no other object is ever read as one).
+
+use napi::bindgen_prelude::{Env, Unknown};
+use napi_derive::napi;
+use retrypolicy::{ErrorMap, Policy};
+
+use crate::convert;
+use crate::errors::run;
+
+/// The RFC 0049 default, for calls that pass no policy.
+static RFC_POLICY: Policy = Policy::RFC;
+
+/// A validated policy.
+#[napi]
+pub struct PolicyHandle {
+    policy: Policy,
+}
+
+#[napi]
+impl PolicyHandle {
+    /// Parses and validates a policy document given as JSON text.
+    #[napi(constructor)]
+    pub fn new(env: Env, text: Unknown) -> napi::Result<Self> {
+        run(&env, || {
+            let policy = convert::with_str(&text, "policy", |s| Ok(retrypolicy_wire::parse_policy(s)?))?;
+            Ok(PolicyHandle { policy })
+        })
+    }
+
+    /// The normalized document as JSON text.
+    #[napi]
+    pub fn to_json(&self) -> String {
+        self.policy.to_json()
+    }
+}
+
+/// The policy behind an optional handle: the RFC default for none.
+pub fn or_default(handle: Option<&PolicyHandle>) -> &Policy {
+    handle.map_or(&RFC_POLICY, |h| &h.policy)
+}
+
+/// A parsed KV error map (RFC 0013).
+#[napi]
+pub struct ErrorMapHandle {
+    map: ErrorMap,
+}
+
+#[napi]
+impl ErrorMapHandle {
+    /// Parses the server's error map document given as JSON text.
+    #[napi(constructor)]
+    pub fn new(env: Env, text: Unknown) -> napi::Result<Self> {
+        run(&env, || {
+            let map = convert::with_str(&text, "errorMap", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
+            Ok(ErrorMapHandle { map })
+        })
+    }
+}
+
+/// The error map behind an optional handle.
+pub fn error_map(handle: Option<&ErrorMapHandle>) -> Option<&ErrorMap> {
+    handle.map(|h| &h.map)
+}
