@@ -10,7 +10,7 @@ int main(void) {
 
     /* A KV upsert got status 0x07 (NOT_MY_VBUCKET): classify it ... */
     rp_classification c;
-    if (rp_classify_kv(RP_KV_OPERATION_UPSERT, 0x07, NULL, NULL, &c) != RP_RESULT_OK || !c.has_reason) {
+    if (rp_classify_kv(RP_KV_OPERATION_UPSERT, 0x07, NULL, policy, &c) != RP_RESULT_OK || !c.has_reason) {
         rp_policy_free(policy);
         return 1;
     }

@@ -82,39 +82,28 @@ thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// A failed call: its result and, usually, a detail for `rp_last_error_message`. Boxed, so that
-/// `Result<_, Failure>` stays one pointer wide on the hot path, where nothing fails.
+/// A failed call: its result, and the detail for `rp_last_error_message` (`None` leaves the last
+/// one, so that reading a message never overwrites it). Boxed: `Result<_, Failure>` stays one
+/// pointer wide on the path where nothing fails.
 #[derive(Debug)]
-pub(crate) struct Failure(Box<FailureInner>);
-
-#[derive(Debug)]
-struct FailureInner {
-    /// The result code returned to C.
-    result: rp_result,
-    /// The text recorded as this thread's last error; `None` leaves the previous one (used by the
-    /// functions that read messages, so that reading never overwrites what is being read).
-    detail: Option<String>,
-}
+pub(crate) struct Failure(Box<(rp_result, Option<String>)>);
 
 impl Failure {
     /// A failure with a detail message.
     #[cold]
     pub(crate) fn new(result: rp_result, detail: impl Into<String>) -> Failure {
-        Failure(Box::new(FailureInner {
-            result,
-            detail: Some(detail.into()),
-        }))
+        Failure(Box::new((result, Some(detail.into()))))
     }
 
     /// A failure that leaves this thread's last-error detail alone.
     #[cold]
     pub(crate) fn quiet(result: rp_result) -> Failure {
-        Failure(Box::new(FailureInner { result, detail: None }))
+        Failure(Box::new((result, None)))
     }
 
     /// The result code.
     pub(crate) fn result(&self) -> rp_result {
-        self.0.result
+        self.0 .0
     }
 
     /// A NULL required pointer, naming the argument.
@@ -140,7 +129,7 @@ impl Failure {
 
     /// The same failure with `prefix` put before its detail (a path, on the error path only).
     pub(crate) fn prefixed(mut self, prefix: &str) -> Failure {
-        if let Some(d) = self.0.detail.as_mut() {
+        if let Some(d) = self.0 .1.as_mut() {
             d.insert_str(0, prefix);
         }
         self
@@ -148,7 +137,7 @@ impl Failure {
 
     /// Records the detail (if any) as this thread's last error and returns the code.
     pub(crate) fn record(self) -> rp_result {
-        let FailureInner { result, detail } = *self.0;
+        let (result, detail) = *self.0;
         if let Some(detail) = detail {
             // try_with: during thread teardown the slot may be gone; the code still goes back.
             let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = detail);

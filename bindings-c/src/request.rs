@@ -81,19 +81,10 @@ pub(crate) fn operation(op: &rp_operation) -> Result<Operation, Failure> {
     })
 }
 
-/// An operation back to C (unused fields zero); a service without a C constant yet is `unknown_name`.
-fn operation_to_c(op: Operation) -> Result<rp_operation, Failure> {
-    let service = rp_service::from_core(op.service()).ok_or_else(|| {
-        Failure::from(retrypolicy::Error::UnknownName {
-            field: "service".to_owned(),
-            value: crate::names::serde_name(&op.service())
-                .to_string_lossy()
-                .into_owned(),
-            expected: "a service this version of the C library supports".to_owned(),
-        })
-    })?;
+/// An operation back to C (unused fields zero).
+fn operation_to_c(op: Operation) -> rp_operation {
     let mut c = rp_operation {
-        service,
+        service: to_c(op.service()),
         kv_operation: RP_KV_OPERATION_GET,
         readonly: CBool::default(),
         method: RP_HTTP_METHOD_GET,
@@ -104,7 +95,7 @@ fn operation_to_c(op: Operation) -> Result<rp_operation, Failure> {
         Operation::ClusterManager(m) | Operation::Management(m) => c.method = to_c(m),
         Operation::Search | Operation::Views => {}
     }
-    Ok(c)
+    c
 }
 
 /// A request from C, each field checked (errors name `request.*`).
@@ -155,12 +146,10 @@ pub unsafe extern "C" fn rp_operation_from_json(
     json_len: usize,
     operation_out: *mut rp_operation,
 ) -> rp_result {
-    output!(
-        operation_out,
-        operation_to_c(retrypolicy_wire::from_json_str(text(
-            json, json_len, "json", false
-        )?)?)
-    )
+    output!(operation_out, {
+        let json = text(json, json_len, "json", false)?;
+        Ok(operation_to_c(retrypolicy_wire::from_json_str(json)?))
+    })
 }
 
 /// Whether RFC 0049's idempotent-operation list calls `operation` idempotent.
