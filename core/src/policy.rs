@@ -16,7 +16,7 @@ pub const POLICY_VERSION: u32 = 1;
 pub struct Compat {
     /// Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
     pub collection_outdated_not_always_retry: bool,
-    /// Java and Go SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
+    /// Java, Go and .NET SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
     pub retry_kv_busy: bool,
     /// Go SDK: query codes 4040, 4050, 4060, 4070, 4080, 4090 are prepared-statement failures.
     pub query_retry_4040_to_4090: bool,
@@ -33,7 +33,7 @@ pub const COMPAT_OPTIONS: [(&str, &str); 4] = [
     ),
     (
         "retry_kv_busy",
-        "Java and Go SDKs map KV 0x85 EBUSY to KV_TEMPORARY_FAILURE; RFC 0049 does not list it",
+        "Java, Go and .NET SDKs map KV 0x85 EBUSY to KV_TEMPORARY_FAILURE; RFC 0049 does not list it",
     ),
     (
         "query_retry_4040_to_4090",
