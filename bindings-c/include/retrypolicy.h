@@ -5,21 +5,22 @@
  *
  * Conventions
  * - Every fallible function returns an rp_result: RP_RESULT_OK (0) or a numbered error. Numbers
- *   are stable and never reused. rp_result_message() gives a static text per number,
+ *   are stable and never reused. rp_result_message() gives a fixed text per number,
  *   rp_result_code_name() the stable code shared with every language ("invalid_duration", ...),
  *   and rp_last_error_message() this thread's detail of the last failure, naming the field.
  * - Outputs go through trailing out-parameters and are written only on RP_RESULT_OK (the one
  *   exception: on RP_RESULT_BUFFER_TOO_SMALL, *written receives the length needed).
  * - Every pointer argument is checked: NULL where a value is required is RP_RESULT_NULL_POINTER.
  *   Enum-typed values are uint32_t checked against their constants (RP_RESULT_INVALID_ENUM);
- *   text must be UTF-8 (RP_RESULT_INVALID_UTF8). A bug inside the library is reported as
+ *   every bool the library reads is read as its byte, any non-zero value being true (hosts that
+ *   write 2 or 0xff into a bool get true); text must be UTF-8 (RP_RESULT_INVALID_UTF8). A bug inside the library is reported as
  *   RP_RESULT_PANIC, never a crash of the host.
  * - Durations are whole milliseconds in uint64_t (the core's unit and range: every value is a
  *   valid duration). Hosts holding signed or floating-point milliseconds convert with
  *   rp_duration_ms_from_int64/_from_double/_from_string, which reject negative, fractional,
  *   non-finite and too large values with RP_RESULT_INVALID_DURATION.
- * - Ownership: handles (rp_policy, rp_error_map) are created by the *_new* and *_from_json functions and freed by
- *   the matching *_free (NULL is a no-op); strings returned through char ** are freed with
+ * - Ownership: handles (rp_policy, rp_error_map) are created by the *_new_default and *_from_json
+ *   functions and freed by the matching *_free (NULL is a no-op); strings returned through char ** are freed with
  *   rp_string_free; every const char * the library returns is static and never freed.
  *
  * Thread safety
@@ -105,7 +106,7 @@ typedef struct rp_classification {
 } rp_classification;
 
 /**
- * A failure the SDK observed before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
+ * A failure the SDK saw before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
  */
 typedef uint32_t rp_dispatch_failure;
 
@@ -120,7 +121,7 @@ typedef uint32_t rp_service;
 typedef uint32_t rp_http_method;
 
 /**
- * What is being retried: a service plus what the idempotency rule needs; fields other services use are ignored.
+ * What is being retried: a service and what the idempotency rule needs (other services' fields are ignored).
  */
 typedef struct rp_operation {
   /**
@@ -136,7 +137,7 @@ typedef struct rp_operation {
    */
   bool readonly;
   /**
-   * The HTTP method (`RP_HTTP_METHOD_*`); read only for RP_SERVICE_CLUSTER_MANAGER and RP_SERVICE_MANAGEMENT.
+   * The HTTP method (`RP_HTTP_METHOD_*`); read only for the cluster manager and management services.
    */
   rp_http_method method;
 } rp_operation;
@@ -873,13 +874,16 @@ rp_result rp_decision_format(const struct rp_decision *decision,
                              size_t *written);
 
 /**
- * Copies the static message of `result` (e.g. "null_pointer: ...") into `buf`, NUL-terminated.
+ * Copies the message of `result` (e.g. "null_pointer: a required pointer ...") into `buf`, NUL-terminated.
  *
  * `*written` receives the message length without the NUL. If `len` is too small nothing is
  * copied, `*written` receives the length needed and the result is RP_RESULT_BUFFER_TOO_SMALL;
  * `buf` may be NULL when `len` is 0. An unknown `result` number is RP_RESULT_INVALID_ENUM.
  */
-rp_result rp_result_message(rp_result result, char *buf, size_t len, size_t *written);
+rp_result rp_result_message(rp_result result,
+                            char *buf,
+                            size_t len,
+                            size_t *written);
 
 /**
  * The stable code of `result` ("ok", "unknown_reason", "null_pointer", ...), shared with every

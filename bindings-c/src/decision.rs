@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use retrypolicy::{Decision, NoRetry, Policy, Request, RetryAfter, RetryReason, Rule, StrategyVerdict};
+use retrypolicy::{Decision, NoRetry, Policy, Request, RetryAfter, RetryReason, Rule};
 
 use crate::enums::{from_c, to_c};
 use crate::error::{rp_result, Failure};
@@ -97,9 +97,7 @@ fn decision(d: &rp_decision) -> Result<Decision, Failure> {
 }
 
 /// The core's inputs of a decision: the request, the reason, and the policy (NULL: the RFC default).
-///
-/// # Safety
-/// `request` must be NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
+/// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
 // #[inline] here and on `request` and `operation` (make bench): rp_decide 480 -> 432 instructions,
 // 20x -> 17-19x its no-op export; the budget is 20x.
 #[inline]
@@ -187,11 +185,7 @@ pub unsafe extern "C" fn rp_decide_after_strategy(
 ) -> rp_result {
     output!(decision_out, {
         let (request, reason, _) = inputs(request, reason, std::ptr::null())?;
-        let verdict = if retry.get() {
-            StrategyVerdict::custom_retry(delay_ms)
-        } else {
-            StrategyVerdict::custom_no_retry()
-        };
+        let verdict = crate::strategy::verdict(retry, delay_ms);
         Ok(decision_to_c(&retrypolicy::decide_after_strategy(
             &request, reason, verdict,
         )))

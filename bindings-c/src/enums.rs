@@ -157,7 +157,7 @@ pub const RP_STRATEGY_BEST_EFFORT: rp_strategy = rp_strategy(0);
 /// RFC 0049 "Fail Fast": never retry (always-retry reasons still are).
 pub const RP_STRATEGY_FAIL_FAST: rp_strategy = rp_strategy(1);
 
-/// A failure the SDK observed before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
+/// A failure the SDK saw before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
 #[repr(transparent)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct rp_dispatch_failure(pub u32);

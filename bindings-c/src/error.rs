@@ -50,30 +50,30 @@ pub const RP_RESULT_BUFFER_TOO_SMALL: rp_result = rp_result(104);
 /// `other_error`: a core error code newer than this binding's table; the detail names it.
 pub const RP_RESULT_OTHER_ERROR: rp_result = rp_result(105);
 
-/// One row per result: the number, its stable code (the core's for 1..=99) and a static message.
+/// One row per result: the number, its stable code (the core's for 1..=99), and what it means.
 #[rustfmt::skip]
-pub(crate) const RESULTS: [(rp_result, &CStr, &CStr); 17] = [
-    (RP_RESULT_OK, c"ok", c"ok"),
-    (RP_RESULT_UNKNOWN_REASON, c"unknown_reason", c"unknown_reason: a retry reason name that is not in the RFC 0049 table"),
-    (RP_RESULT_UNKNOWN_NAME, c"unknown_name", c"unknown_name: a name (operation, service, strategy, jitter, ...) the core does not know"),
-    (RP_RESULT_INVALID_DURATION, c"invalid_duration", c"invalid_duration: a duration must be a whole, non-negative number of milliseconds"),
-    (RP_RESULT_INVALID_RANDOM, c"invalid_random", c"invalid_random: a random draw must be in [0, 1)"),
-    (RP_RESULT_OUT_OF_RANGE, c"out_of_range", c"out_of_range: a number is outside the range its field accepts"),
-    (RP_RESULT_INVALID_TYPE, c"invalid_type", c"invalid_type: a JSON value has the wrong type"),
-    (RP_RESULT_UNKNOWN_FIELD, c"unknown_field", c"unknown_field: a JSON field the format does not have"),
-    (RP_RESULT_MISSING_FIELD, c"missing_field", c"missing_field: a required field is absent"),
-    (RP_RESULT_MALFORMED_JSON, c"malformed_json", c"malformed_json: the text is not JSON"),
-    (RP_RESULT_UNSUPPORTED_VERSION, c"unsupported_version", c"unsupported_version: this release reads policy version 1"),
-    (RP_RESULT_NULL_POINTER, c"null_pointer", c"null_pointer: a required pointer argument was NULL"),
-    (RP_RESULT_INVALID_ENUM, c"invalid_enum", c"invalid_enum: an enum value names no constant"),
-    (RP_RESULT_INVALID_UTF8, c"invalid_utf8", c"invalid_utf8: text is not valid UTF-8"),
-    (RP_RESULT_PANIC, c"panic", c"panic: an internal error was caught at the library boundary"),
-    (RP_RESULT_BUFFER_TOO_SMALL, c"buffer_too_small", c"buffer_too_small: the buffer cannot hold the text and its terminating NUL"),
-    (RP_RESULT_OTHER_ERROR, c"other_error", c"other_error: a core error this version of the C library has no number for"),
+pub(crate) const RESULTS: [(rp_result, &CStr, &str); 17] = [
+    (RP_RESULT_OK, c"ok", "the call succeeded"),
+    (RP_RESULT_UNKNOWN_REASON, c"unknown_reason", "a retry reason name not in the RFC 0049 table"),
+    (RP_RESULT_UNKNOWN_NAME, c"unknown_name", "a name (service, strategy, ...) the core does not know"),
+    (RP_RESULT_INVALID_DURATION, c"invalid_duration", "a duration is a whole number of milliseconds >= 0"),
+    (RP_RESULT_INVALID_RANDOM, c"invalid_random", "a random draw must be in [0, 1)"),
+    (RP_RESULT_OUT_OF_RANGE, c"out_of_range", "a number is outside the range its field accepts"),
+    (RP_RESULT_INVALID_TYPE, c"invalid_type", "a JSON value has the wrong type"),
+    (RP_RESULT_UNKNOWN_FIELD, c"unknown_field", "a JSON field the format does not have"),
+    (RP_RESULT_MISSING_FIELD, c"missing_field", "a required field is absent"),
+    (RP_RESULT_MALFORMED_JSON, c"malformed_json", "the text is not JSON"),
+    (RP_RESULT_UNSUPPORTED_VERSION, c"unsupported_version", "this release reads policy version 1"),
+    (RP_RESULT_NULL_POINTER, c"null_pointer", "a required pointer argument was NULL"),
+    (RP_RESULT_INVALID_ENUM, c"invalid_enum", "an enum value names no constant"),
+    (RP_RESULT_INVALID_UTF8, c"invalid_utf8", "text is not valid UTF-8"),
+    (RP_RESULT_PANIC, c"panic", "an internal error was caught at the library boundary"),
+    (RP_RESULT_BUFFER_TOO_SMALL, c"buffer_too_small", "the buffer cannot hold the text and its NUL"),
+    (RP_RESULT_OTHER_ERROR, c"other_error", "a core error this version of the C library has no number for"),
 ];
 
 /// The row of `result`, if it names one.
-pub(crate) fn row(result: rp_result) -> Option<&'static (rp_result, &'static CStr, &'static CStr)> {
+pub(crate) fn row(result: rp_result) -> Option<&'static (rp_result, &'static CStr, &'static str)> {
     RESULTS.iter().find(|(r, _, _)| *r == result)
 }
 
@@ -167,7 +167,7 @@ pub(crate) fn with_last_error<T>(f: impl FnOnce(&str) -> T) -> T {
     f(&detail)
 }
 
-/// Copies the static message of `result` (e.g. "null_pointer: ...") into `buf`, NUL-terminated.
+/// Copies the message of `result` (e.g. "null_pointer: a required pointer ...") into `buf`, NUL-terminated.
 ///
 /// `*written` receives the message length without the NUL. If `len` is too small nothing is
 /// copied, `*written` receives the length needed and the result is RP_RESULT_BUFFER_TOO_SMALL;
@@ -180,9 +180,10 @@ pub unsafe extern "C" fn rp_result_message(
     written: *mut usize,
 ) -> rp_result {
     ffi_boundary(|| {
-        let (_, _, message) = row(result).ok_or_else(|| Failure::quiet(RP_RESULT_INVALID_ENUM))?;
+        let (_, name, meaning) = row(result).ok_or_else(|| Failure::quiet(RP_RESULT_INVALID_ENUM))?;
+        let message = format!("{}: {meaning}", name.to_str().unwrap_or_default());
         // SAFETY: the pointer contract (lib.rs).
-        unsafe { write_text(message.to_str().unwrap_or_default(), buf, len, written) }
+        unsafe { write_text(&message, buf, len, written) }
     })
 }
 

@@ -21,9 +21,7 @@ pub(crate) fn serde_name<T: Serialize>(value: &T) -> &'static CStr {
 }
 
 /// The C constant for the NUL-terminated `name`, parsed by the core's `parse`.
-///
-/// # Safety
-/// `name` must be NULL or a NUL-terminated string.
+/// Safety: `name` must be NULL or a NUL-terminated string.
 unsafe fn constant<C: CEnum>(
     name: *const c_char,
     parse: impl FnOnce(&str) -> Result<C::Core, retrypolicy::Error>,

@@ -15,9 +15,7 @@ pub struct rp_policy {
 }
 
 /// The policy behind `p`, or the RFC 0049 default for NULL.
-///
-/// # Safety
-/// `p` must be NULL or a live handle, not freed while the result is used.
+/// Safety: `p` must be NULL or a live handle, not freed while the result is used.
 pub(crate) unsafe fn policy_or_default<'a>(p: *const rp_policy) -> &'a Policy {
     // SAFETY: forwarded from this function's contract.
     unsafe { borrow_opt(p) }.map_or(&Policy::RFC, |p| &p.inner)
@@ -46,12 +44,10 @@ pub unsafe extern "C" fn rp_policy_from_json(
     json_len: usize,
     policy_out: *mut *mut rp_policy,
 ) -> rp_result {
-    output!(
-        policy_out,
-        Ok(handle(retrypolicy_wire::parse_policy(text(
-            json, json_len, "json", false
-        )?)?))
-    )
+    output!(policy_out, {
+        let json = text(json, json_len, "json", false)?;
+        Ok(handle(retrypolicy_wire::parse_policy(json)?))
+    })
 }
 
 /// Writes `policy` as its normalized JSON document (every field present) to a new string, which

@@ -10,7 +10,7 @@ use crate::error::{rp_result, Failure};
 use crate::ffi::{borrow, output, text, CBool};
 use crate::*;
 
-/// What is being retried: a service plus what the idempotency rule needs; fields other services use are ignored.
+/// What is being retried: a service and what the idempotency rule needs (other services' fields are ignored).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct rp_operation {
@@ -20,7 +20,7 @@ pub struct rp_operation {
     pub kv_operation: rp_kv_operation,
     /// The query's `readonly` property; read only for RP_SERVICE_QUERY and RP_SERVICE_ANALYTICS.
     pub readonly: CBool,
-    /// The HTTP method (`RP_HTTP_METHOD_*`); read only for RP_SERVICE_CLUSTER_MANAGER and RP_SERVICE_MANAGEMENT.
+    /// The HTTP method (`RP_HTTP_METHOD_*`); read only for the cluster manager and management services.
     pub method: rp_http_method,
 }
 
@@ -99,9 +99,7 @@ fn operation_to_c(op: Operation) -> rp_operation {
 }
 
 /// A request from C, each field checked (errors name `request.*`).
-///
-/// # Safety
-/// `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
+/// Safety: `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
 #[inline]
 pub(crate) unsafe fn request(r: &rp_request) -> Result<Request, Failure> {
     let operation = operation(&r.operation).map_err(|f| f.prefixed("request."))?;

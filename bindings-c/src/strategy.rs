@@ -40,11 +40,15 @@ impl RetryStrategy for CStrategy {
         // SAFETY: the callback, user_data and request come from the caller of
         // rp_decide_with_strategy, valid for that call, inside which this runs.
         let retry = unsafe { (self.callback)(self.user_data, self.request, to_c(reason), &mut delay_ms) };
-        Ok(if retry.get() {
-            StrategyVerdict::custom_retry(delay_ms)
-        } else {
-            StrategyVerdict::custom_no_retry()
-        })
+        Ok(verdict(retry, delay_ms))
+    }
+}
+
+/// A host's answer as the core's verdict: retry after `delay_ms` when `retry` is true, else not.
+pub(crate) fn verdict(retry: CBool, delay_ms: u64) -> StrategyVerdict {
+    match retry.get() {
+        true => StrategyVerdict::custom_retry(delay_ms),
+        false => StrategyVerdict::custom_no_retry(),
     }
 }
 

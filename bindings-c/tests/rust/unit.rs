@@ -34,13 +34,12 @@ fn every_core_code_has_its_own_number() {
 
 #[test]
 fn result_numbers_and_names_are_unique() {
-    for (i, (r, name, message)) in RESULTS.iter().enumerate() {
+    for (i, (r, name, meaning)) in RESULTS.iter().enumerate() {
         for (s, other, _) in &RESULTS[i + 1..] {
             assert_ne!(r, s);
             assert_ne!(name, other);
         }
-        let name = name.to_str().unwrap();
-        assert!(message.to_str().unwrap().starts_with(name), "{name}");
+        assert!(!name.is_empty() && !meaning.is_empty(), "{r:?}");
     }
 }
 
