@@ -232,7 +232,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         "http_retry_after" => from_json_value::<HttpRetryAfterInput>(input)
             .and_then(|i| parse_retry_after(&i.value, i.now_unix_ms).map(|d| ms_json("delay_ms", d))),
         "http_date" => from_json_value::<HttpDateInput>(input)
-            .and_then(|i| parse_imf_fixdate(&i.value).map(|t| json!({ "unix_ms": t }))),
+            .and_then(|i| parse_http_date("value", &i.value, i.now_unix_ms).map(|t| json!({ "unix_ms": t }))),
         "http_next" => from_json_value::<HttpNextInput>(input).and_then(|i| {
             http_next(&i.retry_loop, &i.state, &i.attempt, i.now_unix_ms, i.random).map(|d| to_value(&d))
         }),

@@ -214,6 +214,8 @@ pub(crate) struct HttpRetryAfterInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpDateInput {
     pub(crate) value: String,
+    #[serde(default, with = "retrypolicy::serde_form::ms::option")]
+    pub(crate) now_unix_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]

@@ -13,6 +13,8 @@ pub const SEED_HTTP_SECTION: &str = "Seed 004, Retriable Sagas: synchronous API 
 pub const SEED_RETRY_LOOP_SECTION: &str = "Seed 004, Retriable Sagas: the retry mechanism";
 /// RFC 9110 §10.2.3 Retry-After.
 pub const RETRY_AFTER_SECTION: &str = "RFC 9110 §10.2.3 Retry-After";
+/// RFC 9110 §15.5.14 413 Content Too Large.
+pub const CONTENT_TOO_LARGE_SECTION: &str = "RFC 9110 §15.5.14 413 Content Too Large";
 /// RFC 9110 §5.6.7 Date/Time Formats (IMF-fixdate).
 pub const HTTP_DATE_SECTION: &str = "RFC 9110 §5.6.7 Date/Time Formats";
 
@@ -90,8 +92,10 @@ const fn status_rule(
 /// RFC 9110 §15.5.9 (the server closed an idle request; the client may repeat it). 429: RFC 6585
 /// §4 (Too Many Requests, may carry Retry-After). 503: RFC 9110 §15.6.4 (may carry Retry-After).
 /// 501: RFC 9110 §15.6.2 and 505: RFC 9110 §15.6.6 (the server does not support the method or
-/// the HTTP version: no retry will change that, so final; a project decision, README).
-pub const STATUS_TABLE: [StatusRule; 9] = [
+/// the HTTP version: no retry will change that, so final; a project decision, README). 413:
+/// RFC 9110 §15.5.14, final, but a `Retry-After` on it says the condition is temporary, so
+/// [`next`] retries a 413 that carries a valid one (as urllib3, ky and got do).
+pub const STATUS_TABLE: [StatusRule; 10] = [
     status_rule(
         408,
         408,
@@ -99,6 +103,14 @@ pub const STATUS_TABLE: [StatusRule; 9] = [
         true,
         "request_timeout",
         "RFC 9110 §15.5.9 408 Request Timeout",
+    ),
+    status_rule(
+        413,
+        413,
+        HttpClass::Rejection,
+        true,
+        "content_too_large",
+        CONTENT_TOO_LARGE_SECTION,
     ),
     status_rule(
         429,
@@ -244,5 +256,5 @@ pub fn classify_attempt(attempt: &HttpAttempt) -> Result<HttpClassification, Err
 mod date;
 mod retry_loop;
 
-pub use date::{parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
+pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
 pub use retry_loop::{next, LoopAction, LoopDecision, LoopState, RetryLoop};

@@ -152,6 +152,26 @@ pub fn next(
         });
     }
     let c = classify_attempt(attempt)?;
+    // RFC 9110 §15.5.14: "If the condition is temporary, the server SHOULD generate a
+    // Retry-After header field": a 413 with a valid one is transient (urllib3, ky and got retry
+    // it); without one, or with one that does not parse, it stays final.
+    let c = match attempt {
+        HttpAttempt::Response {
+            status: 413,
+            retry_after: Some(h),
+        } => match parse_retry_after(h, now_unix_ms) {
+            Ok(_) => HttpClassification {
+                class: HttpClass::Transient,
+                outcome: StepOutcome::Transient,
+                retry_after: true,
+                rule: "content_too_large_retry_after",
+                section: CONTENT_TOO_LARGE_SECTION,
+            },
+            Err(e) if e.code() == "missing_field" => return Err(e),
+            Err(_) => c,
+        },
+        _ => c,
+    };
     let stop = |outcome: StepOutcome, rule: &'static str, section: &'static str| LoopDecision {
         action: LoopAction::Stop,
         outcome: Some(outcome),
