@@ -280,9 +280,10 @@ function render () {
 
 await init()
 $('version').textContent = `Engine ${rp.version()}.`
-fill(field('operation'), JSON.parse(rp.kvOperations()).map((o) => o.name))
-fill(field('reason'), JSON.parse(rp.reasonTable()).map((r) => r.name))
-fill(field('mongo_op'), JSON.parse(rp.mongoOperations()).map((o) => o.name))
+const tables = JSON.parse(rp.tables())
+fill(field('operation'), tables.kv_operations.map((o) => o.name))
+fill(field('reason'), tables.reasons.map((r) => r.name))
+fill(field('mongo_op'), tables.mongo_operations.map((o) => o.name))
 loadState()
 // Controls outside the <form> element (form="form") do not bubble to it: listen on the document.
 for (const type of ['input', 'change']) {

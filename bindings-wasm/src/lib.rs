@@ -1,34 +1,24 @@
 //! The WebAssembly face of the core: conversion and error mapping only, every rule in `retrypolicy`.
 //!
-//! Everything goes through the core's JSON API ([`retrypolicy::api`]) so that the browser
-//! explorer, the Node-compatible facade (`index.mjs`) and the fixtures share one shape.
-//! Errors are JS `Error`s with `code` and `field`; a panic is recorded by a hook
-//! ([`last_panic`]) and then traps, which callers see as a `WebAssembly.RuntimeError`.
+//! Requests, decisions and classifications cross as plain JavaScript values ([`decide`],
+//! [`classify`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
+//! JavaScript `Error`s carrying the core's `code` and `field` ([`errors`]).
 
-use std::cell::RefCell;
+pub mod classify;
+pub mod decide;
+pub mod errors;
+pub mod policy;
+pub mod read;
+pub mod request;
+pub mod simulate;
+pub mod strategy;
 
-use retrypolicy::Error;
+use retrypolicy::serde_form::ms::MAX_SAFE;
+use serde::Serialize;
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 
-thread_local! {
-    /// The last panic message (wasm is single-threaded here; this is the binding's only state).
-    static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-/// Installs the panic hook that records the message for [`last_panic`]; runs when the module starts.
-#[wasm_bindgen(start)]
-pub fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info.to_string();
-        LAST_PANIC.with(|p| *p.borrow_mut() = msg);
-    }));
-}
-
-/// The message of the last panic inside the module, or "" if none happened.
-#[wasm_bindgen(js_name = lastPanic)]
-pub fn last_panic() -> String {
-    LAST_PANIC.with(|p| p.borrow().clone())
-}
+use errors::Fallible;
 
 /// The engine's version (the workspace version).
 #[wasm_bindgen]
@@ -36,74 +26,49 @@ pub fn version() -> String {
     retrypolicy::VERSION.to_owned()
 }
 
-/// The core error as a JS `Error` carrying `code` and `field`.
-fn js_error(e: &Error) -> JsValue {
-    let err = js_sys::Error::new(&e.to_string());
-    let obj: &JsValue = err.as_ref();
-    let _ = js_sys::Reflect::set(obj, &"code".into(), &e.code().into());
-    let _ = js_sys::Reflect::set(obj, &"field".into(), &e.field().into());
-    err.into()
-}
-
-/// Calls the core's JSON API: `function` by its spec-fixture name, `input` as JSON text; returns JSON text.
+/// Calls the wire crate's JSON API: `function` by its spec-fixture name, `input` as JSON text; returns JSON text.
 #[wasm_bindgen]
-pub fn call(function: &str, input: &str) -> Result<String, JsValue> {
-    let value: serde_json::Value = retrypolicy::json::from_json_str(input).map_err(|e| js_error(&e))?;
-    retrypolicy::api::call(function, &value)
-        .map(|v| v.to_string())
-        .map_err(|e| js_error(&e))
+pub fn call(function: &str, input: &str) -> Fallible<String> {
+    let input: serde_json::Value = retrypolicy_wire::from_json_str(input)?;
+    Ok(retrypolicy_wire::api::call(function, &input)?.to_string())
 }
 
-/// Every function name [`call`] accepts, comma-separated.
+/// The core's tables as JSON: `{reasons: [{name, allows_non_idempotent_retry, always_retry}],
+/// kv_operations: [{name, idempotent}], mongo_operations: [{name, support}], error_codes: [...]}`.
 #[wasm_bindgen]
-pub fn functions() -> String {
-    retrypolicy::api::FUNCTIONS.join(",")
+pub fn tables() -> String {
+    let reasons = retrypolicy::reason::REASON_TABLE.iter().map(|r| {
+        json!({"name": r.name, "allows_non_idempotent_retry": r.allows_non_idempotent_retry,
+               "always_retry": r.always_retry})
+    });
+    let kv = retrypolicy::operation::KV_CATALOG.iter();
+    let mongo = retrypolicy::mongodb::operations::OPERATIONS.iter();
+    json!({
+        "reasons": reasons.collect::<Vec<_>>(),
+        "kv_operations": kv.map(|r| json!({"name": r.name, "idempotent": r.idempotent})).collect::<Vec<_>>(),
+        "mongo_operations": mongo.map(|(op, s)| json!({"name": op.name(), "support": s})).collect::<Vec<_>>(),
+        "error_codes": retrypolicy::Error::ALL_CODES,
+    })
+    .to_string()
 }
 
-/// The reason table as JSON: `[{"name", "allows_non_idempotent_retry", "always_retry"}, ...]`.
-#[wasm_bindgen(js_name = reasonTable)]
-pub fn reason_table() -> String {
-    let rows: Vec<serde_json::Value> = retrypolicy::reason::REASON_TABLE
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "name": r.name,
-                "allows_non_idempotent_retry": r.allows_non_idempotent_retry,
-                "always_retry": r.always_retry,
-            })
-        })
-        .collect();
-    serde_json::Value::Array(rows).to_string()
+/// A core value as a plain JavaScript value, as its JSON form reads (snake_case keys, null for none).
+pub(crate) fn to_js<T: Serialize>(value: &T) -> JsValue {
+    let plain = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&plain)
+        .expect("core values convert to JavaScript")
 }
 
-/// The KV operation catalog as JSON: `[{"name", "idempotent"}, ...]`.
-#[wasm_bindgen(js_name = kvOperations)]
-pub fn kv_operations() -> String {
-    let rows: Vec<serde_json::Value> = retrypolicy::operation::KV_CATALOG
-        .iter()
-        .map(|r| serde_json::json!({ "name": r.name, "idempotent": r.idempotent }))
-        .collect();
-    serde_json::Value::Array(rows).to_string()
+/// Milliseconds as JavaScript holds them: a number, or a bigint past 2^53 − 1.
+pub(crate) fn ms_to_js(ms: u64) -> JsValue {
+    if ms <= MAX_SAFE {
+        JsValue::from_f64(ms as f64)
+    } else {
+        JsValue::from(ms)
+    }
 }
 
-/// The MongoDB operation table as JSON: `[{"name", "support"}, ...]`.
-#[wasm_bindgen(js_name = mongoOperations)]
-pub fn mongo_operations() -> String {
-    let rows: Vec<serde_json::Value> = retrypolicy::mongodb::operations::OPERATIONS
-        .iter()
-        .map(|(op, support)| serde_json::json!({ "name": op.name(), "support": support }))
-        .collect();
-    serde_json::Value::Array(rows).to_string()
-}
-
-/// The core's stable error codes as JSON: `["unknown_reason", ...]` (what `isRetryPolicyError` checks).
-#[wasm_bindgen(js_name = errorCodes)]
-pub fn error_codes() -> String {
-    serde_json::json!(retrypolicy::Error::ALL_CODES).to_string()
-}
-
-/// Panics on purpose, so tests can check that a panic surfaces as an `Error` with code `panic`.
-#[wasm_bindgen(js_name = panicForTest)]
-pub fn panic_for_test() {
-    panic!("deliberate panic for the panic-path test");
-}
+/// Does nothing: the benchmark's baseline for one call across the boundary (not in the facade).
+#[wasm_bindgen]
+pub fn noop() {}

@@ -1,4 +1,5 @@
-// The wasm module under Node: every spec fixture through its JSON API, errors, and the panic path.
+// The wasm module under Node: every spec fixture through its JSON API, typed exports, errors, the
+// tables, and the panic path.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
@@ -62,22 +63,50 @@ test('every spec fixture passes through the wasm JSON API', () => {
 
 test('errors carry the core code and the field', () => {
   assert.throws(() => rp.call('decide', '{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": -1, "timeout_ms": 9}, "reason": "KV_LOCKED"}'),
-    (e) => e instanceof Error && e.code === 'invalid_duration' && e.field === 'request.elapsed_ms')
+    (e) => e instanceof Error && e.name === 'RetryPolicyError' && e.code === 'invalid_duration' && e.field === 'request.elapsed_ms')
   assert.throws(() => rp.call('decide', '{"request": '), (e) => e.code === 'malformed_json')
   assert.throws(() => rp.call('no_such_function', '{}'), (e) => e.code === 'unknown_name' && e.field === 'function')
 })
 
+test('typed exports take JavaScript values and answer in the JSON form', () => {
+  const policy = rp.Policy.parse('{"backoff": {"kind": "fixed", "delay_ms": 250}}')
+  const request = { service: 'kv', operation: 'upsert', attempts: 7, elapsedMs: 2000, timeoutMs: 2500 }
+  assert.deepEqual(rp.decide(request, 'SOCKET_CLOSED_WHILE_IN_FLIGHT', policy), {
+    action: 'no_retry', cause: 'not_idempotent', reason: 'SOCKET_CLOSED_WHILE_IN_FLIGHT', rule: 'best_effort_not_idempotent',
+    section: 'RFC 0049, Best Effort', attempts: 7, idempotent: false
+  })
+  assert.equal(rp.decide({ ...request, operation: 'get', elapsedMs: 0 }, 'KV_LOCKED', policy).delay_ms, 250)
+  assert.equal(rp.decideWith({ ...request, operation: 'get', elapsedMs: 0 }, 'KV_LOCKED', policy, () => 3, policy).delay_ms, 3)
+  assert.equal(rp.decideWith({ ...request, operation: 'get' }, 'KV_LOCKED', policy, 'fail_fast', policy).rule, 'fail_fast')
+  assert.throws(() => rp.decide({ ...request, timeoutMs: 1.5 }, 'KV_LOCKED', policy),
+    (e) => e.code === 'invalid_duration' && e.field === 'timeoutMs' && e.message.startsWith('timeoutMs: invalid duration 1.5'))
+  assert.deepEqual(rp.classifyKv('unlock', '0x09', policy),
+    { reason: null, rule: 'kv_locked_on_unlock_is_cas_mismatch', section: 'RFC 0049, Response Code Retry List', surface_as: 'cas_mismatch' })
+  const map = rp.ErrorMap.parse('{"version": 1, "errors": {"ff01": {"attrs": ["retry-now"]}}}')
+  assert.equal(map.classifyKv('get', 0xff01, policy).reason, 'KV_ERROR_MAP_RETRY_INDICATED')
+  assert.throws(() => rp.classifyKv('get', 70000, policy), (e) => e.code === 'out_of_range' && e.field === 'status')
+})
+
 test('tables and version come from the core', () => {
-  const reasons = JSON.parse(rp.reasonTable())
-  assert.equal(reasons.length, 20)
-  assert.deepEqual(reasons[4], { name: 'KV_NOT_MY_VBUCKET', allows_non_idempotent_retry: true, always_retry: true })
-  assert.equal(JSON.parse(rp.kvOperations()).find((o) => o.name === 'get').idempotent, true)
+  const tables = JSON.parse(rp.tables())
+  assert.equal(tables.reasons.length, 20)
+  assert.deepEqual(tables.reasons[4], { name: 'KV_NOT_MY_VBUCKET', allows_non_idempotent_retry: true, always_retry: true })
+  assert.equal(tables.kv_operations.find((o) => o.name === 'get').idempotent, true)
+  assert.ok(tables.mongo_operations.some((o) => o.name === 'insertOne'))
+  assert.ok(tables.error_codes.includes('invalid_duration'))
   const pkg = readFileSync(new URL('../../Cargo.toml', import.meta.url), 'utf8')
   assert.equal(rp.version(), pkg.match(/\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/)[1])
 })
 
-test('a panic is recorded by the hook and surfaces as an exception, not a silent wrong answer', () => {
-  assert.equal(rp.lastPanic(), '')
-  assert.throws(() => rp.panicForTest(), (e) => e instanceof WebAssembly.RuntimeError)
-  assert.match(rp.lastPanic(), /deliberate panic for the panic-path test/)
+test('the facade offers no bench-only export', async () => {
+  const facade = await import('../index.mjs')
+  assert.equal(typeof rp.noop, 'function')
+  assert.equal(facade.noop, undefined)
+  assert.equal(facade.default.noop, undefined)
+})
+
+// Last: after a panic the instance's stack is not unwound, so nothing runs on it afterwards.
+test('a panic surfaces as an Error coded internal with the panic message', () => {
+  assert.throws(() => rp.panicForTest(),
+    (e) => e instanceof Error && e.code === 'internal' && /deliberate panic for the panic-path test/.test(e.message))
 })
