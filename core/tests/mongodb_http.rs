@@ -37,6 +37,7 @@ fn any_error() -> impl Strategy<Value = MongoError> {
             FailureKind::Network,
             FailureKind::PoolCleared,
             FailureKind::ServerSelection,
+            FailureKind::Handshake,
         ]),
         prop::option::of(prop::sample::select(vec![
             2, 6, 7, 50, 64, 89, 91, 134, 189, 262, 10107, 11000, 11600,

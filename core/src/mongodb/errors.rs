@@ -133,6 +133,9 @@ pub enum FailureKind {
     PoolCleared,
     /// No server could be selected: nothing was sent.
     ServerSelection,
+    /// A network error, or a reply with `code`, while establishing the connection (hello /
+    /// saslStart / saslContinue): the command was not sent (`retryable-reads.md`, Retryable Error).
+    Handshake,
 }
 
 /// Which kind of server answered, for the pre-4.4 driver-labelling rule.
@@ -202,9 +205,31 @@ impl MongoError {
         has_label(&self.labels, label)
     }
 
-    /// Whether nothing was sent (server selection or connection checkout failed).
+    /// Whether nothing was sent (server selection or connection checkout failed, the handshake
+    /// included: establishing a connection is part of checking it out in CMAP).
     pub fn before_send(&self) -> bool {
-        matches!(self.kind, FailureKind::PoolCleared | FailureKind::ServerSelection)
+        matches!(
+            self.kind,
+            FailureKind::PoolCleared | FailureKind::ServerSelection | FailureKind::Handshake
+        )
+    }
+
+    /// Whether this is a network error: after sending, or while establishing the connection.
+    pub fn is_network_error(&self) -> bool {
+        match self.kind {
+            FailureKind::Network => true,
+            FailureKind::Handshake => self.code.is_none(),
+            FailureKind::Server | FailureKind::PoolCleared | FailureKind::ServerSelection => false,
+        }
+    }
+
+    /// Whether a server reply carried this error: any `Server` error, or a handshake reply with a code.
+    pub fn is_server_reply(&self) -> bool {
+        match self.kind {
+            FailureKind::Server => true,
+            FailureKind::Handshake => self.code.is_some(),
+            FailureKind::Network | FailureKind::PoolCleared | FailureKind::ServerSelection => false,
+        }
     }
 
     /// Whether the error indicates that no write was attempted (`NoWritesPerformed` or nothing sent).
@@ -234,7 +259,7 @@ pub fn has_label(labels: &[String], label: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
-    /// The connection failed: the outcome is unknown.
+    /// The connection failed: the outcome is unknown (unless it failed in the handshake).
     Network,
     /// The server stepped down or is shutting down / recovering / unreachable through mongos.
     StateChange,
@@ -246,12 +271,13 @@ pub enum ErrorClass {
 }
 
 /// Classifies an error as network, state-change, command or client-side (seed 000; the
-/// state-change group is the code table's `state_change` and `routing` rows).
+/// state-change group is the code table's `state_change` and `routing` rows). A handshake error
+/// is a network error, or classed by its code when the server replied.
 pub fn classify_error(error: &MongoError) -> ErrorClass {
     match error.kind {
-        FailureKind::Network => ErrorClass::Network,
+        _ if error.is_network_error() => ErrorClass::Network,
         FailureKind::PoolCleared | FailureKind::ServerSelection => ErrorClass::Client,
-        FailureKind::Server => {
+        FailureKind::Server | FailureKind::Network | FailureKind::Handshake => {
             let state_change = |c: Option<i32>| {
                 c.and_then(code_row)
                     .is_some_and(|r| matches!(r.group, CodeGroup::StateChange | CodeGroup::Routing))
@@ -296,16 +322,19 @@ pub fn retryable_write_labels(error: &MongoError, server: ServerKind, retry_writ
     out.labels
 }
 
-/// Whether the driver itself adds `RetryableWriteError` (network errors, PoolClearedError, and
-/// pre-4.4 replies whose top-level code, or mongod writeConcernError code, is on the list; never
-/// writeErrors, never a 4.4+ reply).
+/// Whether the driver itself adds `RetryableWriteError` (network errors, including one while
+/// establishing the connection; PoolClearedError; pre-4.4 replies whose top-level code, or mongod
+/// writeConcernError code, is on the list; never writeErrors, never a 4.4+ reply, even one to the
+/// handshake: "any error that is not a network error").
 pub fn driver_adds_retryable_write_label(error: &MongoError, server: ServerKind) -> Verdict {
     let s = RW_LABELS_SECTION;
     match error.kind {
         FailureKind::Network => verdict(true, "network_error_labelled", s),
+        // "a network error establishing an initial connection to a server"
+        FailureKind::Handshake if error.code.is_none() => verdict(true, "handshake_error_labelled", s),
         FailureKind::PoolCleared => verdict(true, "pool_cleared_labelled", s),
         FailureKind::ServerSelection => verdict(false, "server_selection_not_labelled", RW_EXECUTING_SECTION),
-        FailureKind::Server => match server {
+        FailureKind::Server | FailureKind::Handshake => match server {
             ServerKind::Modern => verdict(false, "server_labels_only_on_4_4_plus", s),
             ServerKind::LegacyMongod | ServerKind::LegacyMongos => {
                 if error.code.is_some_and(is_retryable_write_code) {
@@ -335,7 +364,7 @@ pub fn is_retryable_write_error(error: &MongoError, server: ServerKind, retry_wr
         return verdict(true, "retryable_write_error_label", super::RW_ERRORS_SECTION);
     }
     let added = driver_adds_retryable_write_label(error, server);
-    let legacy_reply = error.kind == FailureKind::Server && server != ServerKind::Modern;
+    let legacy_reply = error.is_server_reply() && server != ServerKind::Modern;
     if added.retryable || legacy_reply {
         added
     } else {
@@ -344,13 +373,18 @@ pub fn is_retryable_write_error(error: &MongoError, server: ServerKind, retry_wr
 }
 
 /// Whether a retryable read may be retried after `error`: any network error, PoolClearedError,
-/// or a top-level code on the read list (`retryable-reads.md`, Retryable Error). Labels are not needed.
+/// or a top-level code on the read list, also when met in the handshake (`retryable-reads.md`,
+/// Retryable Error). Labels are not needed.
 pub fn is_retryable_read_error(error: &MongoError) -> Verdict {
     match error.kind {
         FailureKind::Network => verdict(true, "network_error", RR_ERROR_SECTION),
         FailureKind::PoolCleared => verdict(true, "pool_cleared", RR_ERROR_SECTION),
         FailureKind::ServerSelection => verdict(false, "server_selection_error", RR_RETRY_FAILS_SECTION),
-        FailureKind::Server => {
+        // "Any of the above retryable errors that occur during a connection handshake"
+        FailureKind::Handshake if error.code.is_none_or(is_retryable_read_code) => {
+            verdict(true, "handshake_error", RR_ERROR_SECTION)
+        }
+        FailureKind::Server | FailureKind::Handshake => {
             if error.code.is_some_and(is_retryable_read_code) {
                 verdict(true, "retryable_read_code", RR_ERROR_SECTION)
             } else {
@@ -386,8 +420,8 @@ pub fn surfaced_write_error(errors: &[MongoError]) -> Result<usize, Error> {
 }
 
 /// Which of a read's errors surfaces (`retryable-reads.md`, 3c): the latest error that came from
-/// the server or the network; an error raised before sending (server selection, pool) gives way
-/// to the one before it. Returns the index into `errors`.
+/// the server or the network; an error raised before sending (server selection, connection
+/// checkout and its handshake) gives way to the one before it. Returns the index into `errors`.
 pub fn surfaced_read_error(errors: &[MongoError]) -> Result<usize, Error> {
     if errors.is_empty() {
         return Err(Error::MissingField {

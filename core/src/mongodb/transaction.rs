@@ -47,18 +47,18 @@ pub enum TransactionCommand {
 /// selection error on any command but commit and for PoolClearedError, plus
 /// UnknownTransactionCommitResult on a commit that failed with a server selection error, a network
 /// error, a retryable write error, MaxTimeMSExpired, or a write concern error other than 100 / 79.
+/// A network error in the handshake counts as a network error (`transactions.md`, commitTransaction:
+/// "including a handshake network error"); a handshake reply with a code, as a server reply.
 pub fn transaction_error_labels(command: TransactionCommand, error: &MongoError) -> Vec<String> {
     let mut e = error.clone();
-    let transient = match error.kind {
-        FailureKind::PoolCleared => true,
-        FailureKind::Network | FailureKind::ServerSelection => command != TransactionCommand::Commit,
-        FailureKind::Server => false,
-    };
+    let network_or_selection = error.is_network_error() || error.kind == FailureKind::ServerSelection;
+    let transient = error.kind == FailureKind::PoolCleared
+        || (network_or_selection && command != TransactionCommand::Commit);
     if transient {
         e.add_label(TRANSIENT_TRANSACTION_ERROR);
     }
     if command == TransactionCommand::Commit {
-        let unknown = matches!(error.kind, FailureKind::Network | FailureKind::ServerSelection)
+        let unknown = network_or_selection
             || e.has_label(RETRYABLE_WRITE_ERROR)
             || e.is_max_time_ms_expired()
             || e.write_concern_code
