@@ -5,12 +5,18 @@
 //! A small simulated deployment stands in for the server: it fires each test's fail points
 //! (`failCommand`, `onPrimaryTransactionalWrite`), adds the labels a server adds, and keeps just
 //! enough data (the `_id`s of each collection, a session's transaction) to raise the duplicate
-//! key errors the tests expect. Every decision a driver makes (retry or not, how often, with
-//! which labels, which error surfaces, what withTransaction does next) comes from the core:
-//! `decide_mongo`, `surfaced_write_error` / `surfaced_read_error` and the `withTransaction`
-//! state machine. The runner then compares the commands the test expects (names, order,
-//! started/succeeded/failed, `txnNumber` presence, majority write concern on retried commits)
-//! and the error it expects (labels, code, code name, client error or not).
+//! key errors the tests expect. Each client has a connection pool: every attempt checks a
+//! connection out (a CMAP `connectionCheckOutStartedEvent`), and a new connection runs the
+//! handshake (`hello`, then `saslContinue` when the tests require auth), on which `failCommand`
+//! fires too; a failed handshake is a `FailureKind::Handshake` error and sends no command.
+//!
+//! Every decision a driver makes (retry or not, how often, with which labels, which error
+//! surfaces, what withTransaction does next) comes from the core: `decide_mongo`,
+//! `surfaced_write_error` / `surfaced_read_error` and the `withTransaction` state machine. The
+//! runner then compares the commands the test expects (names, order, started/succeeded/failed,
+//! `txnNumber` presence, majority write concern on retried commits), the connection checkouts
+//! it expects (CMAP `connectionCheckOutStartedEvent`s) and the error it expects (labels, code,
+//! code name, client error or not).
 //!
 //! Each test is reported as passed, failed or skipped (with a one-line reason); the last line is
 //! `N passed, N failed, N skipped`, and the process exits non-zero when N failed > 0.
@@ -37,18 +43,11 @@ const SUITES: [(&str, &str); 5] = [
 ];
 
 /// Whole files outside a policy core, with the reason.
-const SKIP_FILES: [(&str, &str); 2] = [
-    (
-        "handshakeError.json",
-        "retry after a network error during the connection handshake / authentication, asserted \
-         through CMAP connection checkout events: connection establishment is outside a policy core",
-    ),
-    (
-        "backpressure-connection-checkin.json",
-        "asserts that connections are checked back in to the pool between overload retries (CMAP \
-         events): pool bookkeeping, not a retry decision",
-    ),
-];
+const SKIP_FILES: [(&str, &str); 1] = [(
+    "backpressure-connection-checkin.json",
+    "asserts that connections are checked back in to the pool between overload retries (CMAP \
+     events): pool bookkeeping, not a retry decision",
+)];
 
 /// Single tests outside a policy core: (file, description, reason).
 const SKIP_TESTS: [(&str, &str, &str); 5] = [
@@ -78,6 +77,10 @@ const SKIP_TESTS: [(&str, &str, &str); 5] = [
         OPTIONS_REASON,
     ),
 ];
+
+/// The CMAP events the simulated pool records: one per attempt, which the retry decision drives.
+const MODELLED_CMAP_EVENTS: [&str; 1] = [CHECK_OUT_STARTED];
+const CHECK_OUT_STARTED: &str = "connectionCheckOutStartedEvent";
 
 const OPTIONS_REASON: &str = "transaction option inheritance (readConcern / writeConcern from the client, \
      defaultTransactionOptions, explicit options): not a retry decision";
@@ -208,11 +211,15 @@ fn run_test(file_name: &str, doc: &Value, test: &Value) -> Verdict {
     {
         return Verdict::Skip((*why).to_owned());
     }
-    if test["expectEvents"].as_array().is_some_and(|l| {
-        l.iter()
-            .any(|e| e["eventType"].as_str().is_some_and(|t| t != "command"))
-    }) {
-        return Verdict::Skip("asserts connection pool (CMAP) events: outside a policy core".to_owned());
+    if test["expectEvents"]
+        .as_array()
+        .is_some_and(|l| l.iter().any(asserts_unmodelled_events))
+    {
+        return Verdict::Skip(
+            "asserts connection pool (CMAP) events other than checkout started, or SDAM events: \
+             pool and topology bookkeeping, not a retry decision"
+                .to_owned(),
+        );
     }
     let mut sim = match Sim::new(doc, test) {
         Ok(s) => s,
@@ -233,6 +240,20 @@ fn run_test(file_name: &str, doc: &Value, test: &Value) -> Verdict {
     match sim.check_events(test) {
         Ok(()) => Verdict::Pass,
         Err(why) => Verdict::Fail(why),
+    }
+}
+
+/// Whether an `expectEvents` entry asserts events the simulation does not record: SDAM events,
+/// or CMAP events other than checkout started.
+fn asserts_unmodelled_events(expected: &Value) -> bool {
+    match expected["eventType"].as_str().unwrap_or("command") {
+        "command" => false,
+        "cmap" => expected["events"].as_array().into_iter().flatten().any(|e| {
+            e.as_object()
+                .and_then(|o| o.keys().next())
+                .is_none_or(|k| !MODELLED_CMAP_EVENTS.contains(&k.as_str()))
+        }),
+        _ => true,
     }
 }
 
@@ -357,6 +378,55 @@ impl SimErr {
             code_name: None,
         }
     }
+
+    /// A closed connection, as `kind`: `Network` after the command was sent, `Handshake` before.
+    fn network(kind: FailureKind, message: &str) -> Box<SimErr> {
+        Box::new(SimErr {
+            err: MongoError {
+                kind,
+                ..MongoError::default()
+            },
+            client_error: true,
+            message: message.to_owned(),
+            code_name: None,
+        })
+    }
+}
+
+/// The name of `code`, when the tests assert it.
+fn code_name_of(code: i32) -> Option<String> {
+    CODE_NAMES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| (*n).to_owned())
+}
+
+/// The `errorLabels` a `failCommand` fail point names, if it names any.
+fn explicit_labels(data: &Value) -> Option<Vec<String>> {
+    data["errorLabels"]
+        .as_array()
+        .map(|l| l.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+}
+
+/// The error of a `failCommand` that fired with `errorCode`, as `kind`; `server_labels` gives the
+/// labels the server adds to the code when the fail point names none.
+fn coded_error(
+    data: &Value,
+    kind: FailureKind,
+    server_labels: impl FnOnce(i32) -> Vec<String>,
+) -> Option<Box<SimErr>> {
+    let code = data["errorCode"].as_i64()? as i32;
+    Some(Box::new(SimErr {
+        err: MongoError {
+            kind,
+            code: Some(code),
+            labels: explicit_labels(data).unwrap_or_else(|| server_labels(code)),
+            ..MongoError::default()
+        },
+        client_error: false,
+        message: format!("failCommand error {code}"),
+        code_name: code_name_of(code),
+    }))
 }
 
 /// What an operation returns: nothing, or the error the test sees.
@@ -381,6 +451,12 @@ struct CmdRun {
 
 struct Sim {
     server: ServerKind,
+    /// Whether the deployment requires authentication (the handshake then runs saslContinue).
+    auth: bool,
+    /// Idle connections in each client's pool.
+    idle: HashMap<String, usize>,
+    /// Each client's CMAP events, in order.
+    cmap: HashMap<String, Vec<&'static str>>,
     clients: HashMap<String, ClientCfg>,
     entities: HashMap<String, Entity>,
     events: HashMap<String, Vec<Event>>,
@@ -428,8 +504,17 @@ impl Sim {
             (true, false) => ServerKind::LegacyMongod,
             (true, true) => ServerKind::LegacyMongos,
         };
+        // Auth is certainly on when every requirement of the file's or the test's list asks for
+        // it (one requirement of each list must be met).
+        let all_auth = |v: &Value| {
+            v.as_array()
+                .is_some_and(|l| !l.is_empty() && l.iter().all(|r| r["auth"].as_bool() == Some(true)))
+        };
         let mut sim = Sim {
             server,
+            auth: all_auth(&doc["runOnRequirements"]) || all_auth(&test["runOnRequirements"]),
+            idle: HashMap::new(),
+            cmap: HashMap::new(),
             clients: HashMap::new(),
             entities: HashMap::new(),
             events: HashMap::new(),
@@ -627,6 +712,60 @@ impl Sim {
         Ok(())
     }
 
+    /// The `failCommand` fail point's data, when it names `command` and fires now.
+    fn fire_fail_command(&mut self, command: &str) -> Option<Value> {
+        let fp = self.fail_points.get_mut("failCommand")?;
+        let named = fp.data["failCommands"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|n| n.as_str() == Some(command)));
+        (named && fp.fire()).then(|| fp.data.clone())
+    }
+
+    /// Checks a connection out of `client`'s pool: an idle one, or a new one established by the
+    /// handshake (`hello`, then `saslContinue` when auth is on), on which `failCommand` fires too
+    /// (`closeConnection` or `errorCode`): that failure is a `Handshake` error, and the connection
+    /// is closed.
+    fn check_out(&mut self, client: &str) -> Outcome {
+        self.cmap
+            .entry(client.to_owned())
+            .or_default()
+            .push(CHECK_OUT_STARTED);
+        let idle = self.idle.entry(client.to_owned()).or_default();
+        if *idle > 0 {
+            *idle -= 1;
+            return Ok(());
+        }
+        let handshake: &[&str] = if self.auth {
+            &["hello", "saslContinue"]
+        } else {
+            &["hello"]
+        };
+        for command in handshake {
+            let Some(data) = self.fire_fail_command(command) else {
+                continue;
+            };
+            if data["closeConnection"].as_bool() == Some(true) {
+                let message = format!("connection closed during the handshake ({command})");
+                return Err(SimErr::network(FailureKind::Handshake, &message));
+            }
+            if let Some(e) = coded_error(&data, FailureKind::Handshake, |_| Vec::new()) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns an attempt's connection to `client`'s pool, unless a network error closed it.
+    fn check_in(&mut self, client: &str, outcome: &Outcome) {
+        if outcome
+            .as_ref()
+            .err()
+            .is_none_or(|e| e.err.kind != FailureKind::Network)
+        {
+            *self.idle.entry(client.to_owned()).or_default() += 1;
+        }
+    }
+
     /// One attempt of `cmd` at the simulated server.
     fn attempt(
         &mut self,
@@ -636,79 +775,46 @@ impl Sim {
         session: Option<&str>,
         txn_number: bool,
     ) -> Outcome {
-        let network = || SimErr {
-            err: MongoError::network(),
-            client_error: true,
-            message: "connection closed".to_owned(),
-            code_name: None,
-        };
+        let network = || SimErr::network(FailureKind::Network, "connection closed");
         let socket_timeout = self.clients.get(client).and_then(|c| c.socket_timeout_ms);
-        if let Some(fp) = self.fail_points.get_mut("failCommand") {
-            let named = fp.data["failCommands"]
-                .as_array()
-                .is_some_and(|l| l.iter().any(|n| n.as_str() == Some(cmd.name.as_str())));
-            if named && fp.fire() {
-                let data = fp.data.clone();
-                if data["closeConnection"].as_bool() == Some(true) {
-                    return Err(network().into());
+        if let Some(data) = self.fire_fail_command(&cmd.name) {
+            if data["closeConnection"].as_bool() == Some(true) {
+                return Err(network());
+            }
+            if data["blockConnection"].as_bool() == Some(true) {
+                let block = data["blockTimeMS"].as_u64().unwrap_or(0);
+                if socket_timeout.is_some_and(|t| block >= t) {
+                    return Err(network());
                 }
-                if data["blockConnection"].as_bool() == Some(true) {
-                    let block = data["blockTimeMS"].as_u64().unwrap_or(0);
-                    if socket_timeout.is_some_and(|t| block >= t) {
-                        return Err(network().into());
-                    }
-                }
-                let explicit: Option<Vec<String>> = data["errorLabels"]
-                    .as_array()
-                    .map(|l| l.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect());
-                if let Some(code) = data["errorCode"].as_i64() {
-                    let code = code as i32;
-                    let labels =
-                        explicit.unwrap_or_else(|| self.server_labels(cmd, txn_number, Some(code), None));
-                    return Err(Box::new(SimErr {
-                        err: MongoError {
-                            code: Some(code),
-                            labels,
-                            ..MongoError::default()
-                        },
-                        client_error: false,
-                        message: format!("failCommand error {code}"),
-                        code_name: CODE_NAMES
-                            .iter()
-                            .find(|(c, _)| *c == code)
-                            .map(|(_, n)| (*n).to_owned()),
-                    }));
-                }
-                if let Some(wce) = data["writeConcernError"].as_object() {
-                    let code = wce.get("code").and_then(Value::as_i64).unwrap_or(0) as i32;
-                    self.apply(cmd, run, session)?;
-                    let labels =
-                        explicit.unwrap_or_else(|| self.server_labels(cmd, txn_number, None, Some(code)));
-                    let code_name = wce
-                        .get("codeName")
+            }
+            let server_labels = |code| self.server_labels(cmd, txn_number, Some(code), None);
+            if let Some(e) = coded_error(&data, FailureKind::Server, server_labels) {
+                return Err(e);
+            }
+            if let Some(wce) = data["writeConcernError"].as_object() {
+                let code = wce.get("code").and_then(Value::as_i64).unwrap_or(0) as i32;
+                self.apply(cmd, run, session)?;
+                let labels = explicit_labels(&data)
+                    .unwrap_or_else(|| self.server_labels(cmd, txn_number, None, Some(code)));
+                let code_name = wce
+                    .get("codeName")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .or_else(|| code_name_of(code));
+                return Err(Box::new(SimErr {
+                    err: MongoError {
+                        write_concern_code: Some(code),
+                        labels,
+                        ..MongoError::default()
+                    },
+                    client_error: false,
+                    message: wce
+                        .get("errmsg")
                         .and_then(Value::as_str)
-                        .map(str::to_owned)
-                        .or_else(|| {
-                            CODE_NAMES
-                                .iter()
-                                .find(|(c, _)| *c == code)
-                                .map(|(_, n)| (*n).to_owned())
-                        });
-                    return Err(Box::new(SimErr {
-                        err: MongoError {
-                            write_concern_code: Some(code),
-                            labels,
-                            ..MongoError::default()
-                        },
-                        client_error: false,
-                        message: wce
-                            .get("errmsg")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned(),
-                        code_name,
-                    }));
-                }
+                        .unwrap_or_default()
+                        .to_owned(),
+                    code_name,
+                }));
             }
         }
         // onPrimaryTransactionalWrite fires per statement of a retryable write (a command with a
@@ -724,7 +830,7 @@ impl Sim {
                         if !before_commit {
                             run.executed += 1;
                         }
-                        outcome = Err(network().into());
+                        outcome = Err(network());
                         break;
                     }
                     run.executed += 1;
@@ -765,8 +871,19 @@ impl Sim {
             } else {
                 false
             };
-            self.record(client, EventKind::Started, &cmd.name, txn_number, majority);
-            let outcome = self.attempt(client, cmd, &mut run, session, txn_number);
+            // An attempt whose checkout (handshake) failed sent nothing: no command events.
+            let outcome = self.check_out(client).and_then(|()| {
+                self.record(client, EventKind::Started, &cmd.name, txn_number, majority);
+                let outcome = self.attempt(client, cmd, &mut run, session, txn_number);
+                let done = if outcome.is_ok() {
+                    EventKind::Succeeded
+                } else {
+                    EventKind::Failed
+                };
+                self.record(client, done, &cmd.name, txn_number, majority);
+                self.check_in(client, &outcome);
+                outcome
+            });
             if cmd.op.name == OperationName::CommitTransaction {
                 if let Some(s) = session.and_then(|s| self.sessions.get_mut(s)) {
                     s.commit_sent = true;
@@ -781,37 +898,31 @@ impl Sim {
                     }
                 }
             }
-            match outcome {
-                Ok(()) => {
-                    self.record(client, EventKind::Succeeded, &cmd.name, txn_number, majority);
-                    return Ok(());
+            let Err(e) = outcome else {
+                return Ok(());
+            };
+            let decision = match decide_mongo(&request, &e.err) {
+                Ok(d) => d,
+                Err(err) => {
+                    self.runner_error = Err(format!("core rejected a request: {err}"));
+                    return Err(e);
                 }
-                Err(e) => {
-                    self.record(client, EventKind::Failed, &cmd.name, txn_number, majority);
-                    let decision = match decide_mongo(&request, &e.err) {
-                        Ok(d) => d,
-                        Err(err) => {
-                            self.runner_error = Err(format!("core rejected a request: {err}"));
-                            return Err(e);
-                        }
-                    };
-                    let mut labelled = e;
-                    labelled.err.labels = decision.labels.clone();
-                    failures.push(labelled);
-                    if decision.is_retry() {
-                        request.attempts = decision.attempts;
-                        request.overloaded = decision.overloaded;
-                        continue;
-                    }
-                    let errs: Vec<MongoError> = failures.iter().map(|f| f.err.clone()).collect();
-                    let index = match cmd.op.class() {
-                        CommandClass::Read => errors::surfaced_read_error(&errs),
-                        _ => errors::surfaced_write_error(&errs),
-                    }
-                    .unwrap_or(0);
-                    return Err(failures.swap_remove(index));
-                }
+            };
+            let mut labelled = e;
+            labelled.err.labels = decision.labels.clone();
+            failures.push(labelled);
+            if decision.is_retry() {
+                request.attempts = decision.attempts;
+                request.overloaded = decision.overloaded;
+                continue;
             }
+            let errs: Vec<MongoError> = failures.iter().map(|f| f.err.clone()).collect();
+            let index = match cmd.op.class() {
+                CommandClass::Read => errors::surfaced_read_error(&errs),
+                _ => errors::surfaced_write_error(&errs),
+            }
+            .unwrap_or(0);
+            return Err(failures.swap_remove(index));
         }
     }
 
@@ -836,6 +947,14 @@ impl Sim {
                             }
                         }
                     };
+                    // configureFailPoint runs through the client's pool (its command events are
+                    // not observed: unified-test-format.md, "failPoint").
+                    if let Some(client) = args["client"].as_str() {
+                        match self.check_out(client) {
+                            Ok(()) => self.check_in(client, &Ok(())),
+                            Err(e) => self.runner_error = Err(format!("failPoint: {}", e.message)),
+                        }
+                    }
                     let key = fp["configureFailPoint"].as_str().unwrap_or_default().to_owned();
                     self.fail_points.insert(
                         key,
@@ -1304,6 +1423,10 @@ impl Sim {
                 .clients
                 .get(client)
                 .ok_or(format!("unknown client {client}"))?;
+            if expected["eventType"].as_str() == Some("cmap") {
+                self.check_cmap_events(client, cfg, expected)?;
+                continue;
+            }
             let got: Vec<&Event> = self
                 .events
                 .get(client)
@@ -1371,16 +1494,44 @@ impl Sim {
         }
         Ok(())
     }
+
+    /// Compares `client`'s observed CMAP events with `expected`, by name and in order.
+    fn check_cmap_events(&self, client: &str, cfg: &ClientCfg, expected: &Value) -> Result<(), String> {
+        let got: Vec<&str> = self
+            .cmap
+            .get(client)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|e| cfg.observe.iter().any(|o| o == e))
+            .collect();
+        let want: Vec<&str> = expected["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_object()?.keys().next().map(String::as_str))
+            .collect();
+        let ok = if expected["ignoreExtraEvents"].as_bool() == Some(true) {
+            got.starts_with(&want)
+        } else {
+            got == want
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{client}: expected CMAP events [{}], got [{}]",
+                want.join(", "),
+                got.join(", ")
+            ))
+        }
+    }
 }
 
 fn code_name(e: &SimErr) -> Option<String> {
-    e.code_name.clone().or_else(|| {
-        let code = e.err.code.or(e.err.write_concern_code)?;
-        CODE_NAMES
-            .iter()
-            .find(|(c, _)| *c == code)
-            .map(|(_, n)| (*n).to_owned())
-    })
+    e.code_name
+        .clone()
+        .or_else(|| code_name_of(e.err.code.or(e.err.write_concern_code)?))
 }
 
 /// Checks an operation's result against its `expectError` / `expectResult`.
