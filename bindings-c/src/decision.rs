@@ -98,8 +98,6 @@ fn decision(d: &rp_decision) -> Result<Decision, Failure> {
 
 /// The core's inputs of a decision: the request, the reason, and the policy (NULL: the RFC default).
 /// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
-// #[inline] here and on `request` and `operation` (make bench): rp_decide 480 -> 432 instructions,
-// 20x -> 17-19x its no-op export; the budget is 20x.
 #[inline]
 pub(crate) unsafe fn inputs<'a>(
     request: *const rp_request,
@@ -122,8 +120,13 @@ pub unsafe extern "C" fn rp_decide(
     decision_out: *mut rp_decision,
 ) -> rp_result {
     output!(decision_out, {
-        let (request, reason, policy) = inputs(request, reason, policy)?;
-        Ok(decision_to_c(&retrypolicy::decide(&request, reason, policy)?))
+        let request = self::request(borrow(request, "request")?)?;
+        let reason = from_c(reason, "reason")?;
+        Ok(decision_to_c(&retrypolicy::decide(
+            &request,
+            reason,
+            policy_or_default(policy),
+        )?))
     })
 }
 

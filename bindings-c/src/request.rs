@@ -100,6 +100,8 @@ fn operation_to_c(op: Operation) -> rp_operation {
 
 /// A request from C, each field checked (errors name `request.*`).
 /// Safety: `r.previous_reasons` must be NULL or point to `r.previous_reasons_len` readable values.
+// #[inline] here and on `operation` and `inputs` (make bench): rp_decide 480 -> 432 instructions
+// per call, from about 20x its no-op export to 17-19x (the budget is 20x).
 #[inline]
 pub(crate) unsafe fn request(r: &rp_request) -> Result<Request, Failure> {
     let operation = operation(&r.operation).map_err(|f| f.prefixed("request."))?;
