@@ -431,6 +431,31 @@ fn builtin_verdict(
     }
 }
 
+/// The verdict of the rules before a host strategy: the deadline, UNKNOWN, always-retry reasons,
+/// then a per-request built-in strategy, which wins over the host's (RFC 0049 "Request
+/// Annotation"); `None` when the host strategy (or the policy's) must decide.
+fn before_strategy(
+    facts: &Facts,
+    strategy: Option<StrategyKind>,
+    reason: RetryReason,
+    policy: &Policy,
+) -> Result<Option<StrategyVerdict>, Error> {
+    Ok(Some(if facts.elapsed_ms >= facts.timeout_ms {
+        declined(Rule::DeadlinePassed)
+    } else if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
+        declined(Rule::UnknownNeverRetried)
+    } else if policy.compat.always_retry(reason) {
+        StrategyVerdict {
+            delay_ms: Some(controlled_backoff(facts.attempts)),
+            rule: Rule::AlwaysRetryControlledBackoff,
+        }
+    } else if let Some(kind) = strategy {
+        builtin_verdict(kind, policy, facts, reason)?
+    } else {
+        return Ok(None);
+    }))
+}
+
 /// The orchestrator's steps before a host strategy is asked: the deadline, UNKNOWN, always-retry
 /// reasons, then a per-request built-in strategy, which wins over the host's (RFC 0049 "Request
 /// Annotation"). Returns `None` when the host strategy must be asked (then call
@@ -442,21 +467,7 @@ pub fn decide_before_strategy(
 ) -> Result<Option<Decision>, Error> {
     request.validate()?;
     let facts = request.facts();
-    let verdict = if facts.elapsed_ms >= facts.timeout_ms {
-        declined(Rule::DeadlinePassed)
-    } else if reason == RetryReason::Unknown && !policy.compat.retry_unknown_if_idempotent {
-        declined(Rule::UnknownNeverRetried)
-    } else if policy.compat.always_retry(reason) {
-        StrategyVerdict {
-            delay_ms: Some(controlled_backoff(facts.attempts)),
-            rule: Rule::AlwaysRetryControlledBackoff,
-        }
-    } else if let Some(kind) = request.strategy {
-        builtin_verdict(kind, policy, &facts, reason)?
-    } else {
-        return Ok(None);
-    };
-    Ok(Some(finish(&facts, reason, verdict)))
+    Ok(before_strategy(&facts, request.strategy, reason, policy)?.map(|v| finish(&facts, reason, v)))
 }
 
 /// Turns a strategy's verdict into the decision, capping its delay to the timeout; a request at
@@ -476,19 +487,24 @@ pub fn decide(request: &Request, reason: RetryReason, policy: &Policy) -> Result
 }
 
 /// Like [`decide`], with a host strategy asked when no earlier rule decides and the request has
-/// no built-in override; without one, the policy's strategy is used.
+/// no built-in override; without one, the policy's strategy is used. The same decision as
+/// [`decide_before_strategy`], then the strategy, then [`decide_after_strategy`].
 pub fn decide_with(
     request: &Request,
     reason: RetryReason,
     policy: &Policy,
     host_strategy: Option<&dyn RetryStrategy>,
 ) -> Result<Decision, Error> {
-    if let Some(decision) = decide_before_strategy(request, reason, policy)? {
-        return Ok(decision);
-    }
-    let verdict = match host_strategy {
-        Some(host) => host.retry_after(request, reason)?,
-        None => builtin_verdict(policy.strategy, policy, &request.facts(), reason)?,
+    request.validate()?;
+    let facts = request.facts();
+    let verdict = match before_strategy(&facts, request.strategy, reason, policy)? {
+        Some(verdict) => verdict,
+        None => match host_strategy {
+            Some(host) => host.retry_after(request, reason)?,
+            None => builtin_verdict(policy.strategy, policy, &facts, reason)?,
+        },
     };
-    Ok(decide_after_strategy(request, reason, verdict))
+    // Before the deadline here (before_strategy refused otherwise), so this is
+    // decide_after_strategy's decision.
+    Ok(finish(&facts, reason, verdict))
 }
