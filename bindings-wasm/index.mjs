@@ -175,7 +175,7 @@ const decideMany = (requests, reasons, policy) => wasm.decideMany(requests, reas
  */
 function decideBeforeStrategy(request, reason, policy) {
   const d = wasm.decideBeforeStrategy(request, reason, handle(policy))
-  return d === null ? null : decision(d)
+  return d && decision(d)
 }
 
 /** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
@@ -294,56 +294,38 @@ function simulate(scenario) {
   return freeze({ steps: freeze(t.steps.map(step)), ending: t.ending, totalMs: millis(t.total_ms), waitedMs: millis(t.waited_ms) })
 }
 
-// ---- MongoDB and HTTP: the core's JSON API, documents in the shared JSON shapes -----------------------
+// ---- MongoDB and HTTP: the core's JSON API, documents in the shared JSON shapes (snake_case) ----------
+
+/** A namespace of JSON-API calls, each `name: [function, ...input keys]` (the arguments in order). */
+function jsonApi(spec) {
+  const input = (keys, args) => (keys.length === 0 ? args[0] : Object.fromEntries(keys.map((k, i) => [k, args[i]])))
+  return freeze(Object.fromEntries(Object.entries(spec).map(([name, [fn, ...keys]]) => [name, (...args) => call(fn, input(keys, args))])))
+}
 
 /** MongoDB retry rules: errors, retryable reads and writes, overload backoff, withTransaction, idempotency. */
-const mongodb = freeze({
-  /** Network, command or state-change error, with the code's name, group and retryability. */
-  classifyError: (error) => call('mongodb_classify_error', { error }),
-  /** Whether a write may be retried after `error` (RetryableWriteError label, pre-4.4 codes). */
-  retryableWriteError: (error, server, retryWrites) =>
-    call('mongodb_retryable_write_error', { error, server, retry_writes: retryWrites }),
-  /** Whether a read may be retried after `error`. */
-  retryableReadError: (error) => call('mongodb_retryable_read_error', { error }),
-  /** Which of the attempts' errors surfaces to the user (the NoWritesPerformed rules). */
-  surfacedError: (kind, errors) => call('mongodb_surfaced_error', { kind, errors }),
-  /** Whether an operation takes part in retryable writes or reads at all. */
-  eligibility: (operation, retryWrites, retryReads) =>
-    call('mongodb_eligibility', { operation, retry_writes: retryWrites, retry_reads: retryReads }),
-  /** Retry once, retry after an overload backoff, or surface: one attempt's decision. */
-  decide: (request, error) => call('mongodb_decide', { request, error }),
-  /** The client-backpressure backoff for an overload retry. */
-  overloadBackoff: (attempt, random, baseBackoffMs) =>
-    call('mongodb_overload_backoff', { attempt, random, base_backoff_ms: baseBackoffMs }),
-  /** The TransientTransactionError / UnknownTransactionCommitResult labels an error carries. */
-  transactionLabels: (command, error) => call('mongodb_transaction_labels', { command, error }),
-  /** The backoff before retrying a whole transaction. */
-  transactionBackoff: (transactionAttempt, random) =>
-    call('mongodb_transaction_backoff', { transaction_attempt: transactionAttempt, random }),
-  /** Replays withTransaction over a list of events: the actions, the last one, backoffs and final state. */
-  withTransaction: (events, timeoutMs) => call('mongodb_with_transaction', { events, timeout_ms: timeoutMs }),
-  /** One step of the withTransaction state machine: (state, event) → {state, action}. */
-  transactionStep: (state, event) => call('mongodb_transaction_step', { state, event }),
-  /** Seed 000's analysis of an operation `{op, filter?, update?, documents?, unique_fields?, upsert?}`. */
-  idempotency: (operation) => call('mongodb_idempotency', operation),
-  /** Whether a DuplicateKeyError on a retried insert means the first attempt succeeded. */
-  duplicateKey: (documentId, error) => call('mongodb_duplicate_key', { document_id: documentId, error }),
-  /** Seed 000's two-step pending-token rewrite of a non-idempotent update (step1, step2). */
-  pendingTokenRewrite: (filter, update, token, upsert, pendingField) =>
-    call('mongodb_pending_token_rewrite', { filter, update, token, upsert, pending_field: pendingField }),
+const mongodb = jsonApi({
+  classifyError: ['mongodb_classify_error', 'error'],
+  retryableWriteError: ['mongodb_retryable_write_error', 'error', 'server', 'retry_writes'],
+  retryableReadError: ['mongodb_retryable_read_error', 'error'],
+  surfacedError: ['mongodb_surfaced_error', 'kind', 'errors'],
+  eligibility: ['mongodb_eligibility', 'operation', 'retry_writes', 'retry_reads'],
+  decide: ['mongodb_decide', 'request', 'error'],
+  overloadBackoff: ['mongodb_overload_backoff', 'attempt', 'random', 'base_backoff_ms'],
+  transactionLabels: ['mongodb_transaction_labels', 'command', 'error'],
+  transactionBackoff: ['mongodb_transaction_backoff', 'transaction_attempt', 'random'],
+  withTransaction: ['mongodb_with_transaction', 'events', 'timeout_ms'],
+  transactionStep: ['mongodb_transaction_step', 'state', 'event'],
+  idempotency: ['mongodb_idempotency'], // the operation document is the whole input
+  duplicateKey: ['mongodb_duplicate_key', 'document_id', 'error'],
+  pendingTokenRewrite: ['mongodb_pending_token_rewrite', 'filter', 'update', 'token', 'upsert', 'pending_field'],
 })
 
 /** HTTP retry rules: status classes, Retry-After, and a bounded retry loop ("now" is passed in). */
-const http = freeze({
-  /** Final success, final rejection or transient, for an HTTP status, or a network error when `networkError`. */
-  classify: (status, networkError) => call('http_classify', { status, network_error: networkError }),
-  /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
-  retryAfter: (value, nowUnixMs) => call('http_retry_after', { value, now_unix_ms: nowUnixMs }),
-  /** An IMF-fixdate as Unix milliseconds. */
-  parseDate: (value) => call('http_date', { value }),
-  /** What a bounded retry loop does after an attempt: retry after a delay, or stop and why. */
-  nextStep: (loop, state, attempt, nowUnixMs, random) =>
-    call('http_next', { loop, state, attempt, now_unix_ms: nowUnixMs, random }),
+const http = jsonApi({
+  classify: ['http_classify', 'status', 'network_error'],
+  retryAfter: ['http_retry_after', 'value', 'now_unix_ms'],
+  parseDate: ['http_date', 'value', 'now_unix_ms'],
+  nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
 })
 
 /** The engine's version (the workspace version). */

@@ -1,8 +1,6 @@
 //! `decide` and its companions: a JavaScript request in, the core's decision out as a plain
 //! object in its JSON form (`{action, delay_ms, reason, rule, section, ...}`).
 
-use std::cell::RefCell;
-
 use js_sys::{Array, Function};
 use retrypolicy::{Decision, Error, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
 use wasm_bindgen::prelude::*;
@@ -13,12 +11,8 @@ use crate::strategy::HostStrategy;
 use crate::{ms_to_js, read, to_js};
 
 fn decision(request: &JsValue, reason: &JsValue, policy: &Policy) -> Fallible<Decision> {
-    let r = read::request(request)?;
-    Ok(retrypolicy::decide(
-        &r,
-        read::reason(reason, "reason")?,
-        &policy.0,
-    )?)
+    let (r, reason) = (read::request(request)?, read::reason(reason, "reason")?);
+    Ok(retrypolicy::decide(&r, reason, &policy.0)?)
 }
 
 /// Decides whether and when to retry `request` after `reason` under `policy` (its strategy decides).
@@ -37,14 +31,9 @@ pub fn decide_with(
     strategy: &JsValue,
     strategy_policy: &Policy,
 ) -> Fallible<JsValue> {
-    let r = read::request(request)?;
-    let reason = read::reason(reason, "reason")?;
+    let (r, reason) = (read::request(request)?, read::reason(reason, "reason")?);
     let decided = if let Some(function) = strategy.dyn_ref::<Function>() {
-        let host = HostStrategy {
-            function,
-            request,
-            thrown: RefCell::new(None),
-        };
+        let host = HostStrategy::new(function, request);
         let decided = retrypolicy::decide_with(&r, reason, &policy.0, Some(&host));
         if let Some(thrown) = host.thrown.take() {
             return Err(Failure::Thrown(thrown));
@@ -65,21 +54,20 @@ pub fn decide_with(
 /// an error names the request (`requests[1].elapsedMs`) or the reason (`reasons[1]`).
 #[wasm_bindgen(js_name = decideMany)]
 pub fn decide_many(requests: &JsValue, reasons: &JsValue, policy: &Policy) -> Fallible<Array> {
-    let array = requests.dyn_ref::<Array>();
-    let array = array.ok_or_else(|| read::invalid_type("requests", "an array of requests", requests))?;
+    let all = requests.dyn_ref::<Array>();
+    let all = all.ok_or_else(|| read::invalid_type("requests", "an array of requests", requests))?;
     let each = reasons.dyn_ref::<Array>();
-    if let Some(all) = each.filter(|all| all.length() != array.length()) {
-        let expected = format!("one reason per request ({})", array.length());
-        let value = all.length().to_string();
+    if let Some(n) = each.map(Array::length).filter(|&n| n != all.length()) {
+        let expected = format!("one reason per request ({})", all.length());
         return Err(Error::OutOfRange {
-            field: "reasons".to_owned(),
-            value,
+            field: "reasons".into(),
+            value: n.to_string(),
             expected,
         }
         .into());
     }
     let decide_one = |(i, request): (usize, JsValue)| {
-        let reason = each.map_or_else(|| reasons.clone(), |all| all.get(i as u32));
+        let reason = each.map_or_else(|| reasons.clone(), |r| r.get(i as u32));
         match decision(&request, &reason, policy) {
             Ok(d) => Ok(to_js(&d)),
             Err(Failure::Core(e)) => {
@@ -93,15 +81,14 @@ pub fn decide_many(requests: &JsValue, reasons: &JsValue, policy: &Policy) -> Fa
             Err(thrown) => Err(thrown),
         }
     };
-    array.iter().enumerate().map(decide_one).collect()
+    all.iter().enumerate().map(decide_one).collect()
 }
 
 /// The orchestrator's steps before a host strategy is asked (the deadline, UNKNOWN, always-retry
 /// reasons, a per-request built-in strategy): the decision, or null when the host must be asked.
 #[wasm_bindgen(js_name = decideBeforeStrategy)]
 pub fn decide_before_strategy(request: &JsValue, reason: &JsValue, policy: &Policy) -> Fallible<JsValue> {
-    let r = read::request(request)?;
-    let reason = read::reason(reason, "reason")?;
+    let (r, reason) = (read::request(request)?, read::reason(reason, "reason")?);
     Ok(to_js(&retrypolicy::decide_before_strategy(
         &r, reason, &policy.0,
     )?))
@@ -114,9 +101,8 @@ pub fn decide_after_strategy(
     reason: &JsValue,
     retry_after_ms: &JsValue,
 ) -> Fallible<JsValue> {
-    let r = read::request(request)?;
+    let (r, reason) = (read::request(request)?, read::reason(reason, "reason")?);
     r.validate()?;
-    let reason = read::reason(reason, "reason")?;
     let verdict = match read::optional(retry_after_ms, |v| read::millis(v, "retryAfterMs"))? {
         Some(ms) => StrategyVerdict::custom_retry(ms),
         None => StrategyVerdict::custom_no_retry(),
@@ -128,23 +114,17 @@ pub fn decide_after_strategy(
 /// when it declines (what a host strategy defers to).
 #[wasm_bindgen(js_name = bestEffortDelay)]
 pub fn best_effort_delay(request: &JsValue, reason: &JsValue, policy: &Policy) -> Fallible<JsValue> {
-    let r = read::request(request)?;
+    let (r, reason) = (read::request(request)?, read::reason(reason, "reason")?);
     r.validate()?;
-    let verdict = policy
-        .0
-        .best_effort()
-        .retry_after(&r, read::reason(reason, "reason")?)?;
+    let verdict = policy.0.best_effort().retry_after(&r, reason)?;
     Ok(verdict.delay_ms.map_or(JsValue::NULL, ms_to_js))
 }
 
 /// RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries.
 #[wasm_bindgen(js_name = controlledBackoffMs)]
 pub fn controlled_backoff_ms(attempt: &JsValue) -> Fallible<JsValue> {
-    Ok(ms_to_js(retrypolicy::controlled_backoff(read::count(
-        attempt,
-        "attempt",
-        u32::MAX,
-    )?)))
+    let attempt = read::count(attempt, "attempt", u32::MAX)?;
+    Ok(ms_to_js(retrypolicy::controlled_backoff(attempt)))
 }
 
 /// The policy's best-effort delay in ms after `attempt` retries; jitter needs a draw in [0, 1).
@@ -153,13 +133,13 @@ pub fn backoff_delay_ms(
     policy: &Policy,
     attempt: &JsValue,
     random: &JsValue,
-    previous_delay_ms: &JsValue,
+    previous: &JsValue,
 ) -> Fallible<JsValue> {
-    let p = &policy.0;
+    let (backoff, jitter) = (&policy.0.backoff, policy.0.jitter);
     let attempt = read::count(attempt, "attempt", u32::MAX)?;
     let random = read::optional(random, |v| read::number(v, "random"))?;
-    let previous = read::optional(previous_delay_ms, |v| read::millis(v, "previousDelayMs"))?;
+    let previous = read::optional(previous, |v| read::millis(v, "previousDelayMs"))?;
     Ok(ms_to_js(retrypolicy::backoff_delay(
-        &p.backoff, p.jitter, attempt, random, previous,
+        backoff, jitter, attempt, random, previous,
     )?))
 }

@@ -19,6 +19,17 @@ pub struct HostStrategy<'a> {
     pub thrown: RefCell<Option<JsValue>>,
 }
 
+impl<'a> HostStrategy<'a> {
+    /// `function` as the strategy for `request`.
+    pub fn new(function: &'a Function, request: &'a JsValue) -> Self {
+        HostStrategy {
+            function,
+            request,
+            thrown: RefCell::new(None),
+        }
+    }
+}
+
 impl RetryStrategy for HostStrategy<'_> {
     fn retry_after(&self, _request: &Request, reason: RetryReason) -> Result<StrategyVerdict, Error> {
         let answer = self
