@@ -3,9 +3,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
 
 const require = createRequire(import.meta.url)
 const rp = require('../pkg/nodejs/retrypolicy_wasm.js')
@@ -103,6 +104,16 @@ test('the facade offers no bench-only export', async () => {
   assert.equal(typeof rp.noop, 'function')
   assert.equal(facade.noop, undefined)
   assert.equal(facade.default.noop, undefined)
+})
+
+test("the README's quickstart runs and prints what it shows", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const code = readme.match(/## Quickstart[^]*?```js\n([^]*?)```/)[1]
+  const printed = code.match(/^\/\/ (retry .*)$/m)[1]
+  const file = fileURLToPath(new URL('../build/readme-quickstart.mjs', import.meta.url))
+  mkdirSync(fileURLToPath(new URL('../build/', import.meta.url)), { recursive: true })
+  writeFileSync(file, code.replace("'./index.mjs'", JSON.stringify(new URL('../index.mjs', import.meta.url).href)))
+  assert.equal(execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim(), printed)
 })
 
 // Last: after a panic the instance's stack is not unwound, so nothing runs on it afterwards.
