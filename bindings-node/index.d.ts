@@ -54,7 +54,7 @@ export interface ClassificationObject {
 }
 
 /** Classifies the first error of an analytics response. */
-export declare function classifyAnalytics(code: unknown): ClassificationObject
+export declare function classifyAnalytics(errorCode: unknown): ClassificationObject
 
 /** Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...). */
 export declare function classifyDispatch(failure: unknown): ClassificationObject
@@ -63,22 +63,16 @@ export declare function classifyDispatch(failure: unknown): ClassificationObject
 export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
 
 /** Classifies the first error of a query response. */
-export declare function classifyQuery(code: unknown, message: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
+export declare function classifyQuery(errorCode: unknown, message: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
 
 /** Classifies a search response's HTTP status. */
-export declare function classifySearch(httpStatusCode: unknown): ClassificationObject
+export declare function classifySearch(status: unknown): ClassificationObject
 
 /** Classifies a views response from its HTTP status and body text. */
-export declare function classifyViews(httpStatusCode: unknown, body: unknown): ClassificationObject
+export declare function classifyViews(status: unknown, body: unknown): ClassificationObject
 
 /** RFC 0049's controlled backoff in milliseconds after `attempt` retries. */
 export declare function controlledBackoff(attempt: unknown): number | bigint
-
-/**
- * Decides with the built-in strategies. The hot call: the JavaScript layer passes the request's
- * fields as arguments, because reading them from the object through N-API costs about 65 ns each.
- */
-export declare function decide(service: unknown, operation: unknown, readonly: unknown, method: unknown, timeoutMs: unknown, elapsedMs: unknown, attempts: unknown, idempotent: unknown, strategy: unknown, random: unknown, previousDelayMs: unknown, previousReasons: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown
 
 /** A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout. */
 export declare function decideAfterStrategy(request: unknown, reason: unknown, retryAfter: unknown, make: unknown): unknown
@@ -86,10 +80,10 @@ export declare function decideAfterStrategy(request: unknown, reason: unknown, r
 /** The orchestrator's steps before a host strategy: the decision, or null when the host must be asked. */
 export declare function decideBeforeStrategy(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown | null
 
-/** Decides with the built-in best-effort strategy configured by `strategy_policy` as the host strategy. */
+/** Decides with the built-in best-effort strategy, configured by `strategy_policy`, as the host's. */
 export declare function decideWithBestEffort(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
 
-/** Decides with the built-in fail-fast strategy as the host strategy. */
+/** Decides with the built-in fail-fast strategy as the host's. */
 export declare function decideWithFailFast(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown
 
 /** Decides with a host strategy function, handed the caller's request object. */
@@ -123,36 +117,8 @@ export interface ReasonRow {
 /** The RFC 0049 RetryReason table, in the core's order. */
 export declare function reasonTable(): Array<ReasonRow>
 
-/** A request from the wire form (snake_case JSON text), as the package's camelCase object. */
-export declare function requestFromJson(text: unknown): RequestObject
-
-/** A request as the package's camelCase object (what `requestFromJson` returns). */
-export interface RequestObject {
-  /** The service. */
-  service: string
-  /** The KV operation (KV only). */
-  operation?: string
-  /** The readonly property (query and analytics only). */
-  readonly?: boolean
-  /** The HTTP method (cluster manager and management only). */
-  method?: string
-  /** Retries already made. */
-  attempts: number
-  /** Time since the request started. */
-  elapsedMs: number | bigint
-  /** The request's timeout. */
-  timeoutMs: number | bigint
-  /** The idempotency override. */
-  idempotent?: boolean
-  /** The per-request built-in strategy. */
-  strategy?: string
-  /** The random draw. */
-  random?: number
-  /** The previous retry's delay. */
-  previousDelayMs?: number | bigint
-  /** Reasons of earlier retries. */
-  previousReasons?: Array<string>
-}
+/** A request in the wire form (snake_case JSON text), checked and written back in its normal form. */
+export declare function requestFromJson(text: unknown): string
 
 /** A camelCase request in the wire form, as JSON text. */
 export declare function requestToJson(request: unknown): string

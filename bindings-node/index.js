@@ -849,7 +849,6 @@ module.exports.classifyQuery = nativeBinding.classifyQuery
 module.exports.classifySearch = nativeBinding.classifySearch
 module.exports.classifyViews = nativeBinding.classifyViews
 module.exports.controlledBackoff = nativeBinding.controlledBackoff
-module.exports.decide = nativeBinding.decide
 module.exports.decideAfterStrategy = nativeBinding.decideAfterStrategy
 module.exports.decideBeforeStrategy = nativeBinding.decideBeforeStrategy
 module.exports.decideWithBestEffort = nativeBinding.decideWithBestEffort

@@ -77,8 +77,8 @@ function jsonApi(callText) {
     classify: (status, networkError) => call('http_classify', {}, { status, network_error: networkError }),
     /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
     retryAfter: (value, nowUnixMs) => call('http_retry_after', { value }, { now_unix_ms: nowUnixMs }),
-    /** An IMF-fixdate as Unix milliseconds. */
-    parseDate: (value) => call('http_date', { value }),
+    /** An HTTP-date as Unix milliseconds (an RFC 850 date's two-digit year needs "now"). */
+    parseDate: (value, nowUnixMs) => call('http_date', { value }, { now_unix_ms: nowUnixMs }),
     /** What a bounded retry loop does after an attempt: retry after a delay, or stop and why. */
     nextStep: (loop, state, attempt, nowUnixMs, random) =>
       call('http_next', { loop, state, attempt }, { now_unix_ms: nowUnixMs, random }),

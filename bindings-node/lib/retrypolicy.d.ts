@@ -493,7 +493,7 @@ export declare const http: Readonly<{
     readonly retry_after: boolean
   }
   retryAfter(value: string, nowUnixMs?: number): { readonly delay_ms: number }
-  parseDate(value: string): { readonly unix_ms: number }
+  parseDate(value: string, nowUnixMs?: number): { readonly unix_ms: number }
   nextStep(
     loop: JsonDocument,
     state: JsonDocument,

@@ -264,9 +264,12 @@ function backoffDelayMs(policy, attempt, random, previousDelayMs) {
   return native.backoffDelay(policyHandle(policy), attempt, random, previousDelayMs)
 }
 
+const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+
 /** A request from the wire form (snake_case, `*_ms` numbers or decimal strings), as a camelCase object. */
 function requestFromJson(document) {
-  return native.requestFromJson(documentText(document, 'request'))
+  const wire = JSON.parse(native.requestFromJson(documentText(document, 'request')))
+  return Object.fromEntries(Object.entries(wire).map(([k, v]) => [camel(k), k.endsWith('_ms') ? wireMillis(v) : v]))
 }
 
 /** A camelCase request in the wire form, as JSON text. */

@@ -14,6 +14,17 @@ pub fn arg<T: ToNapiValue>(f: &Unknown, value: T) -> Res<sys::napi_value> {
     Ok(unsafe { T::to_napi_value(f.value().env, value) }?)
 }
 
+/// A name from the core's tables (ASCII) as a string argument: read as Latin-1, which spares
+/// V8 the UTF-8 decoding.
+pub fn name_arg(f: &Unknown, name: &str) -> Res<sys::napi_value> {
+    debug_assert!(name.is_ascii());
+    let mut out = ptr::null_mut();
+    let (env, text) = (f.value().env, name.as_ptr().cast());
+    // SAFETY: `text` points at `name.len()` bytes.
+    check_status!(unsafe { sys::napi_create_string_latin1(env, text, name.len() as isize, &mut out) })?;
+    Ok(out)
+}
+
 /// Calls the function `f` with `args` and `this` undefined.
 pub fn call<'a>(f: &Unknown<'a>, args: &[sys::napi_value]) -> Res<Unknown<'a>> {
     let raw = f.value();

@@ -5,7 +5,7 @@ use napi_derive::napi;
 use retrypolicy::classify::dispatch::DispatchFailure;
 use retrypolicy::{Classification, KvOperation};
 
-use crate::convert;
+use crate::convert::{self, Js};
 use crate::errors::{run, Res};
 use crate::policy::{self, ErrorMapHandle, PolicyHandle};
 
@@ -36,7 +36,7 @@ fn classified(env: &Env, body: impl FnOnce() -> Res<Classification>) -> napi::Re
 }
 
 /// Classifies a KV status (a number or a `"0x.."` string) for a KV operation.
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_kv(
     env: Env,
     operation: Unknown,
@@ -45,10 +45,10 @@ pub fn classify_kv(
     policy: Option<&PolicyHandle>,
 ) -> napi::Result<ClassificationObject> {
     classified(&env, || {
-        let op = convert::with_str(&operation, "operation", |s| {
+        let op = convert::with_str(&Js(operation), "operation", |s| {
             Ok(KvOperation::parse("operation", s)?)
         })?;
-        let status = convert::status(&status, "status")?;
+        let status = convert::status(&Js(status), "status")?;
         let compat = &policy::or_default(policy).compat;
         Ok(retrypolicy::classify_kv(
             op,
@@ -59,19 +59,23 @@ pub fn classify_kv(
     })
 }
 
+/// A query or analytics error code.
+fn code(v: Unknown) -> Res<u32> {
+    convert::u32_or(&Js(v), "code", None)
+}
+
 /// Classifies the first error of a query response.
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_query(
     env: Env,
-    code: Unknown,
+    error_code: Unknown,
     message: Unknown,
     policy: Option<&PolicyHandle>,
 ) -> napi::Result<ClassificationObject> {
     classified(&env, || {
-        let code = convert::u32_value(&code, "code")?;
-        let message = convert::text(&message, "message")?;
+        let message = convert::text(&Js(message), "message")?;
         Ok(retrypolicy::classify_query(
-            code,
+            code(error_code)?,
             &message,
             &policy::or_default(policy).compat,
         ))
@@ -79,19 +83,15 @@ pub fn classify_query(
 }
 
 /// Classifies the first error of an analytics response.
-#[napi]
-pub fn classify_analytics(env: Env, code: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        Ok(retrypolicy::classify_analytics(convert::u32_value(
-            &code, "code",
-        )?))
-    })
+#[napi(catch_unwind)]
+pub fn classify_analytics(env: Env, error_code: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || Ok(retrypolicy::classify_analytics(code(error_code)?)))
 }
 
 /// An HTTP status in 0..=65535.
-fn http_status(v: &Unknown) -> Res<u16> {
+fn http_status(v: Unknown) -> Res<u16> {
     Ok(convert::whole(
-        v,
+        &Js(v),
         "httpStatus",
         u64::from(u16::MAX),
         "a whole number in 0..=65535",
@@ -99,35 +99,25 @@ fn http_status(v: &Unknown) -> Res<u16> {
 }
 
 /// Classifies a search response's HTTP status.
-#[napi]
-pub fn classify_search(env: Env, http_status_code: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        Ok(retrypolicy::classify_search(http_status(&http_status_code)?))
-    })
+#[napi(catch_unwind)]
+pub fn classify_search(env: Env, status: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || Ok(retrypolicy::classify_search(http_status(status)?)))
 }
 
 /// Classifies a views response from its HTTP status and body text.
-#[napi]
-pub fn classify_views(
-    env: Env,
-    http_status_code: Unknown,
-    body: Unknown,
-) -> napi::Result<ClassificationObject> {
+#[napi(catch_unwind)]
+pub fn classify_views(env: Env, status: Unknown, body: Unknown) -> napi::Result<ClassificationObject> {
     classified(&env, || {
-        let status = http_status(&http_status_code)?;
-        Ok(retrypolicy::classify_views(
-            status,
-            &convert::text(&body, "body")?,
-        ))
+        let body = convert::text(&Js(body), "body")?;
+        Ok(retrypolicy::classify_views(http_status(status)?, &body))
     })
 }
 
 /// Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...).
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_dispatch(env: Env, failure: Unknown) -> napi::Result<ClassificationObject> {
     classified(&env, || {
-        Ok(retrypolicy::classify_dispatch(convert::name::<DispatchFailure>(
-            &failure, "failure",
-        )?))
+        let failure: DispatchFailure = convert::name(&Js(failure), "failure")?;
+        Ok(retrypolicy::classify_dispatch(failure))
     })
 }

@@ -7,42 +7,193 @@ use napi::{check_status, sys};
 use retrypolicy::serde_form::ms::MAX_SAFE;
 use retrypolicy::units::{millis_from_f64, whole_number};
 use retrypolicy::{Error as CoreError, RetryReason};
-use serde::de::DeserializeOwned;
+use serde::de::{value::StrDeserializer, DeserializeOwned, IntoDeserializer};
 
 use crate::errors::{invalid_type, Fail, Res};
 
-/// What a 32-bit count or code accepts.
-pub const U32_EXPECTED: &str = "a whole number in 0..=4294967295";
+/// A JavaScript value to convert. Its type is asked of N-API only when needed: a value of the
+/// expected type is read directly (N-API checks the type itself), which saves a call per value.
+#[derive(Clone, Copy)]
+pub struct Js<'a>(pub Unknown<'a>);
 
-/// The value's JavaScript type.
-pub fn kind(v: &Unknown) -> Res<ValueType> {
-    Ok(v.get_type()?)
-}
+impl<'a> Js<'a> {
+    /// The value's type.
+    pub fn kind(&self) -> Res<ValueType> {
+        Ok(self.0.get_type()?)
+    }
 
-/// Whether the value is `undefined` or `null`.
-pub fn is_nullish(v: &Unknown) -> Res<bool> {
-    Ok(matches!(kind(v)?, ValueType::Undefined | ValueType::Null))
-}
+    /// Whether the value is `undefined`.
+    pub fn is_undefined(&self) -> Res<bool> {
+        Ok(self.kind()? == ValueType::Undefined)
+    }
 
-fn type_name(t: ValueType) -> &'static str {
-    match t {
-        ValueType::Undefined => "undefined",
-        ValueType::Null => "null",
-        ValueType::Boolean => "boolean",
-        ValueType::Number => "number",
-        ValueType::String => "string",
-        ValueType::Symbol => "symbol",
-        ValueType::Function => "function",
-        ValueType::BigInt => "bigint",
-        _ => "object",
+    /// Whether the value is `undefined` or `null`.
+    pub fn is_nullish(&self) -> Res<bool> {
+        Ok(matches!(self.kind()?, ValueType::Undefined | ValueType::Null))
+    }
+
+    /// The type's name, as `typeof` says it (`null` for null).
+    pub fn type_name(&self) -> &'static str {
+        match self.kind() {
+            Ok(ValueType::Undefined) => "undefined",
+            Ok(ValueType::Null) => "null",
+            Ok(ValueType::Boolean) => "boolean",
+            Ok(ValueType::Number) => "number",
+            Ok(ValueType::String) => "string",
+            Ok(ValueType::Symbol) => "symbol",
+            Ok(ValueType::Function) => "function",
+            Ok(ValueType::BigInt) => "bigint",
+            _ => "object",
+        }
+    }
+
+    /// An `invalid_type` error for `field`: expected `what`, got this value's type.
+    pub fn wrong_type(&self, field: &str, what: &str) -> Fail {
+        invalid_type(field, format!("expected {what}, got {}", self.type_name()))
+    }
+
+    /// The value as `V` (the caller has checked the type).
+    fn cast<V: napi::bindgen_prelude::FromNapiValue>(&self) -> Res<V> {
+        // SAFETY: every caller checks the type first.
+        Ok(unsafe { self.0.cast::<V>() }?)
+    }
+
+    /// The number, or none for another type.
+    fn as_f64(&self) -> Res<Option<f64>> {
+        let raw = self.0.value();
+        let mut x = 0.0;
+        // SAFETY: `raw` is a live handle of the current call.
+        match unsafe { sys::napi_get_value_double(raw.env, raw.value, &mut x) } {
+            sys::Status::napi_number_expected => Ok(None),
+            status => check_status!(status).map(|()| Some(x)).map_err(Fail::from),
+        }
     }
 }
 
-/// An `invalid_type` error for `field`: expected `what`, got the value's JavaScript type.
-pub fn wrong_type(v: &Unknown, field: &str, what: &str) -> Fail {
-    match kind(v) {
-        Ok(t) => invalid_type(field, format!("expected {what}, got {}", type_name(t))),
-        Err(fail) => fail,
+/// A number's value, `invalid_type` for anything else.
+pub fn number(v: &Js, field: &str, what: &str) -> Res<f64> {
+    v.as_f64()?.ok_or_else(|| v.wrong_type(field, what))
+}
+
+/// Calls `f` with a string's text; none for `undefined`, `invalid_type` for anything else. Names
+/// are read into a stack buffer: napi-rs's `String` conversion cost about 75 ns more per string.
+pub fn opt_str<R>(v: &Js, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<Option<R>> {
+    let mut buf = [0u8; 64];
+    let mut len = 0usize;
+    let raw = v.0.value();
+    let out = buf.as_mut_ptr().cast();
+    // SAFETY: the buffer holds `buf.len()` bytes; N-API writes at most that many, NUL included.
+    match unsafe { sys::napi_get_value_string_utf8(raw.env, raw.value, out, buf.len(), &mut len) } {
+        sys::Status::napi_string_expected if v.is_undefined()? => return Ok(None),
+        sys::Status::napi_string_expected => return Err(v.wrong_type(field, "a string")),
+        status => check_status!(status)?,
+    }
+    // N-API never splits a character, so a string that may not have fit is read again whole.
+    if len + 4 < buf.len() {
+        let text = std::str::from_utf8(&buf[..len]).map_err(|e| invalid_type(field, e.to_string()))?;
+        return f(text).map(Some);
+    }
+    f(&v.cast::<String>()?).map(Some)
+}
+
+/// Calls `f` with a string's text, `invalid_type` for anything else.
+pub fn with_str<R>(v: &Js, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<R> {
+    opt_str(v, field, f)?.ok_or_else(|| v.wrong_type(field, "a string"))
+}
+
+/// A string's text, `undefined`/`null` being the empty string.
+pub fn text(v: &Js, field: &str) -> Res<String> {
+    match v.is_nullish()? {
+        true => Ok(String::new()),
+        false => with_str(v, field, |s| Ok(s.to_owned())),
+    }
+}
+
+/// A name of a core enum (snake_case, as in JSON). The typed error comes from the wire layer;
+/// a valid name is read directly, without its JSON value and path tracking (about 35 ns).
+fn parse_name<T: DeserializeOwned>(field: &str, s: &str) -> Res<T> {
+    let direct: StrDeserializer<serde::de::value::Error> = s.into_deserializer();
+    match T::deserialize(direct) {
+        Ok(t) => Ok(t),
+        Err(_) => Ok(retrypolicy_wire::parse_name(field, s)?),
+    }
+}
+
+/// A name of a core enum.
+pub fn name<T: DeserializeOwned>(v: &Js, field: &str) -> Res<T> {
+    with_str(v, field, |s| parse_name(field, s))
+}
+
+/// An optional name: `undefined` is none.
+pub fn opt_name<T: DeserializeOwned>(v: &Js, field: &str) -> Res<Option<T>> {
+    opt_str(v, field, |s| parse_name(field, s))
+}
+
+/// A JSON enum value's name (`"not_idempotent"`, `"kv"`, `"GET"`).
+pub fn wire_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// A retry reason by name (the RFC table's names and aliases).
+pub fn reason(v: &Js, field: &str) -> Res<RetryReason> {
+    with_str(v, field, |s| Ok(RetryReason::parse(field, s)?))
+}
+
+/// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1).
+pub fn millis(v: &Js, field: &str) -> Res<u64> {
+    millis_or(v, field, None)
+}
+
+/// Milliseconds, `undefined` meaning `default` when there is one.
+pub fn millis_or(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
+    let invalid = |value: String| {
+        Fail::Core(CoreError::InvalidDuration {
+            field: field.to_owned(),
+            value,
+        })
+    };
+    if let Some(x) = v.as_f64()? {
+        return Ok(millis_from_f64(field, x)?);
+    }
+    match v.kind()? {
+        ValueType::BigInt => {
+            let big: BigInt = v.cast()?;
+            match big.get_u64() {
+                (false, ms, true) => Ok(ms),
+                _ if big.sign_bit && big.words.len() == 1 => Err(invalid(format!("-{}n", big.words[0]))),
+                _ => Err(invalid("a bigint outside 0..=2^64-1".to_owned())),
+            }
+        }
+        ValueType::Undefined => default.ok_or_else(|| {
+            Fail::Core(CoreError::MissingField {
+                field: field.to_owned(),
+            })
+        }),
+        ValueType::String => Err(invalid(format!(
+            "{:?}",
+            retrypolicy::error::shorten(&v.cast::<String>()?)
+        ))),
+        _ => Err(invalid(v.type_name().to_owned())),
+    }
+}
+
+/// Optional milliseconds: `undefined`/`null` are none.
+pub fn opt_millis(v: &Js, field: &str) -> Res<Option<u64>> {
+    match v.is_nullish()? {
+        true => Ok(None),
+        false => millis(v, field).map(Some),
+    }
+}
+
+/// Milliseconds out: a number up to 2^53 − 1, an exact bigint past it.
+pub fn millis_out(ms: u64) -> Either<f64, BigInt> {
+    if ms <= MAX_SAFE {
+        Either::A(ms as f64)
+    } else {
+        Either::B(BigInt::from(ms))
     }
 }
 
@@ -55,116 +206,8 @@ fn js_number(x: f64) -> String {
     }
 }
 
-/// A number's value, `invalid_type` for anything else.
-pub fn number(v: &Unknown, field: &str, what: &str) -> Res<f64> {
-    if kind(v)? != ValueType::Number {
-        return Err(wrong_type(v, field, what));
-    }
-    // SAFETY: the value is a number.
-    Ok(unsafe { v.cast::<f64>() }?)
-}
-
-/// Calls `f` with a string's text, `invalid_type` for anything else. Names are read into a
-/// stack buffer: napi-rs's `String` conversion cost about 75 ns more per string here.
-pub fn with_str<R>(v: &Unknown, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<R> {
-    if kind(v)? != ValueType::String {
-        return Err(wrong_type(v, field, "a string"));
-    }
-    let mut buf = [0u8; 64];
-    let mut len = 0usize;
-    let raw = v.value();
-    // SAFETY: the buffer holds `buf.len()` bytes; N-API writes at most that many, NUL included.
-    check_status!(unsafe {
-        sys::napi_get_value_string_utf8(raw.env, raw.value, buf.as_mut_ptr().cast(), buf.len(), &mut len)
-    })?;
-    // N-API never splits a character, so a string that may not have fit is read again whole.
-    if len + 4 < buf.len() {
-        let text = std::str::from_utf8(&buf[..len]).map_err(|e| invalid_type(field, e.to_string()))?;
-        return f(text);
-    }
-    // SAFETY: the value is a string.
-    let text: String = unsafe { v.cast() }?;
-    f(&text)
-}
-
-/// A string's text, `undefined`/`null` being the empty string.
-pub fn text(v: &Unknown, field: &str) -> Res<String> {
-    if is_nullish(v)? {
-        return Ok(String::new());
-    }
-    with_str(v, field, |s| Ok(s.to_owned()))
-}
-
-/// A name of a core enum (snake_case, as in JSON), parsed by the wire layer.
-pub fn name<T: DeserializeOwned>(v: &Unknown, field: &str) -> Res<T> {
-    with_str(v, field, |s| Ok(retrypolicy_wire::parse_name(field, s)?))
-}
-
-/// A JSON enum value's name (`"not_idempotent"`, `"kv"`, `"GET"`).
-pub fn wire_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => String::new(),
-    }
-}
-
-/// A retry reason by name (the RFC table's names and aliases).
-pub fn reason(v: &Unknown, field: &str) -> Res<RetryReason> {
-    with_str(v, field, |s| Ok(RetryReason::parse(field, s)?))
-}
-
-/// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1).
-pub fn millis(v: &Unknown, field: &str) -> Res<u64> {
-    let invalid = |value: String| {
-        Fail::Core(CoreError::InvalidDuration {
-            field: field.to_owned(),
-            value,
-        })
-    };
-    match kind(v)? {
-        // SAFETY: the value is a number.
-        ValueType::Number => Ok(millis_from_f64(field, unsafe { v.cast::<f64>() }?)?),
-        ValueType::BigInt => {
-            // SAFETY: the value is a bigint.
-            let big: BigInt = unsafe { v.cast() }?;
-            match big.get_u64() {
-                (false, ms, true) => Ok(ms),
-                _ if big.sign_bit && big.words.len() == 1 => Err(invalid(format!("-{}n", big.words[0]))),
-                _ => Err(invalid("a bigint outside 0..=2^64-1".to_owned())),
-            }
-        }
-        ValueType::Undefined => Err(Fail::Core(CoreError::MissingField {
-            field: field.to_owned(),
-        })),
-        // SAFETY (string): the value is a string.
-        ValueType::String => Err(invalid(format!(
-            "{:?}",
-            retrypolicy::error::shorten(&unsafe { v.cast::<String>() }?)
-        ))),
-        t => Err(invalid(type_name(t).to_owned())),
-    }
-}
-
-/// Optional milliseconds: `undefined`/`null` are none.
-pub fn opt_millis(v: &Unknown, field: &str) -> Res<Option<u64>> {
-    if is_nullish(v)? {
-        return Ok(None);
-    }
-    millis(v, field).map(Some)
-}
-
-/// Milliseconds out: a number up to 2^53 − 1, an exact bigint past it.
-pub fn millis_out(ms: u64) -> Either<f64, BigInt> {
-    if ms <= MAX_SAFE {
-        Either::A(ms as f64)
-    } else {
-        Either::B(BigInt::from(ms))
-    }
-}
-
-/// A whole number in `0..=max` (below 2^53), `out_of_range` otherwise, `invalid_type` for a non-number.
-pub fn whole(v: &Unknown, field: &str, max: u64, expected: &str) -> Res<u64> {
-    let x = number(v, field, "a number")?;
+/// `x` as a whole number in `0..=max` (below 2^53), else `out_of_range` naming `field`.
+fn in_range(x: f64, field: &str, max: u64, expected: &str) -> Res<u64> {
     whole_number(x, max as f64).ok_or_else(|| {
         Fail::Core(CoreError::OutOfRange {
             field: field.to_owned(),
@@ -174,22 +217,24 @@ pub fn whole(v: &Unknown, field: &str, max: u64, expected: &str) -> Res<u64> {
     })
 }
 
-/// A 32-bit count or code.
-pub fn u32_value(v: &Unknown, field: &str) -> Res<u32> {
-    Ok(whole(v, field, u64::from(u32::MAX), U32_EXPECTED)? as u32)
+/// A whole number in `0..=max` (below 2^53), `out_of_range` otherwise, `invalid_type` for a non-number.
+pub fn whole(v: &Js, field: &str, max: u64, expected: &str) -> Res<u64> {
+    in_range(number(v, field, "a number")?, field, max, expected)
 }
 
-/// A retry count, `undefined` meaning 0.
-pub fn count(v: &Unknown, field: &str) -> Res<u32> {
-    if kind(v)? == ValueType::Undefined {
-        return Ok(0);
-    }
-    u32_value(v, field)
+/// A 32-bit count or code, `undefined` meaning `default` when there is one.
+pub fn u32_or(v: &Js, field: &str, default: Option<u32>) -> Res<u32> {
+    let x = match (v.as_f64()?, default) {
+        (Some(x), _) => x,
+        (None, Some(d)) if v.is_undefined()? => return Ok(d),
+        (None, _) => return Err(v.wrong_type(field, "a number")),
+    };
+    Ok(in_range(x, field, u64::from(u32::MAX), "a whole number in 0..=4294967295")? as u32)
 }
 
 /// A 16-bit status: a number, or a `0x`-prefixed hex string.
-pub fn status(v: &Unknown, field: &str) -> Res<u16> {
-    if kind(v)? == ValueType::String {
+pub fn status(v: &Js, field: &str) -> Res<u16> {
+    if v.kind()? == ValueType::String {
         return with_str(v, field, |s| {
             Ok(retrypolicy::serde_form::status::parse_text(field, s)?)
         });
@@ -199,18 +244,17 @@ pub fn status(v: &Unknown, field: &str) -> Res<u16> {
 }
 
 /// An optional boolean: `undefined`/`null` are none.
-pub fn opt_bool(v: &Unknown, field: &str) -> Res<Option<bool>> {
-    match kind(v)? {
+pub fn opt_bool(v: &Js, field: &str) -> Res<Option<bool>> {
+    match v.kind()? {
         ValueType::Undefined | ValueType::Null => Ok(None),
-        // SAFETY: the value is a boolean.
-        ValueType::Boolean => Ok(Some(unsafe { v.cast::<bool>() }?)),
-        _ => Err(wrong_type(v, field, "a boolean")),
+        ValueType::Boolean => Ok(Some(v.cast()?)),
+        _ => Err(v.wrong_type(field, "a boolean")),
     }
 }
 
 /// An optional random draw in `[0, 1)`: `undefined`/`null` are none.
-pub fn opt_draw(v: &Unknown, field: &str) -> Res<Option<f64>> {
-    if is_nullish(v)? {
+pub fn opt_draw(v: &Js, field: &str) -> Res<Option<f64>> {
+    if v.is_nullish()? {
         return Ok(None);
     }
     let r = number(v, field, "a number in [0, 1)")?;
@@ -218,19 +262,15 @@ pub fn opt_draw(v: &Unknown, field: &str) -> Res<Option<f64>> {
 }
 
 /// The items of an array, `what` naming what it must hold in the `invalid_type` error.
-pub fn items<'a>(v: &Unknown<'a>, field: &str, what: &str) -> Res<Vec<Unknown<'a>>> {
-    if !v.is_array()? {
-        return Err(wrong_type(v, field, what));
+pub fn items<'a>(v: &Js<'a>, field: &str, what: &str) -> Res<Vec<Js<'a>>> {
+    if !v.0.is_array()? {
+        return Err(v.wrong_type(field, what));
     }
-    // SAFETY: the value is an array.
-    let array: Array = unsafe { v.cast() }?;
-    let mut out = Vec::with_capacity(array.len() as usize);
-    for i in 0..array.len() {
-        out.push(
-            array
-                .get::<Unknown>(i)?
-                .ok_or_else(|| napi::Error::from_reason("array hole"))?,
-        );
-    }
-    Ok(out)
+    let array: Array = v.cast()?;
+    (0..array.len())
+        .map(|i| match array.get::<Unknown>(i)? {
+            Some(item) => Ok(Js(item)),
+            None => Err(napi::Error::from_reason("the array shrank while it was read").into()),
+        })
+        .collect()
 }

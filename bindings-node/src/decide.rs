@@ -2,56 +2,50 @@
 
 use napi::bindgen_prelude::{BigInt, Either, Env, Null, Unknown};
 use napi_derive::napi;
-use retrypolicy::{FailFast, Request, RetryReason, RetryStrategy};
+use retrypolicy::{Decision, FailFast, Request, RetryReason, RetryStrategy};
 
-use crate::convert;
+use crate::convert::{self, Js};
 use crate::decision;
 use crate::errors::{run, Res};
 use crate::policy::{or_default, PolicyHandle};
 use crate::request::{self, Fields};
 use crate::strategy::{self, HostStrategy};
 
-/// Decides with the built-in strategies. The hot call: the JavaScript layer passes the request's
-/// fields as arguments, because reading them from the object through N-API costs about 65 ns each.
-#[napi]
-#[allow(clippy::too_many_arguments)]
+/// Decides with the built-in strategies: the body of the raw `decide` export (`raw.rs`). The
+/// JavaScript layer passes the request's fields as arguments, because reading them from the
+/// object through N-API costs about 65 ns each.
 pub fn decide<'a>(
-    env: Env,
-    service: Unknown<'a>,
-    operation: Unknown<'a>,
-    readonly: Unknown<'a>,
-    method: Unknown<'a>,
-    timeout_ms: Unknown<'a>,
-    elapsed_ms: Unknown<'a>,
-    attempts: Unknown<'a>,
-    idempotent: Unknown<'a>,
-    strategy: Unknown<'a>,
-    random: Unknown<'a>,
-    previous_delay_ms: Unknown<'a>,
-    previous_reasons: Unknown<'a>,
+    fields: [Unknown<'a>; 12],
     reason: Unknown<'a>,
     policy: Option<&PolicyHandle>,
     make: Unknown<'a>,
-) -> napi::Result<Unknown<'a>> {
-    run(&env, || {
-        let fields = Fields {
-            operation: [service, operation, readonly, method],
-            timing: [timeout_ms, elapsed_ms, attempts],
-            optional: [idempotent, strategy, random, previous_delay_ms, previous_reasons],
-        };
-        let request = fields.request()?;
-        let reason = convert::reason(&reason, "reason")?;
-        decision::build(&make, &retrypolicy::decide(&request, reason, or_default(policy))?)
-    })
+) -> Res<Unknown<'a>> {
+    let request = Fields::new(fields).request()?;
+    let reason = convert::reason(&Js(reason), "reason")?;
+    decision::build(&make, &retrypolicy::decide(&request, reason, or_default(policy))?)
 }
 
 /// The request and the reason every call but `decide` takes.
-fn inputs(request: &Unknown, reason: &Unknown) -> Res<(Request, RetryReason)> {
-    Ok((request::from_object(request)?, convert::reason(reason, "reason")?))
+fn inputs(request: Unknown, reason: Unknown) -> Res<(Request, RetryReason)> {
+    Ok((
+        request::from_object(request)?,
+        convert::reason(&Js(reason), "reason")?,
+    ))
+}
+
+/// Decides with `host` asked when no earlier rule decides.
+fn with_host(
+    request: Unknown,
+    reason: Unknown,
+    policy: Option<&PolicyHandle>,
+    host: &dyn RetryStrategy,
+) -> Res<Decision> {
+    let (r, why) = inputs(request, reason)?;
+    Ok(retrypolicy::decide_with(&r, why, or_default(policy), Some(host))?)
 }
 
 /// Decides with a host strategy function, handed the caller's request object.
-#[napi]
+#[napi(catch_unwind)]
 pub fn decide_with_function<'a>(
     env: Env,
     request: Unknown<'a>,
@@ -61,15 +55,14 @@ pub fn decide_with_function<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
     run(&env, || {
-        let (r, why) = inputs(&request, &reason)?;
         let host = HostStrategy::new(request, strategy);
-        let d = host.outcome(retrypolicy::decide_with(&r, why, or_default(policy), Some(&host)))?;
+        let d = host.outcome(with_host(request, reason, policy, &host))?;
         decision::build(&make, &d)
     })
 }
 
-/// Decides with the built-in best-effort strategy configured by `strategy_policy` as the host strategy.
-#[napi]
+/// Decides with the built-in best-effort strategy, configured by `strategy_policy`, as the host's.
+#[napi(catch_unwind)]
 pub fn decide_with_best_effort<'a>(
     env: Env,
     request: Unknown<'a>,
@@ -78,18 +71,14 @@ pub fn decide_with_best_effort<'a>(
     strategy_policy: Option<&PolicyHandle>,
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
+    let host = or_default(strategy_policy).best_effort();
     run(&env, || {
-        let (r, why) = inputs(&request, &reason)?;
-        let host = or_default(strategy_policy).best_effort();
-        decision::build(
-            &make,
-            &retrypolicy::decide_with(&r, why, or_default(policy), Some(&host))?,
-        )
+        decision::build(&make, &with_host(request, reason, policy, &host)?)
     })
 }
 
-/// Decides with the built-in fail-fast strategy as the host strategy.
-#[napi]
+/// Decides with the built-in fail-fast strategy as the host's.
+#[napi(catch_unwind)]
 pub fn decide_with_fail_fast<'a>(
     env: Env,
     request: Unknown<'a>,
@@ -98,16 +87,12 @@ pub fn decide_with_fail_fast<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
     run(&env, || {
-        let (r, why) = inputs(&request, &reason)?;
-        decision::build(
-            &make,
-            &retrypolicy::decide_with(&r, why, or_default(policy), Some(&FailFast))?,
-        )
+        decision::build(&make, &with_host(request, reason, policy, &FailFast)?)
     })
 }
 
 /// The orchestrator's steps before a host strategy: the decision, or null when the host must be asked.
-#[napi]
+#[napi(catch_unwind)]
 pub fn decide_before_strategy<'a>(
     env: Env,
     request: Unknown<'a>,
@@ -116,8 +101,8 @@ pub fn decide_before_strategy<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Either<Unknown<'a>, Null>> {
     run(&env, || {
-        let (request, reason) = inputs(&request, &reason)?;
-        match retrypolicy::decide_before_strategy(&request, reason, or_default(policy))? {
+        let (r, why) = inputs(request, reason)?;
+        match retrypolicy::decide_before_strategy(&r, why, or_default(policy))? {
             Some(d) => Ok(Either::A(decision::build(&make, &d)?)),
             None => Ok(Either::B(Null)),
         }
@@ -125,7 +110,7 @@ pub fn decide_before_strategy<'a>(
 }
 
 /// A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout.
-#[napi]
+#[napi(catch_unwind)]
 pub fn decide_after_strategy<'a>(
     env: Env,
     request: Unknown<'a>,
@@ -134,17 +119,14 @@ pub fn decide_after_strategy<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
     run(&env, || {
-        let (request, reason) = inputs(&request, &reason)?;
-        let verdict = strategy::verdict(&retry_after, "retryAfterMs")?;
-        decision::build(
-            &make,
-            &retrypolicy::decide_after_strategy(&request, reason, verdict),
-        )
+        let (r, why) = inputs(request, reason)?;
+        let verdict = strategy::verdict(retry_after, "retryAfterMs")?;
+        decision::build(&make, &retrypolicy::decide_after_strategy(&r, why, verdict))
     })
 }
 
 /// Best effort's answer under `policy`: a delay in milliseconds, or null for "do not retry".
-#[napi]
+#[napi(catch_unwind)]
 pub fn best_effort_delay(
     env: Env,
     request: Unknown,
@@ -152,23 +134,23 @@ pub fn best_effort_delay(
     policy: Option<&PolicyHandle>,
 ) -> napi::Result<Option<Either<f64, BigInt>>> {
     run(&env, || {
-        let (request, reason) = inputs(&request, &reason)?;
-        let verdict = or_default(policy).best_effort().retry_after(&request, reason)?;
+        let (r, why) = inputs(request, reason)?;
+        let verdict = or_default(policy).best_effort().retry_after(&r, why)?;
         Ok(verdict.delay_ms.map(convert::millis_out))
     })
 }
 
 /// RFC 0049's controlled backoff in milliseconds after `attempt` retries.
-#[napi]
+#[napi(catch_unwind)]
 pub fn controlled_backoff(env: Env, attempt: Unknown) -> napi::Result<Either<f64, BigInt>> {
     run(&env, || {
-        let attempt = convert::u32_value(&attempt, "attempt")?;
+        let attempt = convert::u32_or(&Js(attempt), "attempt", None)?;
         Ok(convert::millis_out(retrypolicy::controlled_backoff(attempt)))
     })
 }
 
 /// The policy's best-effort delay after `attempt` retries; jitter needs a draw in [0, 1).
-#[napi]
+#[napi(catch_unwind)]
 pub fn backoff_delay(
     env: Env,
     policy: Option<&PolicyHandle>,
@@ -178,12 +160,13 @@ pub fn backoff_delay(
 ) -> napi::Result<Either<f64, BigInt>> {
     run(&env, || {
         let p = or_default(policy);
-        let attempt = convert::u32_value(&attempt, "attempt")?;
-        let random = match convert::is_nullish(&random)? {
+        let attempt = convert::u32_or(&Js(attempt), "attempt", None)?;
+        let random = Js(random);
+        let random = match random.is_nullish()? {
             true => None,
             false => Some(convert::number(&random, "random", "a number in [0, 1)")?),
         };
-        let previous = convert::opt_millis(&previous_delay_ms, "previousDelayMs")?;
+        let previous = convert::opt_millis(&Js(previous_delay_ms), "previousDelayMs")?;
         let delay = retrypolicy::backoff_delay(&p.backoff, p.jitter, attempt, random, previous)?;
         Ok(convert::millis_out(delay))
     })

@@ -13,6 +13,7 @@ mod decide;
 mod decision;
 mod errors;
 mod policy;
+mod raw;
 mod request;
 mod strategy;
 mod wire;

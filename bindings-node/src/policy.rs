@@ -5,7 +5,7 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
 use retrypolicy::{ErrorMap, Policy};
 
-use crate::convert;
+use crate::convert::{self, Js};
 use crate::errors::run;
 
 /// The RFC 0049 default, for calls that pass no policy.
@@ -20,16 +20,16 @@ pub struct PolicyHandle {
 #[napi]
 impl PolicyHandle {
     /// Parses and validates a policy document given as JSON text.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, text: Unknown) -> napi::Result<Self> {
         run(&env, || {
-            let policy = convert::with_str(&text, "policy", |s| Ok(retrypolicy_wire::parse_policy(s)?))?;
+            let policy = convert::with_str(&Js(text), "policy", |s| Ok(retrypolicy_wire::parse_policy(s)?))?;
             Ok(PolicyHandle { policy })
         })
     }
 
     /// The normalized document as JSON text.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn to_json(&self) -> String {
         self.policy.to_json()
     }
@@ -49,10 +49,10 @@ pub struct ErrorMapHandle {
 #[napi]
 impl ErrorMapHandle {
     /// Parses the server's error map document given as JSON text.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, text: Unknown) -> napi::Result<Self> {
         run(&env, || {
-            let map = convert::with_str(&text, "errorMap", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
+            let map = convert::with_str(&Js(text), "errorMap", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
             Ok(ErrorMapHandle { map })
         })
     }

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::{JsValue, Unknown};
 use retrypolicy::{Error as CoreError, Request, RetryReason, RetryStrategy, StrategyVerdict};
 
 use crate::callback::{arg, call};
-use crate::convert;
+use crate::convert::{self, Js};
 use crate::errors::{Fail, Res};
 
 /// The caller's strategy, handed the caller's own request object.
@@ -30,17 +30,17 @@ impl<'a> HostStrategy<'a> {
     }
 
     /// The core's result, or what the callback threw.
-    pub fn outcome<T>(&self, result: Result<T, CoreError>) -> Res<T> {
+    pub fn outcome<T>(&self, result: Res<T>) -> Res<T> {
         match self.thrown.borrow_mut().take() {
             Some(e) => Err(Fail::Napi(e)),
-            None => Ok(result?),
+            None => result,
         }
     }
 }
 
 /// A strategy's answer as a verdict: milliseconds (a number or a bigint), or none to decline.
-pub fn verdict(answer: &Unknown, field: &str) -> Res<StrategyVerdict> {
-    Ok(match convert::opt_millis(answer, field)? {
+pub fn verdict(answer: Unknown, field: &str) -> Res<StrategyVerdict> {
+    Ok(match convert::opt_millis(&Js(answer), field)? {
         Some(ms) => StrategyVerdict::custom_retry(ms),
         None => StrategyVerdict::custom_no_retry(),
     })
@@ -50,7 +50,7 @@ impl RetryStrategy for HostStrategy<'_> {
     fn retry_after(&self, _request: &Request, reason: RetryReason) -> Result<StrategyVerdict, CoreError> {
         let answer = arg(&self.callback, reason.name())
             .and_then(|why| call(&self.callback, &[self.request.raw(), why]));
-        match answer.and_then(|a| verdict(&a, "retryAfter")) {
+        match answer.and_then(|a| verdict(a, "retryAfter")) {
             Ok(v) => Ok(v),
             Err(Fail::Core(e)) => Err(e),
             Err(Fail::Napi(e)) => {

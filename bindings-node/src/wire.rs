@@ -5,20 +5,20 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
 use retrypolicy::{Error as CoreError, Scenario};
 
-use crate::convert;
+use crate::convert::{self, Js};
 use crate::decision;
 use crate::errors::{run, Res};
 use crate::policy::{or_default, PolicyHandle};
 use crate::request;
 
 /// The core's version.
-#[napi]
+#[napi(catch_unwind)]
 pub fn version() -> &'static str {
     retrypolicy::VERSION
 }
 
 /// The stable error codes, shared by every language.
-#[napi]
+#[napi(catch_unwind)]
 pub fn error_codes() -> Vec<&'static str> {
     CoreError::ALL_CODES.to_vec()
 }
@@ -35,7 +35,7 @@ pub struct ReasonRow {
 }
 
 /// The RFC 0049 RetryReason table, in the core's order.
-#[napi]
+#[napi(catch_unwind)]
 pub fn reason_table() -> Vec<ReasonRow> {
     retrypolicy::reason::REASON_TABLE
         .iter()
@@ -48,24 +48,24 @@ pub fn reason_table() -> Vec<ReasonRow> {
 }
 
 /// The canonical name of a reason (aliases accepted).
-#[napi]
+#[napi(catch_unwind)]
 pub fn parse_reason(env: Env, reason: Unknown) -> napi::Result<&'static str> {
-    run(&env, || Ok(convert::reason(&reason, "reason")?.name()))
+    run(&env, || Ok(convert::reason(&Js(reason), "reason")?.name()))
 }
 
 /// The core's JSON API: `function` by its fixture name, JSON text in and out.
-#[napi]
+#[napi(catch_unwind)]
 pub fn call_json(env: Env, function: Unknown, input: Unknown) -> napi::Result<String> {
     run(&env, || {
-        let function = convert::with_str(&function, "function", |s| Ok(s.to_owned()))?;
+        let function = convert::with_str(&Js(function), "function", |s| Ok(s.to_owned()))?;
         let input: serde_json::Value =
-            convert::with_str(&input, "input", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
+            convert::with_str(&Js(input), "input", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
         Ok(retrypolicy_wire::api::call(&function, &input)?.to_string())
     })
 }
 
 /// Replays a retry schedule; the timeline as JSON text (wire form).
-#[napi]
+#[napi(catch_unwind)]
 pub fn simulate(
     env: Env,
     request: Unknown,
@@ -76,20 +76,21 @@ pub fn simulate(
     policy: Option<&PolicyHandle>,
 ) -> napi::Result<String> {
     run(&env, || {
-        let request = request::from_object(&request)?;
+        let request = request::from_object(request)?;
         let mut reasons = Vec::new();
-        for (i, item) in convert::items(&outcomes, "outcomes", "an array of reason names or null")?
+        for (i, item) in convert::items(&Js(outcomes), "outcomes", "an array of reason names or null")?
             .iter()
             .enumerate()
         {
-            let reason = match convert::is_nullish(item)? {
+            let reason = match item.is_nullish()? {
                 true => None,
                 false => Some(convert::reason(item, &format!("outcomes[{i}]"))?),
             };
             reasons.push(reason);
         }
         let mut numbers = Vec::new();
-        if !convert::is_nullish(&draws)? {
+        let draws = Js(draws);
+        if !draws.is_nullish()? {
             for (i, item) in convert::items(&draws, "draws", "an array of numbers in [0, 1)")?
                 .iter()
                 .enumerate()
@@ -104,8 +105,8 @@ pub fn simulate(
         let scenario = Scenario {
             request,
             outcomes: reasons,
-            repeat_last: convert::opt_bool(&repeat_last, "repeatLast")?.unwrap_or(false),
-            latency_ms: convert::millis(&latency_ms, "latencyMs")?,
+            repeat_last: convert::opt_bool(&Js(repeat_last), "repeatLast")?.unwrap_or(false),
+            latency_ms: convert::millis(&Js(latency_ms), "latencyMs")?,
             draws: numbers,
             policy: *or_default(policy),
             name: String::new(),
@@ -117,16 +118,16 @@ pub fn simulate(
 }
 
 /// The core's one-line log message for a decision.
-#[napi]
+#[napi(catch_unwind)]
 pub fn format_decision(env: Env, decision: Unknown) -> napi::Result<String> {
-    run(&env, || Ok(decision::from_object(&decision)?.to_string()))
+    run(&env, || Ok(decision::from_object(decision)?.to_string()))
 }
 
 /// The core's one-sentence explanation of `decision` for `request`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn explain(env: Env, request: Unknown, decision: Unknown) -> napi::Result<String> {
     run(&env, || -> Res<String> {
-        let request = request::from_object(&request)?;
-        Ok(retrypolicy::explain(&request, &decision::from_object(&decision)?))
+        let request = request::from_object(request)?;
+        Ok(retrypolicy::explain(&request, &decision::from_object(decision)?))
     })
 }

@@ -94,7 +94,7 @@ const ADAPTERS = {
   mongodb_pending_token_rewrite: (i) => rp.mongodb.pendingTokenRewrite(i.filter, i.update, i.token, i.upsert, i.pending_field),
   http_classify: (i) => rp.http.classify(i.status, i.network_error),
   http_retry_after: (i) => rp.http.retryAfter(i.value, i.now_unix_ms),
-  http_date: (i) => rp.http.parseDate(i.value),
+  http_date: (i) => rp.http.parseDate(i.value, i.now_unix_ms),
   http_next: (i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.now_unix_ms, i.random),
   simulate: (i) =>
     wire(
