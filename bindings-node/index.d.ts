@@ -80,23 +80,17 @@ export declare function decideAfterStrategy(request: unknown, reason: unknown, r
 /** The orchestrator's steps before a host strategy: the decision, or null when the host must be asked. */
 export declare function decideBeforeStrategy(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown | null
 
-/** Decides with the built-in best-effort strategy, configured by `strategy_policy`, as the host's. */
-export declare function decideWithBestEffort(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
-
-/** Decides with the built-in fail-fast strategy as the host's. */
-export declare function decideWithFailFast(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown
+/**
+ * Decides with a built-in strategy as the host's (`"best_effort"`, configured by
+ * `strategy_policy`, or `"fail_fast"`): its own rule decides, not `custom_strategy`.
+ */
+export declare function decideWithBuiltIn(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
 
 /** Decides with a host strategy function, handed the caller's request object. */
 export declare function decideWithFunction(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, make: unknown): unknown
 
 /** The stable error codes, shared by every language. */
 export declare function errorCodes(): Array<string>
-
-/** The core's one-sentence explanation of `decision` for `request`. */
-export declare function explain(request: unknown, decision: unknown): string
-
-/** The core's one-line log message for a decision. */
-export declare function formatDecision(decision: unknown): string
 
 /** Whether RFC 0049's idempotent-operation list calls the operation idempotent. */
 export declare function isIdempotent(operation: unknown): boolean
@@ -122,9 +116,6 @@ export declare function requestFromJson(text: unknown): string
 
 /** A camelCase request in the wire form, as JSON text. */
 export declare function requestToJson(request: unknown): string
-
-/** Replays a retry schedule; the timeline as JSON text (wire form). */
-export declare function simulate(request: unknown, outcomes: unknown, repeatLast: unknown, latencyMs: unknown, draws: unknown, policy?: PolicyHandle | undefined | null): string
 
 /** The core's version. */
 export declare function version(): string

@@ -1,8 +1,8 @@
 'use strict'
 // The JSON side of the API: documents as the core reads them, and the MongoDB and HTTP rules,
 // which keep the shared JSON shapes of spec-fixtures/README.md (snake_case keys, as in every
-// language; MongoDB filters and updates pass through untouched), so they are thin calls of the
-// core's JSON API by function name.
+// language; MongoDB filters and updates pass through untouched): thin calls of the core's JSON
+// API by function name.
 
 const { invalidType } = require('./errors.js')
 
@@ -25,66 +25,46 @@ function wireMillis(v) {
   return typeof v === 'string' ? BigInt(v) : v
 }
 
-/** The `mongodb` and `http` namespaces over `callText(function, inputJsonText) → outputJsonText`. */
+// Each method's JSON-API function and the names its arguments take in the input document, in
+// order (undefined ones are left out); `null` names: the one argument is the whole document.
+// Each method is documented in ./retrypolicy.d.ts.
+const MONGODB = {
+  classifyError: ['mongodb_classify_error', 'error'],
+  retryableWriteError: ['mongodb_retryable_write_error', 'error', 'server', 'retry_writes'],
+  retryableReadError: ['mongodb_retryable_read_error', 'error'],
+  surfacedError: ['mongodb_surfaced_error', 'kind', 'errors'],
+  eligibility: ['mongodb_eligibility', 'operation', 'retry_writes', 'retry_reads'],
+  decide: ['mongodb_decide', 'request', 'error'],
+  overloadBackoff: ['mongodb_overload_backoff', 'attempt', 'random', 'base_backoff_ms'],
+  transactionLabels: ['mongodb_transaction_labels', 'command', 'error'],
+  transactionBackoff: ['mongodb_transaction_backoff', 'transaction_attempt', 'random'],
+  withTransaction: ['mongodb_with_transaction', 'events', 'timeout_ms'],
+  transactionStep: ['mongodb_transaction_step', 'state', 'event'],
+  idempotency: ['mongodb_idempotency', null],
+  duplicateKey: ['mongodb_duplicate_key', 'document_id', 'error'],
+  pendingTokenRewrite: ['mongodb_pending_token_rewrite', 'filter', 'update', 'token', 'upsert', 'pending_field'],
+}
+const HTTP = {
+  classify: ['http_classify', 'status', 'network_error'],
+  retryAfter: ['http_retry_after', 'value', 'now_unix_ms'],
+  parseDate: ['http_date', 'value', 'now_unix_ms'],
+  nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
+}
+
+/** The `mongodb` and `http` namespaces and `call(function, document)` over the core's JSON API as text. */
 function jsonApi(callText) {
-  /** Calls a core JSON-API function: `required` as given, `optional` entries omitted when undefined. */
-  function call(fn, required, optional = {}) {
-    const doc = { ...required }
-    for (const [k, v] of Object.entries(optional)) if (v !== undefined) doc[k] = v
-    return JSON.parse(callText(fn, jsonText(doc)))
-  }
-
-  /** MongoDB retry rules: errors, retryable reads and writes, overload backoff, withTransaction, idempotency. */
-  const mongodb = Object.freeze({
-    /** Network, command or state-change error, with the code's name, group and retryability. */
-    classifyError: (error) => call('mongodb_classify_error', { error }),
-    /** Whether a write may be retried after `error` (RetryableWriteError label, pre-4.4 codes). */
-    retryableWriteError: (error, server, retryWrites) =>
-      call('mongodb_retryable_write_error', { error }, { server, retry_writes: retryWrites }),
-    /** Whether a read may be retried after `error`. */
-    retryableReadError: (error) => call('mongodb_retryable_read_error', { error }),
-    /** Which of the attempts' errors surfaces to the user (the NoWritesPerformed rules). */
-    surfacedError: (kind, errors) => call('mongodb_surfaced_error', { kind, errors }),
-    /** Whether an operation takes part in retryable writes or reads at all. */
-    eligibility: (operation, retryWrites, retryReads) =>
-      call('mongodb_eligibility', { operation }, { retry_writes: retryWrites, retry_reads: retryReads }),
-    /** Retry once, retry after an overload backoff, or surface: one attempt's decision. */
-    decide: (request, error) => call('mongodb_decide', { request, error }),
-    /** The client-backpressure backoff for an overload retry. */
-    overloadBackoff: (attempt, random, baseBackoffMs) =>
-      call('mongodb_overload_backoff', { attempt, random }, { base_backoff_ms: baseBackoffMs }),
-    /** The TransientTransactionError / UnknownTransactionCommitResult labels an error carries. */
-    transactionLabels: (command, error) => call('mongodb_transaction_labels', { command, error }),
-    /** The backoff before retrying a whole transaction. */
-    transactionBackoff: (transactionAttempt, random) =>
-      call('mongodb_transaction_backoff', { transaction_attempt: transactionAttempt, random }),
-    /** Replays withTransaction over a list of events: the actions, the last one, backoffs and final state. */
-    withTransaction: (events, timeoutMs) => call('mongodb_with_transaction', { events }, { timeout_ms: timeoutMs }),
-    /** One step of the withTransaction state machine: (state, event) → {state, action}. */
-    transactionStep: (state, event) => call('mongodb_transaction_step', { state, event }),
-    /** Seed 000's analysis of an operation `{op, filter?, update?, documents?, unique_fields?, upsert?}`. */
-    idempotency: (operation) => call('mongodb_idempotency', operation),
-    /** Whether a DuplicateKeyError on a retried insert means the first attempt succeeded. */
-    duplicateKey: (documentId, error) => call('mongodb_duplicate_key', { document_id: documentId, error }),
-    /** Seed 000's two-step pending-token rewrite of a non-idempotent update (step1, step2). */
-    pendingTokenRewrite: (filter, update, token, upsert, pendingField) =>
-      call('mongodb_pending_token_rewrite', { filter, update, token }, { upsert, pending_field: pendingField }),
-  })
-
-  /** HTTP retry rules: status classes, Retry-After, and a bounded retry loop ("now" is passed in). */
-  const http = Object.freeze({
-    /** Final success, final rejection or transient, for an HTTP status, or a network error when `networkError`. */
-    classify: (status, networkError) => call('http_classify', {}, { status, network_error: networkError }),
-    /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
-    retryAfter: (value, nowUnixMs) => call('http_retry_after', { value }, { now_unix_ms: nowUnixMs }),
-    /** An HTTP-date as Unix milliseconds (an RFC 850 date's two-digit year needs "now"). */
-    parseDate: (value, nowUnixMs) => call('http_date', { value }, { now_unix_ms: nowUnixMs }),
-    /** What a bounded retry loop does after an attempt: retry after a delay, or stop and why. */
-    nextStep: (loop, state, attempt, nowUnixMs, random) =>
-      call('http_next', { loop, state, attempt }, { now_unix_ms: nowUnixMs, random }),
-  })
-
-  return { mongodb, http }
+  /** Calls a JSON-API function with an input document. */
+  const call = (fn, doc) => JSON.parse(callText(fn, jsonText(doc)))
+  const namespace = (table) =>
+    Object.freeze(
+      Object.fromEntries(
+        Object.entries(table).map(([method, [fn, ...names]]) => [
+          method,
+          (...args) => call(fn, names[0] === null ? args[0] : Object.fromEntries(names.map((n, i) => [n, args[i]]))),
+        ]),
+      ),
+    )
+  return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
 /** The core's timeline (wire form) as the API returns it, each step's decision built by `decision`. */

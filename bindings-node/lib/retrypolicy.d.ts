@@ -246,6 +246,7 @@ export interface ErrorMapDocument {
 
 /** A KV error map, parsed once; pass it to `classifyKv` for unknown statuses. */
 export declare class ErrorMap {
+  /** Parses the server's error map document (text or object). */
   constructor(document: string | ErrorMapDocument)
 }
 
@@ -253,6 +254,7 @@ export declare class ErrorMap {
 export type StrategyFunction = (request: Request, reason: RetryReasonName) => number | null | undefined
 /** A host strategy as an object. */
 export interface StrategyObject {
+  /** A delay in ms, or null/undefined for "do not retry". */
   retryAfter(request: Request, reason: RetryReasonName): number | null | undefined
 }
 /** What `decide` accepts as a strategy. Always-retry reasons never reach it; its delay is still capped. */
@@ -260,13 +262,17 @@ export type RetryStrategy = StrategyFunction | StrategyObject
 
 /** RFC 0049's default strategy; subclass it and override `retryAfter` to change one case. */
 export declare class BestEffort implements StrategyObject {
+  /** Best effort with `policy`'s backoff and jitter (the RFC default when omitted). */
   constructor(policy?: Policy)
+  /** The policy given, or null. */
   readonly policy: Policy | null
+  /** Best effort's delay in ms, or null for "do not retry". */
   retryAfter(request: Request, reason: RetryReasonName): number | null
 }
 
 /** RFC 0049's fail-fast strategy: never retries (always-retry reasons still are). */
 export declare class FailFast implements StrategyObject {
+  /** Always null. */
   retryAfter(request: Request, reason: RetryReasonName): null
 }
 
@@ -291,12 +297,30 @@ export declare function decide(
   policy?: Policy | null,
   strategy?: RetryStrategy | null,
 ): Decision
-/** `decide` for many requests in one native call; `reasons` is one for all or one per request. */
+/**
+ * `decide` for each request; `reasons` is one for all or one per request. An error names the
+ * request (`requests[2].timeoutMs`) or the reason (`reasons[2]`).
+ */
 export declare function decideMany(
   requests: readonly Request[],
   reasons: RetryReasonInput | readonly RetryReasonInput[],
   policy?: Policy | null,
 ): Decision[]
+/**
+ * The orchestrator's steps before a host strategy is asked (deadline, UNKNOWN, always-retry
+ * reasons, a per-request built-in strategy): the decision, or null when the host must be asked.
+ */
+export declare function decideBeforeStrategy(
+  request: Request,
+  reason: RetryReasonInput,
+  policy?: Policy | null,
+): Decision | null
+/** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
+export declare function decideAfterStrategy(
+  request: Request,
+  reason: RetryReasonInput,
+  retryAfterMs: MillisInput | null | undefined,
+): Decision
 /** Best effort's answer (to defer to from a strategy): a delay in ms, or null. */
 export declare function bestEffortDelay(request: Request, reason: RetryReasonInput, policy?: Policy | null): number | null
 /** The core's one-line log message for a decision. */
@@ -412,12 +436,19 @@ export interface OrchestratorOptions {
 
 /** `decide` with a fixed policy and strategy that reports every decision (callback and `'decision'` event). */
 export declare class Orchestrator extends EventEmitter {
+  /** `{policy?, strategy?, onDecision?}`. */
   constructor(options?: OrchestratorOptions)
+  /** The policy every decision uses. */
   readonly policy: Policy | null | undefined
+  /** The host strategy every decision uses. */
   readonly strategy: RetryStrategy | null | undefined
+  /** Called with one record per decision. */
   readonly onDecision: ((record: DecisionRecord) => void) | undefined
+  /** Decides, reports the record, and returns the decision. */
   decide(request: Request, reason: RetryReasonInput): Decision
+  /** Listens to every decision's record. */
   on(event: 'decision', listener: (record: DecisionRecord) => void): this
+  /** Listens to the next decision's record. */
   once(event: 'decision', listener: (record: DecisionRecord) => void): this
 }
 
@@ -456,23 +487,37 @@ export interface RuledVerdict {
 
 /** MongoDB retry rules (the core's JSON API; documents in the shared JSON shapes). */
 export declare const mongodb: Readonly<{
+  /** Network, command or state-change error, with the code's name, group and retryability. */
   classifyError(error: MongoError): JsonDocument
+  /** Whether a write may be retried after `error` (RetryableWriteError label, pre-4.4 codes). */
   retryableWriteError(
     error: MongoError,
     server?: 'modern' | 'legacy_mongod' | 'legacy_mongos',
     retryWrites?: boolean,
   ): RuledVerdict & { readonly retryable: boolean; readonly labels: readonly string[] }
+  /** Whether a read may be retried after `error`. */
   retryableReadError(error: MongoError): RuledVerdict & { readonly retryable: boolean }
+  /** Which of the attempts' errors surfaces to the user (the NoWritesPerformed rules). */
   surfacedError(kind: 'write' | 'read' | 'command', errors: readonly MongoError[]): JsonDocument
+  /** Whether an operation takes part in retryable writes or reads at all. */
   eligibility(operation: JsonDocument, retryWrites?: boolean, retryReads?: boolean): RuledVerdict
+  /** Retry once, retry after an overload backoff, or surface: one attempt's decision. */
   decide(request: JsonDocument, error: MongoError): MongoDecision
+  /** The client-backpressure backoff for an overload retry. */
   overloadBackoff(attempt: number, random: number, baseBackoffMs?: number): { readonly delay_ms: number; readonly ceiling_ms: number }
+  /** The TransientTransactionError / UnknownTransactionCommitResult labels an error carries. */
   transactionLabels(command: 'commit' | 'abort' | 'other', error: MongoError): { readonly labels: readonly string[] }
+  /** The backoff before retrying a whole transaction. */
   transactionBackoff(transactionAttempt: number, random: number): { readonly backoff_ms: number }
+  /** Replays withTransaction over a list of events: the actions, the last one, backoffs and final state. */
   withTransaction(events: readonly JsonDocument[], timeoutMs?: number): JsonDocument
+  /** One step of the withTransaction state machine: (state, event) → {state, action}. */
   transactionStep(state: JsonDocument, event: JsonDocument): { readonly state: JsonDocument; readonly action: JsonDocument }
+  /** Seed 000's analysis of an operation `{op, filter?, update?, documents?, unique_fields?, upsert?}`. */
   idempotency(operation: JsonDocument): RuledVerdict & { readonly idempotent: boolean }
+  /** Whether a DuplicateKeyError on a retried insert means the first attempt succeeded. */
   duplicateKey(documentId: unknown, error: JsonDocument): RuledVerdict & { readonly first_attempt_succeeded: boolean }
+  /** Seed 000's two-step pending-token rewrite of a non-idempotent update (step1, step2). */
   pendingTokenRewrite(
     filter: JsonDocument,
     update: JsonDocument,
@@ -484,6 +529,7 @@ export declare const mongodb: Readonly<{
 
 /** HTTP retry rules (the core's JSON API; "now" is passed in as Unix milliseconds). */
 export declare const http: Readonly<{
+  /** Final success, final rejection or transient, for an HTTP status, or a network error when `networkError`. */
   classify(
     status?: number,
     networkError?: boolean,
@@ -492,8 +538,11 @@ export declare const http: Readonly<{
     readonly outcome: 'final' | 'transient'
     readonly retry_after: boolean
   }
+  /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
   retryAfter(value: string, nowUnixMs?: number): { readonly delay_ms: number }
+  /** An HTTP-date (any of RFC 9110's three forms) as Unix milliseconds; an RFC 850 date's two-digit year needs `nowUnixMs`. */
   parseDate(value: string, nowUnixMs?: number): { readonly unix_ms: number }
+  /** What a bounded retry loop does after an attempt: retry after a delay, or stop and why. */
   nextStep(
     loop: JsonDocument,
     state: JsonDocument,

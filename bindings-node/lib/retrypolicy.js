@@ -16,34 +16,43 @@ const HANDLE = Symbol('retrypolicy.handle')
 const REASON_ROWS = new Map(native.reasonTable().map((r) => [r.name, Object.freeze(r)]))
 
 /** The RFC 0049 reasons, name → name (frozen). */
-const RetryReason = Object.freeze(Object.assign(Object.create(null), ...[...REASON_ROWS.keys()].map((n) => ({ [n]: n }))))
+const RetryReason = Object.freeze(
+  Object.assign(Object.create(null), ...[...REASON_ROWS.keys()].map((n) => ({ [n]: n }))),
+)
 
 /** The canonical name of a reason (aliases accepted); throws `unknown_reason`. */
-function parseReason(reason) {
-  return native.parseReason(reason)
-}
+const parseReason = (reason) => native.parseReason(reason)
 
 /** The reason's RFC table row: `{name, allowsNonIdempotentRetry, alwaysRetry}`. */
-function reasonFlags(reason) {
-  return REASON_ROWS.get(native.parseReason(reason))
-}
+const reasonFlags = (reason) => REASON_ROWS.get(native.parseReason(reason))
 
 /** Whether a non-idempotent request may be retried for this reason. */
-function allowsNonIdempotentRetry(reason) {
-  return reasonFlags(reason).allowsNonIdempotentRetry
-}
+const allowsNonIdempotentRetry = (reason) => reasonFlags(reason).allowsNonIdempotentRetry
 
 /** Whether this reason is retried regardless of the strategy. */
-function alwaysRetry(reason) {
-  return reasonFlags(reason).alwaysRetry
-}
+const alwaysRetry = (reason) => reasonFlags(reason).alwaysRetry
 
 /** The stable error codes, shared by every language, and the check for errors that carry one. */
 const { ERROR_CODES, isRetryPolicyError } = errorCodes(native.errorCodes())
 
 /** Whether RFC 0049's idempotent-operation list calls this operation idempotent. */
-function isIdempotent(operation) {
-  return native.isIdempotent(operation)
+const isIdempotent = (operation) => native.isIdempotent(operation)
+
+// ---- the core's JSON API ------------------------------------------------------------------------
+
+/** MongoDB and HTTP retry rules, and any JSON-API function by name (see ./json.js). */
+const { mongodb, http, call } = jsonApi((fn, text) => native.callJson(fn, text))
+
+const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/** A JSON-API call behind the camelCase API: its errors name the fields in camelCase. */
+function callCamel(fn, doc) {
+  try {
+    return call(fn, doc)
+  } catch (e) {
+    throw isRetryPolicyError(e) ? renamed(e, camel(e.field)) : e
+  }
 }
 
 // ---- policies and error maps --------------------------------------------------------------------
@@ -116,18 +125,22 @@ function decision(retry, delayMs, capped, thenCancel, reason, rule, section, cau
 /** A decision in the wire form (snake_case) as the API returns it. */
 function decisionFromWire(w) {
   const delay = w.action === 'retry' ? wireMillis(w.delay_ms) : 0
-  return decision(w.action === 'retry', delay, w.capped, w.then_cancel, w.reason, w.rule, w.section, w.cause, w.attempts, w.idempotent)
+  const { capped, then_cancel: thenCancel, reason, rule, section, cause, attempts, idempotent } = w
+  return decision(w.action === 'retry', delay, capped, thenCancel, reason, rule, section, cause, attempts, idempotent)
+}
+
+/** A decision in the wire form (snake_case), for the core's JSON API. */
+function decisionToWire(d) {
+  if (typeof d !== 'object' || d === null) throw invalidType('decision', 'a decision returned by retrypolicy', d)
+  return Object.fromEntries(Object.entries(d).map(([k, v]) => [snake(k), v]))
 }
 
 /** The core's one-line log message for a decision (RFC 0049 asks to log every retry and non-retry). */
-function formatDecision(d) {
-  return native.formatDecision(d)
-}
+const formatDecision = (d) => callCamel('format_decision', { decision: decisionToWire(d) }).message
 
 /** The core's one-sentence explanation of `decision` for `request`, naming the rule and spec section. */
-function explain(request, d) {
-  return native.explain(request, d)
-}
+const explain = (request, d) =>
+  callCamel('explain_decision', { request: requestWire(request), decision: decisionToWire(d) }).sentence
 
 // ---- decide --------------------------------------------------------------------------------------
 
@@ -136,10 +149,14 @@ function explain(request, d) {
  * omitted) and an optional host `strategy` (a function or an object with `retryAfter`).
  */
 function decide(request, reason, policy, strategy) {
-  if (typeof request !== 'object' || request === null) throw invalidType('request', 'a request object', request)
   const ph = policyHandle(policy)
   if (strategy !== undefined && strategy !== null) return decideWithStrategy(request, reason, ph, strategy)
-  const r = request
+  return decideBuiltIn(request, reason, ph)
+}
+
+/** `decide` with the built-in strategies, under the addon's policy handle. */
+function decideBuiltIn(r, reason, ph) {
+  if (typeof r !== 'object' || r === null) throw invalidType('request', 'a request object', r)
   // The fields go as arguments: the addon reading them off the object costs about 65 ns each.
   return native.decide(r.service, r.operation, r.readonly, r.method, r.timeoutMs, r.elapsedMs, r.attempts,
     r.idempotent, r.strategy, r.random, r.previousDelayMs, r.previousReasons, reason, ph, decision)
@@ -148,10 +165,13 @@ function decide(request, reason, policy, strategy) {
 const isExactly = (o, C) => o instanceof C && Object.getPrototypeOf(o) === C.prototype
 
 function decideWithStrategy(request, reason, ph, strategy) {
+  // The built-in strategies as objects decide by their own rules (`best_effort_backoff`, `fail_fast`).
   if (isExactly(strategy, BestEffort)) {
-    return native.decideWithBestEffort(request, reason, ph, strategy[HANDLE], decision)
+    return native.decideWithBuiltIn(request, reason, ph, 'best_effort', strategy[HANDLE], decision)
   }
-  if (isExactly(strategy, FailFast)) return native.decideWithFailFast(request, reason, ph, decision)
+  if (isExactly(strategy, FailFast)) {
+    return native.decideWithBuiltIn(request, reason, ph, 'fail_fast', undefined, decision)
+  }
   if (typeof strategy === 'function') return native.decideWithFunction(request, reason, ph, strategy, decision)
   if (typeof strategy === 'object' && typeof strategy.retryAfter === 'function') {
     const retryAfter = (r, why) => strategy.retryAfter(r, why)
@@ -169,14 +189,11 @@ function decideBeforeStrategy(request, reason, policy) {
 }
 
 /** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
-function decideAfterStrategy(request, reason, retryAfterMs) {
-  return native.decideAfterStrategy(request, reason, retryAfterMs, decision)
-}
+const decideAfterStrategy = (request, reason, retryAfterMs) =>
+  native.decideAfterStrategy(request, reason, retryAfterMs, decision)
 
 /** Best effort's answer for `request` and `reason` under `policy`: a delay in ms, or null (do not retry). */
-function bestEffortDelay(request, reason, policy) {
-  return native.bestEffortDelay(request, reason, policyHandle(policy))
-}
+const bestEffortDelay = (request, reason, policy) => native.bestEffortDelay(request, reason, policyHandle(policy))
 
 /** RFC 0049's default strategy as an object; subclass it and override `retryAfter` to change one case. */
 class BestEffort {
@@ -207,10 +224,11 @@ function decideMany(requests, reasons, policy) {
   if (each && reasons.length !== requests.length) {
     throw typedError('out_of_range', 'reasons', `${reasons.length} reasons for ${requests.length} requests`)
   }
+  const ph = policyHandle(policy)
   const out = new Array(requests.length)
   for (let i = 0; i < requests.length; i++) {
     try {
-      out[i] = decide(requests[i], each ? reasons[i] : reasons, policy)
+      out[i] = decideBuiltIn(requests[i], each ? reasons[i] : reasons, ph)
     } catch (e) {
       if (!isRetryPolicyError(e)) throw e
       throw renamed(e, e.field === 'reason' ? (each ? `reasons[${i}]` : 'reasons') : `requests[${i}].${e.field}`)
@@ -228,43 +246,29 @@ function classifyKv(operation, status, opts) {
 }
 
 /** Classifies the first error of a query response. */
-function classifyQuery(code, message, opts) {
-  return Object.freeze(native.classifyQuery(code, message, policyHandle(options(opts).policy)))
-}
+const classifyQuery = (code, message, opts) =>
+  Object.freeze(native.classifyQuery(code, message, policyHandle(options(opts).policy)))
 
 /** Classifies the first error of an analytics response. */
-function classifyAnalytics(code) {
-  return Object.freeze(native.classifyAnalytics(code))
-}
+const classifyAnalytics = (code) => Object.freeze(native.classifyAnalytics(code))
 
 /** Classifies a search response's HTTP status. */
-function classifySearch(httpStatus) {
-  return Object.freeze(native.classifySearch(httpStatus))
-}
+const classifySearch = (httpStatus) => Object.freeze(native.classifySearch(httpStatus))
 
 /** Classifies a views response from its HTTP status and body text. */
-function classifyViews(httpStatus, body) {
-  return Object.freeze(native.classifyViews(httpStatus, body))
-}
+const classifyViews = (httpStatus, body) => Object.freeze(native.classifyViews(httpStatus, body))
 
 /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-function classifyDispatch(failure) {
-  return Object.freeze(native.classifyDispatch(failure))
-}
+const classifyDispatch = (failure) => Object.freeze(native.classifyDispatch(failure))
 
 // ---- backoff, wire form, simulation ------------------------------------------------------------
 
 /** RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries. */
-function controlledBackoffMs(attempt) {
-  return native.controlledBackoff(attempt)
-}
+const controlledBackoffMs = (attempt) => native.controlledBackoff(attempt)
 
 /** The policy's best-effort delay in ms after `attempt` retries; jitter needs a draw in [0, 1). */
-function backoffDelayMs(policy, attempt, random, previousDelayMs) {
-  return native.backoffDelay(policyHandle(policy), attempt, random, previousDelayMs)
-}
-
-const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+const backoffDelayMs = (policy, attempt, random, previousDelayMs) =>
+  native.backoffDelay(policyHandle(policy), attempt, random, previousDelayMs)
 
 /** A request from the wire form (snake_case, `*_ms` numbers or decimal strings), as a camelCase object. */
 function requestFromJson(document) {
@@ -273,9 +277,10 @@ function requestFromJson(document) {
 }
 
 /** A camelCase request in the wire form, as JSON text. */
-function requestToJson(request) {
-  return native.requestToJson(request)
-}
+const requestToJson = (request) => native.requestToJson(request)
+
+/** A camelCase request in the wire form, as an object. */
+const requestWire = (request) => JSON.parse(native.requestToJson(request))
 
 /**
  * Replays a whole retry schedule: `{request, outcomes, latencyMs, repeatLast?, draws?, policy?}`
@@ -284,14 +289,12 @@ function requestToJson(request) {
 function simulate(scenario) {
   if (typeof scenario !== 'object' || scenario === null) throw invalidType('scenario', 'a scenario object', scenario)
   const { request, outcomes, repeatLast, latencyMs, draws, policy } = scenario
-  const t = native.simulate(request, outcomes, repeatLast, latencyMs, draws, policyHandle(policy))
-  return timelineFromWire(JSON.parse(t), decisionFromWire)
+  const doc = { request: requestWire(request), outcomes, repeat_last: repeatLast, latency_ms: latencyMs, draws }
+  if (policyHandle(policy) !== undefined) doc.policy = policy.toJSON()
+  return timelineFromWire(callCamel('simulate', doc), decisionFromWire)
 }
 
-// ---- MongoDB, HTTP, logging ----------------------------------------------------------------------
-
-/** MongoDB and HTTP retry rules, as thin calls of the core's JSON API (see ./json.js). */
-const { mongodb, http } = jsonApi((fn, text) => native.callJson(fn, text))
+// ---- logging ----------------------------------------------------------------------------------------
 
 /**
  * `decide` with a fixed policy and strategy that reports every decision: to `onDecision` and as a
@@ -299,39 +302,15 @@ const { mongodb, http } = jsonApi((fn, text) => native.callJson(fn, text))
  */
 const Orchestrator = orchestratorClass(decide, formatDecision)
 
+/** The core's version. */
+const version = native.version()
+
+// `import` gets this same object; its named exports are found by Node's CommonJS export
+// detection, which reads this literal: keep every entry a plain name.
 module.exports = {
-  version: native.version(),
-  RetryReason,
-  ERROR_CODES,
-  isRetryPolicyError,
-  parseReason,
-  reasonFlags,
-  allowsNonIdempotentRetry,
-  alwaysRetry,
-  isIdempotent,
-  Policy,
-  ErrorMap,
-  decide,
-  decideMany,
-  decideBeforeStrategy,
-  decideAfterStrategy,
-  bestEffortDelay,
-  BestEffort,
-  FailFast,
-  formatDecision,
-  explain,
-  classifyKv,
-  classifyQuery,
-  classifyAnalytics,
-  classifySearch,
-  classifyViews,
-  classifyDispatch,
-  controlledBackoffMs,
-  backoffDelayMs,
-  requestFromJson,
-  requestToJson,
-  simulate,
-  mongodb,
-  http,
-  Orchestrator,
+  version, RetryReason, ERROR_CODES, isRetryPolicyError, parseReason, reasonFlags, allowsNonIdempotentRetry,
+  alwaysRetry, isIdempotent, Policy, ErrorMap, decide, decideMany, decideBeforeStrategy, decideAfterStrategy,
+  bestEffortDelay, BestEffort, FailFast, formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics,
+  classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
+  requestToJson, simulate, mongodb, http, Orchestrator,
 }

@@ -90,12 +90,7 @@ pub fn classify_analytics(env: Env, error_code: Unknown) -> napi::Result<Classif
 
 /// An HTTP status in 0..=65535.
 fn http_status(v: Unknown) -> Res<u16> {
-    Ok(convert::whole(
-        &Js(v),
-        "httpStatus",
-        u64::from(u16::MAX),
-        "a whole number in 0..=65535",
-    )? as u16)
+    Ok(convert::whole(&Js(v), "httpStatus", u64::from(u16::MAX), None)? as u16)
 }
 
 /// Classifies a search response's HTTP status.

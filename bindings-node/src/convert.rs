@@ -2,8 +2,9 @@
 //! caller wrote. Numbers are checked here because napi's own conversions would wrap
 //! (-1 → 4294967295) or truncate (1.7 → 1).
 
-use napi::bindgen_prelude::{Array, BigInt, Either, JsValue, Unknown, ValueType};
+use napi::bindgen_prelude::{Array, BigInt, Either, FromNapiValue, JsValue, Unknown, ValueType};
 use napi::{check_status, sys};
+use retrypolicy::error::shorten;
 use retrypolicy::serde_form::ms::MAX_SAFE;
 use retrypolicy::units::{millis_from_f64, whole_number};
 use retrypolicy::{Error as CoreError, RetryReason};
@@ -16,7 +17,7 @@ use crate::errors::{invalid_type, Fail, Res};
 #[derive(Clone, Copy)]
 pub struct Js<'a>(pub Unknown<'a>);
 
-impl<'a> Js<'a> {
+impl Js<'_> {
     /// The value's type.
     pub fn kind(&self) -> Res<ValueType> {
         Ok(self.0.get_type()?)
@@ -32,40 +33,27 @@ impl<'a> Js<'a> {
         Ok(matches!(self.kind()?, ValueType::Undefined | ValueType::Null))
     }
 
-    /// The type's name, as `typeof` says it (`null` for null).
-    pub fn type_name(&self) -> &'static str {
-        match self.kind() {
-            Ok(ValueType::Undefined) => "undefined",
-            Ok(ValueType::Null) => "null",
-            Ok(ValueType::Boolean) => "boolean",
-            Ok(ValueType::Number) => "number",
-            Ok(ValueType::String) => "string",
-            Ok(ValueType::Symbol) => "symbol",
-            Ok(ValueType::Function) => "function",
-            Ok(ValueType::BigInt) => "bigint",
-            _ => "object",
-        }
-    }
-
     /// An `invalid_type` error for `field`: expected `what`, got this value's type.
     pub fn wrong_type(&self, field: &str, what: &str) -> Fail {
-        invalid_type(field, format!("expected {what}, got {}", self.type_name()))
+        let got = self
+            .kind()
+            .map_or("unknown".to_owned(), |k| format!("{k:?}").to_lowercase());
+        invalid_type(field, format!("expected {what}, got {got}"))
     }
 
     /// The value as `V` (the caller has checked the type).
-    fn cast<V: napi::bindgen_prelude::FromNapiValue>(&self) -> Res<V> {
+    fn cast<V: FromNapiValue>(&self) -> Res<V> {
         // SAFETY: every caller checks the type first.
         Ok(unsafe { self.0.cast::<V>() }?)
     }
 
     /// The number, or none for another type.
     fn as_f64(&self) -> Res<Option<f64>> {
-        let raw = self.0.value();
-        let mut x = 0.0;
+        let (raw, mut x) = (self.0.value(), 0.0);
         // SAFETY: `raw` is a live handle of the current call.
         match unsafe { sys::napi_get_value_double(raw.env, raw.value, &mut x) } {
             sys::Status::napi_number_expected => Ok(None),
-            status => check_status!(status).map(|()| Some(x)).map_err(Fail::from),
+            status => Ok(check_status!(status).map(|()| Some(x))?),
         }
     }
 }
@@ -78,9 +66,7 @@ pub fn number(v: &Js, field: &str, what: &str) -> Res<f64> {
 /// Calls `f` with a string's text; none for `undefined`, `invalid_type` for anything else. Names
 /// are read into a stack buffer: napi-rs's `String` conversion cost about 75 ns more per string.
 pub fn opt_str<R>(v: &Js, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<Option<R>> {
-    let mut buf = [0u8; 64];
-    let mut len = 0usize;
-    let raw = v.0.value();
+    let (mut buf, mut len, raw) = ([0u8; 64], 0usize, v.0.value());
     let out = buf.as_mut_ptr().cast();
     // SAFETY: the buffer holds `buf.len()` bytes; N-API writes at most that many, NUL included.
     match unsafe { sys::napi_get_value_string_utf8(raw.env, raw.value, out, buf.len(), &mut len) } {
@@ -113,10 +99,7 @@ pub fn text(v: &Js, field: &str) -> Res<String> {
 /// a valid name is read directly, without its JSON value and path tracking (about 35 ns).
 fn parse_name<T: DeserializeOwned>(field: &str, s: &str) -> Res<T> {
     let direct: StrDeserializer<serde::de::value::Error> = s.into_deserializer();
-    match T::deserialize(direct) {
-        Ok(t) => Ok(t),
-        Err(_) => Ok(retrypolicy_wire::parse_name(field, s)?),
-    }
+    T::deserialize(direct).or_else(|_| Ok(retrypolicy_wire::parse_name(field, s)?))
 }
 
 /// A name of a core enum.
@@ -142,94 +125,77 @@ pub fn reason(v: &Js, field: &str) -> Res<RetryReason> {
     with_str(v, field, |s| Ok(RetryReason::parse(field, s)?))
 }
 
-/// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1).
-pub fn millis(v: &Js, field: &str) -> Res<u64> {
-    millis_or(v, field, None)
-}
-
-/// Milliseconds, `undefined` meaning `default` when there is one.
-pub fn millis_or(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
-    let invalid = |value: String| {
-        Fail::Core(CoreError::InvalidDuration {
-            field: field.to_owned(),
-            value,
-        })
-    };
+/// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1); `undefined` is
+/// `default` when there is one.
+pub fn millis(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
     if let Some(x) = v.as_f64()? {
         return Ok(millis_from_f64(field, x)?);
     }
-    match v.kind()? {
-        ValueType::BigInt => {
-            let big: BigInt = v.cast()?;
-            match big.get_u64() {
-                (false, ms, true) => Ok(ms),
-                _ if big.sign_bit && big.words.len() == 1 => Err(invalid(format!("-{}n", big.words[0]))),
-                _ => Err(invalid("a bigint outside 0..=2^64-1".to_owned())),
-            }
-        }
-        ValueType::Undefined => default.ok_or_else(|| {
-            Fail::Core(CoreError::MissingField {
+    let value = match v.kind()? {
+        ValueType::BigInt => match v.cast::<BigInt>()? {
+            big if !big.sign_bit && big.words.len() == 1 => return Ok(big.words[0]),
+            big if big.words.len() == 1 => format!("-{}n", big.words[0]),
+            _ => "a bigint outside 0..=2^64-1".to_owned(),
+        },
+        ValueType::Undefined if default.is_some() => return Ok(default.unwrap_or_default()),
+        ValueType::Undefined => {
+            return Err(CoreError::MissingField {
                 field: field.to_owned(),
-            })
-        }),
-        ValueType::String => Err(invalid(format!(
-            "{:?}",
-            retrypolicy::error::shorten(&v.cast::<String>()?)
-        ))),
-        _ => Err(invalid(v.type_name().to_owned())),
+            }
+            .into())
+        }
+        ValueType::String => format!("{:?}", shorten(&v.cast::<String>()?)),
+        kind => format!("{kind:?}").to_lowercase(),
+    };
+    Err(CoreError::InvalidDuration {
+        field: field.to_owned(),
+        value,
     }
+    .into())
 }
 
 /// Optional milliseconds: `undefined`/`null` are none.
 pub fn opt_millis(v: &Js, field: &str) -> Res<Option<u64>> {
     match v.is_nullish()? {
         true => Ok(None),
-        false => millis(v, field).map(Some),
+        false => millis(v, field, None).map(Some),
     }
 }
 
 /// Milliseconds out: a number up to 2^53 − 1, an exact bigint past it.
 pub fn millis_out(ms: u64) -> Either<f64, BigInt> {
-    if ms <= MAX_SAFE {
-        Either::A(ms as f64)
-    } else {
-        Either::B(BigInt::from(ms))
+    match ms <= MAX_SAFE {
+        true => Either::A(ms as f64),
+        false => Either::B(BigInt::from(ms)),
     }
 }
 
-/// A number the way JavaScript prints it (`-1`, `1.7`, `NaN`, `Infinity`).
-fn js_number(x: f64) -> String {
-    match x {
-        x if x.is_nan() => "NaN".to_owned(),
-        x if x.is_infinite() => if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
-        x => x.to_string(),
-    }
-}
-
-/// `x` as a whole number in `0..=max` (below 2^53), else `out_of_range` naming `field`.
-fn in_range(x: f64, field: &str, max: u64, expected: &str) -> Res<u64> {
-    whole_number(x, max as f64).ok_or_else(|| {
-        Fail::Core(CoreError::OutOfRange {
-            field: field.to_owned(),
-            value: js_number(x),
-            expected: expected.to_owned(),
-        })
-    })
-}
-
-/// A whole number in `0..=max` (below 2^53), `out_of_range` otherwise, `invalid_type` for a non-number.
-pub fn whole(v: &Js, field: &str, max: u64, expected: &str) -> Res<u64> {
-    in_range(number(v, field, "a number")?, field, max, expected)
-}
-
-/// A 32-bit count or code, `undefined` meaning `default` when there is one.
-pub fn u32_or(v: &Js, field: &str, default: Option<u32>) -> Res<u32> {
+/// A whole number in `0..=max` (below 2^53): `undefined` is `default` when there is one, a
+/// fraction or a number out of range is `out_of_range`, another type `invalid_type`.
+pub fn whole(v: &Js, field: &str, max: u64, default: Option<u64>) -> Res<u64> {
     let x = match (v.as_f64()?, default) {
         (Some(x), _) => x,
         (None, Some(d)) if v.is_undefined()? => return Ok(d),
         (None, _) => return Err(v.wrong_type(field, "a number")),
     };
-    Ok(in_range(x, field, u64::from(u32::MAX), "a whole number in 0..=4294967295")? as u32)
+    whole_number(x, max as f64).ok_or_else(|| {
+        let value = match x {
+            x if x.is_infinite() => if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
+            x => x.to_string(),
+        };
+        let expected = format!("a whole number in 0..={max}");
+        CoreError::OutOfRange {
+            field: field.to_owned(),
+            value,
+            expected,
+        }
+        .into()
+    })
+}
+
+/// A 32-bit count or code.
+pub fn u32_or(v: &Js, field: &str, default: Option<u32>) -> Res<u32> {
+    Ok(whole(v, field, u64::from(u32::MAX), default.map(u64::from))? as u32)
 }
 
 /// A 16-bit status: a number, or a `0x`-prefixed hex string.
@@ -239,8 +205,7 @@ pub fn status(v: &Js, field: &str) -> Res<u16> {
             Ok(retrypolicy::serde_form::status::parse_text(field, s)?)
         });
     }
-    let expected = retrypolicy::serde_form::STATUS_EXPECTED;
-    Ok(whole(v, field, u64::from(u16::MAX), expected)? as u16)
+    Ok(whole(v, field, u64::from(u16::MAX), None)? as u16)
 }
 
 /// An optional boolean: `undefined`/`null` are none.
@@ -254,11 +219,13 @@ pub fn opt_bool(v: &Js, field: &str) -> Res<Option<bool>> {
 
 /// An optional random draw in `[0, 1)`: `undefined`/`null` are none.
 pub fn opt_draw(v: &Js, field: &str) -> Res<Option<f64>> {
-    if v.is_nullish()? {
-        return Ok(None);
+    match v.is_nullish()? {
+        true => Ok(None),
+        false => Ok(Some(retrypolicy::backoff::check_draw(
+            field,
+            number(v, field, "a number in [0, 1)")?,
+        )?)),
     }
-    let r = number(v, field, "a number in [0, 1)")?;
-    Ok(Some(retrypolicy::backoff::check_draw(field, r)?))
 }
 
 /// The items of an array, `what` naming what it must hold in the `invalid_type` error.
@@ -267,10 +234,10 @@ pub fn items<'a>(v: &Js<'a>, field: &str, what: &str) -> Res<Vec<Js<'a>>> {
         return Err(v.wrong_type(field, what));
     }
     let array: Array = v.cast()?;
-    (0..array.len())
-        .map(|i| match array.get::<Unknown>(i)? {
-            Some(item) => Ok(Js(item)),
-            None => Err(napi::Error::from_reason("the array shrank while it was read").into()),
-        })
-        .collect()
+    let item = |i| {
+        array
+            .get::<Unknown>(i)?
+            .ok_or_else(|| napi::Error::from_reason("the array shrank"))
+    };
+    (0..array.len()).map(|i| Ok(Js(item(i)?))).collect()
 }

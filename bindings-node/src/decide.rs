@@ -2,7 +2,7 @@
 
 use napi::bindgen_prelude::{BigInt, Either, Env, Null, Unknown};
 use napi_derive::napi;
-use retrypolicy::{Decision, FailFast, Request, RetryReason, RetryStrategy};
+use retrypolicy::{Decision, FailFast, Request, RetryReason, RetryStrategy, StrategyKind};
 
 use crate::convert::{self, Js};
 use crate::decision;
@@ -61,33 +61,25 @@ pub fn decide_with_function<'a>(
     })
 }
 
-/// Decides with the built-in best-effort strategy, configured by `strategy_policy`, as the host's.
+/// Decides with a built-in strategy as the host's (`"best_effort"`, configured by
+/// `strategy_policy`, or `"fail_fast"`): its own rule decides, not `custom_strategy`.
 #[napi(catch_unwind)]
-pub fn decide_with_best_effort<'a>(
+pub fn decide_with_built_in<'a>(
     env: Env,
     request: Unknown<'a>,
     reason: Unknown<'a>,
     policy: Option<&PolicyHandle>,
+    strategy: Unknown<'a>,
     strategy_policy: Option<&PolicyHandle>,
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
-    let host = or_default(strategy_policy).best_effort();
     run(&env, || {
-        decision::build(&make, &with_host(request, reason, policy, &host)?)
-    })
-}
-
-/// Decides with the built-in fail-fast strategy as the host's.
-#[napi(catch_unwind)]
-pub fn decide_with_fail_fast<'a>(
-    env: Env,
-    request: Unknown<'a>,
-    reason: Unknown<'a>,
-    policy: Option<&PolicyHandle>,
-    make: Unknown<'a>,
-) -> napi::Result<Unknown<'a>> {
-    run(&env, || {
-        decision::build(&make, &with_host(request, reason, policy, &FailFast)?)
+        let best_effort = or_default(strategy_policy).best_effort();
+        let host: &dyn RetryStrategy = match convert::name(&Js(strategy), "strategy")? {
+            StrategyKind::BestEffort => &best_effort,
+            StrategyKind::FailFast => &FailFast,
+        };
+        decision::build(&make, &with_host(request, reason, policy, host)?)
     })
 }
 
@@ -161,11 +153,7 @@ pub fn backoff_delay(
     run(&env, || {
         let p = or_default(policy);
         let attempt = convert::u32_or(&Js(attempt), "attempt", None)?;
-        let random = Js(random);
-        let random = match random.is_nullish()? {
-            true => None,
-            false => Some(convert::number(&random, "random", "a number in [0, 1)")?),
-        };
+        let random = convert::opt_draw(&Js(random), "random")?;
         let previous = convert::opt_millis(&Js(previous_delay_ms), "previousDelayMs")?;
         let delay = retrypolicy::backoff_delay(&p.backoff, p.jitter, attempt, random, previous)?;
         Ok(convert::millis_out(delay))

@@ -67,8 +67,8 @@ impl<'a> Fields<'a> {
     pub fn request(&self) -> Res<Request> {
         let [.., timeout, elapsed, attempts, idempotent, strategy, random, previous_delay, previous_reasons] =
             &self.0;
-        let mut r = Request::new(self.operation()?, 0, convert::millis(timeout, "timeoutMs")?);
-        r.elapsed_ms = convert::millis_or(elapsed, "elapsedMs", Some(0))?;
+        let mut r = Request::new(self.operation()?, 0, convert::millis(timeout, "timeoutMs", None)?);
+        r.elapsed_ms = convert::millis(elapsed, "elapsedMs", Some(0))?;
         r.attempts = convert::u32_or(attempts, "attempts", Some(0))?;
         r.idempotent = convert::opt_bool(idempotent, "idempotent")?;
         if !strategy.is_nullish()? {

@@ -262,7 +262,9 @@ test('explain gives the core sentence for a decision', () => {
   assert.equal(rp.explain(request, d),
     'Retry the KV upsert after 500 ms (retry 8 of this request): KV_NOT_MY_VBUCKET is an always-retry reason, so the controlled backoff applies, cut to the 500 ms left before the 2500 ms timeout, after which it is cancelled. [rule always_retry_controlled_backoff; RFC 0049, Retry Orchestration; Controlled Backoff for Always Retry]')
   assert.match(rp.explain(upsert, rp.decide(upsert, 'SOCKET_CLOSED_WHILE_IN_FLIGHT')), /^Do not retry the KV upsert: the KV upsert is not idempotent/)
-  assert.throws(() => rp.explain(upsert, { action: 'retry', rule: 'nope' }), { code: 'invalid_type', field: 'decision' })
+  assert.throws(() => rp.explain(upsert, { action: 'retry', reason: 'KV_LOCKED', rule: 'nope' }), { code: 'unknown_name', field: 'decision.rule' })
+  assert.throws(() => rp.formatDecision({ ...rp.decide(upsert, 'KV_LOCKED'), delayMs: -1 }), { code: 'invalid_duration', field: 'decision.delayMs' })
+  assert.throws(() => rp.formatDecision('retry'), { code: 'invalid_type', field: 'decision' })
 })
 
 test('mongodb: retry a read once after a network error; pending-token rewrite; withTransaction', () => {

@@ -9,6 +9,8 @@ import {
   RetryReasonName,
   classifyKv,
   decide,
+  decideAfterStrategy,
+  decideBeforeStrategy,
   decideMany,
   isRetryPolicyError,
   simulate,
@@ -49,6 +51,13 @@ void bad
 // @ts-expect-error query operations take readonly, not a KV operation name
 const bad2: Request = { service: 'query', operation: 'get', timeoutMs: 1 }
 void bad2
+
+// The two halves of decide with a host strategy, for hosts that ask their own strategy in between.
+const before: Decision | null = decideBeforeStrategy(request, 'KV_LOCKED')
+const after: Decision = decideAfterStrategy(request, 'KV_LOCKED', before === null ? 40 : null)
+void after
+// @ts-expect-error the answer is milliseconds or null
+decideAfterStrategy(request, 'KV_LOCKED', '40')
 
 const many: Decision[] = decideMany([request, { service: 'search', timeoutMs: 75_000 }], 'SEARCH_TOO_MANY_REQUESTS')
 void many
