@@ -215,8 +215,14 @@ test('a strategy answer that is not milliseconds is invalid_duration naming retr
 test('the addon refuses any object but its own policy handle as a policy', { skip: which !== 'native' && 'native addon only' }, () => {
   const native = createRequire(import.meta.url)('../index.js')
   const map = new native.ErrorMapHandle('{"version": 1, "revision": 1, "errors": {}}')
+  const make = (...parts) => parts
+  const decide = (policy) => native.decide('kv', 'get', undefined, undefined, 2500, 10, 1, undefined, undefined,
+    undefined, undefined, undefined, 'KV_LOCKED', policy, make)
   for (const fake of [map, {}, Object.create(native.PolicyHandle.prototype)]) {
     assert.throws(() => native.bestEffortDelay(base, 'KV_LOCKED', fake), Error)
+    assert.throws(() => decide(fake), Error)
   }
-  assert.equal(native.bestEffortDelay(base, 'KV_LOCKED', new native.PolicyHandle('{}')), 2)
+  const policy = new native.PolicyHandle('{"backoff": {"kind": "fixed", "delay_ms": 7}}')
+  assert.equal(native.bestEffortDelay(base, 'KV_LOCKED', policy), 7)
+  assert.deepEqual(decide(policy).slice(0, 2), [true, 7])
 })
