@@ -138,7 +138,8 @@ proptest! {
         prop_assert_eq!(&docs[0]["pending"], &json!([]));
     }
 
-    /// No retry of the loop ever starts after the deadline.
+    /// No retry of the loop ever starts at or after the deadline, and the loop stops only when the
+    /// deadline is reached or the wait would reach it.
     #[test]
     fn http_delays_never_pass_the_deadline(
         deadline in 0u64..100_000, elapsed in 0u64..120_000, attempts in 1u32..10,
@@ -153,9 +154,16 @@ proptest! {
         let state = LoopState { attempts, elapsed_ms: elapsed, previous_delay_ms: None };
         let attempt = HttpAttempt::Response { status, retry_after: retry_after.map(|s| s.to_string()) };
         let d = next(&retry_loop, &state, &attempt, None, None).unwrap();
+        let wanted = match retry_after {
+            Some(secs) => secs * 1000,
+            None => (100u64 << (attempts - 1).min(20)).min(10_000),
+        };
         match d.action {
-            LoopAction::Retry => prop_assert!(elapsed + d.delay_ms.unwrap() <= deadline),
-            LoopAction::Stop => prop_assert!(elapsed >= deadline),
+            LoopAction::Retry => {
+                prop_assert!(elapsed + d.delay_ms.unwrap() < deadline);
+                prop_assert_eq!(d.delay_ms, Some(wanted));
+            }
+            LoopAction::Stop => prop_assert!(elapsed + wanted >= deadline, "{d:?}"),
         }
     }
 

@@ -257,4 +257,4 @@ mod date;
 mod retry_loop;
 
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
-pub use retry_loop::{next, LoopAction, LoopDecision, LoopState, RetryLoop};
+pub use retry_loop::{next, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY};

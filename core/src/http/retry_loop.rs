@@ -103,12 +103,17 @@ pub struct LoopDecision {
         skip_serializing_if = "Option::is_none"
     )]
     pub delay_ms: Option<u64>,
-    /// Whether the delay (Retry-After or backoff) was cut so the retry starts by the deadline.
-    pub capped: bool,
     /// Whether the delay came from `Retry-After`.
     pub from_retry_after: bool,
     /// Whether a `Retry-After` header was present but malformed, and so ignored for the backoff.
     pub retry_after_ignored: bool,
+    /// The wait a valid `Retry-After` asked for, in ms, also when the loop stops because that
+    /// wait reaches the deadline (so the caller can say when to try again).
+    #[serde(
+        with = "crate::serde_form::ms::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retry_after_ms: Option<u64>,
     /// The stable name of the rule that decided.
     pub rule: &'static str,
     /// The source.
@@ -120,21 +125,33 @@ impl fmt::Display for LoopDecision {
         match self.action {
             LoopAction::Retry => write!(
                 f,
-                "retry after {} ms{} ({}, {})",
+                "retry after {} ms ({}, {})",
                 self.delay_ms.unwrap_or(0),
-                if self.capped { ", capped" } else { "" },
                 self.rule,
                 self.section
             ),
-            LoopAction::Stop => write!(f, "stop ({}, {})", self.rule, self.section),
+            LoopAction::Stop => match self.retry_after_ms {
+                Some(ms) if self.rule == DEADLINE_BEFORE_RETRY => write!(
+                    f,
+                    "stop: the server asked to retry after {ms} ms, which reaches the deadline ({}, {})",
+                    self.rule, self.section
+                ),
+                _ => write!(f, "stop ({}, {})", self.rule, self.section),
+            },
         }
     }
 }
 
+/// The rule that stops the loop when the wait before the next attempt would reach the deadline.
+pub const DEADLINE_BEFORE_RETRY: &str = "deadline_before_retry";
+/// Seed 004 with this project's deadline rule (README).
+const DEADLINE_SECTION: &str =
+    "Seed 004, Retriable Sagas: the retry mechanism (no attempt starts at or after the deadline)";
+
 /// The loop's next move after an attempt (seed 004): a final result stops the loop with a final
 /// outcome; a transient one is retried after the `Retry-After` delay (when the status honours it)
-/// or the backoff, both cut so that no attempt starts after the deadline, unless the attempts or
-/// the time are used up, which stops the loop with a transient outcome. `now_unix_ms` is needed
+/// or the backoff, unless the attempts are used up or that wait would reach the deadline, which
+/// stop the loop with a transient outcome (and the server's `retry_after_ms`). `now_unix_ms` is needed
 /// only for a `Retry-After` date; `random` only when the loop has jitter.
 pub fn next(
     retry_loop: &RetryLoop,
@@ -177,9 +194,9 @@ pub fn next(
         outcome: Some(outcome),
         class: c.class,
         delay_ms: None,
-        capped: false,
         from_retry_after: false,
         retry_after_ignored: false,
+        retry_after_ms: None,
         rule,
         section,
     };
@@ -225,7 +242,14 @@ pub fn next(
             Some(Err(_)) => (backoff()?, false, true),
             None => (backoff()?, false, false),
         };
-    let delay = left.map_or(wanted, |l| wanted.min(l));
+    // No attempt starts at or after the deadline: a wait that reaches it ends the loop now, with
+    // the transient outcome and what the server asked for.
+    if left.is_some_and(|l| wanted >= l) {
+        return Ok(LoopDecision {
+            retry_after_ms: from_retry_after.then_some(wanted),
+            ..stop(StepOutcome::Transient, DEADLINE_BEFORE_RETRY, DEADLINE_SECTION)
+        });
+    }
     let (rule, section) = if from_retry_after {
         ("retry_after", RETRY_AFTER_SECTION)
     } else {
@@ -235,10 +259,10 @@ pub fn next(
         action: LoopAction::Retry,
         outcome: None,
         class: c.class,
-        delay_ms: Some(delay),
-        capped: delay < wanted,
+        delay_ms: Some(wanted),
         from_retry_after,
         retry_after_ignored,
+        retry_after_ms: from_retry_after.then_some(wanted),
         rule,
         section,
     })
