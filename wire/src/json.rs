@@ -237,4 +237,53 @@ mod tests {
         let e = from_json_value::<Policy>(&json!({ long.clone(): 1 })).unwrap_err();
         assert!(e.field().len() <= 100, "{}", e.field());
     }
+
+    #[test]
+    fn every_refusal_inside_a_conversion_is_a_listed_rejection() {
+        // Each misplaced or missing field of an operation and of a backoff, and each range error,
+        // comes back as its own typed error, never as the unlisted fallback.
+        let services = [
+            "kv",
+            "query",
+            "analytics",
+            "search",
+            "views",
+            "cluster_manager",
+            "management",
+        ];
+        let extras = [
+            ("operation", json!("get")),
+            ("readonly", json!(true)),
+            ("method", json!("GET")),
+        ];
+        for service in services {
+            for extra in extras.iter().cloned().map(Some).chain([None]) {
+                let mut r = json!({"service": service, "attempts": 0, "elapsed_ms": 0, "timeout_ms": 1});
+                if let Some((k, v)) = extra {
+                    r[k] = v;
+                }
+                if let Err(e) = from_json_value::<Request>(&r) {
+                    assert!(!e.to_string().contains("unlisted"), "{r}: {e}");
+                    assert_ne!(e.code(), "invalid_type", "{r}: {e}");
+                }
+            }
+        }
+        let kinds = ["exponential", "controlled", "fixed"];
+        let fields = [
+            ("min_ms", json!(1)),
+            ("max_ms", json!(5)),
+            ("factor", json!(0.5)),
+            ("first", json!("zero")),
+            ("delay_ms", json!(3)),
+        ];
+        for kind in kinds {
+            for (field, value) in &fields {
+                let p = json!({"backoff": {"kind": kind, field.to_string(): value}});
+                if let Err(e) = from_json_value::<Policy>(&p) {
+                    assert!(!e.to_string().contains("unlisted"), "{p}: {e}");
+                    assert_ne!(e.code(), "invalid_type", "{p}: {e}");
+                }
+            }
+        }
+    }
 }
