@@ -61,13 +61,15 @@ fn error_map(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<core::ErrorMap>> {
     let text = v
         .cast::<PyString>()
         .map_err(|_| wrong_type("error_map", "the error map as JSON text", v))?;
-    from_json(&text.to_cow()?).map(Some)
+    from_json(&crate::convert::utf8("error_map", text)?).map(Some)
 }
 
 /// A KV status: an int, or hex text such as `"0xa2"`.
 fn kv_status(v: &Bound<'_, PyAny>) -> PyResult<u16> {
     match v.cast::<PyString>() {
-        Ok(text) => core::serde_form::status::parse_text("status", &text.to_cow()?).py(),
+        Ok(text) => {
+            core::serde_form::status::parse_text("status", &crate::convert::utf8("status", text)?).py()
+        }
         Err(_) => int_in("status", v, core::serde_form::STATUS_EXPECTED),
     }
 }
@@ -90,14 +92,15 @@ pub fn classify_kv(
 
 /// Classifies the first error of a query response.
 #[pyfunction]
-#[pyo3(signature = (code, message = "", *, policy = None))]
+#[pyo3(signature = (code, message = None, *, policy = None))]
 pub fn classify_query(
     code: &Bound<'_, PyAny>,
-    message: &str,
+    message: Option<&Bound<'_, PyAny>>,
     policy: Option<&Bound<'_, Policy>>,
 ) -> PyResult<Classification> {
     let code: u32 = int_in("code", code, "0..=4294967295")?;
-    Ok(core::classify_query(code, message, &policy::or_default(policy).compat).into())
+    let message = message.map_or(Ok(String::new()), |m| crate::convert::text("message", m))?;
+    Ok(core::classify_query(code, &message, &policy::or_default(policy).compat).into())
 }
 
 /// Classifies the first error of an analytics response.
@@ -114,9 +117,14 @@ pub fn classify_search(http_status: &Bound<'_, PyAny>) -> PyResult<Classificatio
 
 /// Classifies a views response from its HTTP status and body.
 #[pyfunction]
-#[pyo3(signature = (http_status, body = ""))]
-pub fn classify_views(http_status: &Bound<'_, PyAny>, body: &str) -> PyResult<Classification> {
-    Ok(core::classify_views(int_in("http_status", http_status, "0..=65535")?, body).into())
+#[pyo3(signature = (http_status, body = None))]
+pub fn classify_views(
+    http_status: &Bound<'_, PyAny>,
+    body: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Classification> {
+    let status = int_in("http_status", http_status, "0..=65535")?;
+    let body = body.map_or(Ok(String::new()), |b| crate::convert::text("body", b))?;
+    Ok(core::classify_views(status, &body).into())
 }
 
 /// Classifies a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...).

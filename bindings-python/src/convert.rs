@@ -21,11 +21,16 @@ fn type_name(v: &Bound<'_, PyAny>) -> String {
 /// `datetime.timedelta`, looked up once.
 static TIMEDELTA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
+/// The `datetime.timedelta` class.
+fn timedelta_class(py: Python<'_>) -> PyResult<&Py<PyAny>> {
+    TIMEDELTA.get_or_try_init(py, || {
+        py.import("datetime")?.getattr("timedelta").map(Bound::unbind)
+    })
+}
+
 /// A `datetime.timedelta` of `ms` milliseconds.
 pub fn timedelta(py: Python<'_>, ms: u64) -> PyResult<Py<PyAny>> {
-    let cls = TIMEDELTA.get_or_try_init(py, || {
-        py.import("datetime")?.getattr("timedelta").map(Bound::unbind)
-    })?;
+    let cls = timedelta_class(py)?;
     let kwargs = PyDict::new(py);
     kwargs.set_item(pyo3::intern!(py, "milliseconds"), ms)?;
     Ok(cls.bind(py).call((), Some(&kwargs))?.unbind())
@@ -40,22 +45,34 @@ pub fn echo(v: &Bound<'_, PyAny>) -> String {
     }
 }
 
-/// A duration given as `datetime.timedelta` or seconds (int or float) → whole milliseconds.
+/// A duration given as `datetime.timedelta` or seconds (int or float) → whole milliseconds,
+/// rounded to nearest. A timedelta and an int convert exactly (no float in between); negative
+/// durations, however small, are `invalid_duration`.
 pub fn duration_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let bad = || -> PyErr {
+        CoreError(Error::InvalidDuration {
+            field: field.to_owned(),
+            value: echo(v),
+        })
+        .into()
+    };
     if v.is_instance_of::<PyBool>() {
         return Err(wrong_type(field, "a timedelta or seconds", v));
     }
-    let secs: f64 = if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>() {
-        v.extract()
-            .map_err(|_| wrong_type(field, "a timedelta or seconds", v))?
-    } else if let Ok(total) = v.call_method0(pyo3::intern!(v.py(), "total_seconds")) {
-        total
-            .extract()
-            .map_err(|_| wrong_type(field, "a timedelta or seconds", v))?
+    if v.is_instance_of::<PyFloat>() {
+        return retrypolicy::units::millis_from_secs(field, v.extract()?).py();
+    }
+    let micros: i128 = if v.is_instance_of::<PyInt>() {
+        let secs: i128 = v.extract().map_err(|_| bad())?;
+        secs.checked_mul(1_000_000).ok_or_else(bad)?
+    } else if v.is_instance(timedelta_class(v.py())?.bind(v.py()))? {
+        // Its three exact fields (the limited API has no timedelta accessors).
+        let part = |name: &str| -> PyResult<i128> { v.getattr(name)?.extract::<i64>().map(i128::from) };
+        part("days")? * 86_400_000_000 + part("seconds")? * 1_000_000 + part("microseconds")?
     } else {
         return Err(wrong_type(field, "a timedelta or seconds", v));
     };
-    retrypolicy::units::millis_from_secs(field, secs).py()
+    retrypolicy::units::millis_from_micros(field, micros).map_err(|_| bad())
 }
 
 /// An optional duration: None stays None.
@@ -101,12 +118,25 @@ pub fn opt_draw(field: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
     retrypolicy::backoff::check_draw(field, r).py().map(Some)
 }
 
+/// The UTF-8 text of a `str`; one holding a lone surrogate (which UTF-8 cannot encode) is
+/// `invalid_type` naming `field`.
+pub fn utf8<'a>(field: &str, s: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, str>> {
+    s.to_cow()
+        .map_err(|_| invalid_type(field, "expected a str without lone surrogates".to_owned()))
+}
+
+/// A `str` argument as owned text (other types are `invalid_type` naming `field`).
+pub fn text(field: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
+    let s = v.cast::<PyString>().map_err(|_| wrong_type(field, "a str", v))?;
+    Ok(utf8(field, s)?.into_owned())
+}
+
 /// A snake_case name (`str`) parsed into a core enum.
 pub fn name<T: serde::de::DeserializeOwned>(field: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
     let s = v
         .cast::<PyString>()
         .map_err(|_| wrong_type(field, "a name (str)", v))?;
-    retrypolicy_wire::parse_name(field, &s.to_cow()?).py()
+    retrypolicy_wire::parse_name(field, &utf8(field, s)?).py()
 }
 
 /// An optional name: None stays None.

@@ -60,8 +60,8 @@ impl Operation {
     }
     /// Parses the JSON form (`{"service": "kv", "operation": "get"}`).
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
-        from_json::<core::Operation>(text).map(Self::from)
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        from_json::<core::Operation>(&crate::convert::text("json", text)?).map(Self::from)
     }
     /// The JSON form.
     fn to_json(&self) -> String {

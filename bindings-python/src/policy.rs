@@ -30,9 +30,9 @@ impl Policy {
     }
     /// Parses and validates a policy document.
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(Policy {
-            inner: retrypolicy_wire::parse_policy(text).py()?,
+            inner: retrypolicy_wire::parse_policy(&crate::convert::text("json", text)?).py()?,
         })
     }
     /// The normalized policy document.

@@ -34,7 +34,7 @@ pub fn from_py(field: &str, v: &Bound<'_, PyAny>) -> PyResult<RetryReason> {
         .into());
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return RetryReason::parse(field, &s.to_cow()?).py();
+        return RetryReason::parse(field, &crate::convert::utf8(field, s)?).py();
     }
     Err(wrong_type(field, "a RetryReason or its name", v))
 }

@@ -91,15 +91,15 @@ impl Request {
     fn replace(&self, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut r = self.inner.clone();
         for (k, v) in changes.into_iter().flat_map(|c| c.iter()) {
-            set_field(&mut r, &k.extract::<String>()?, &v)?;
+            set_field(&mut r, &crate::convert::text("replace", &k)?, &v)?;
         }
         Ok(Request { inner: r })
     }
     /// Parses the JSON form used by the spec fixtures (`*_ms` integer milliseconds).
     #[staticmethod]
-    fn from_json(text: &str) -> PyResult<Self> {
+    fn from_json(text: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(Request {
-            inner: from_json(text)?,
+            inner: from_json(&crate::convert::text("json", text)?)?,
         })
     }
     /// The JSON form.

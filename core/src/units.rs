@@ -3,56 +3,45 @@
 use crate::error::Error;
 use crate::serde_form::ms::MAX_SAFE;
 
-/// Seconds (a host's float) → whole milliseconds, rounded to nearest; negative, NaN, infinite
-/// or past 2^53−1 ms is `invalid_duration` naming `field`.
+/// Seconds (a host's float) → whole milliseconds, rounded to nearest; negative (however small),
+/// NaN, infinite or past 2^53−1 ms is `invalid_duration` naming `field`.
 pub fn millis_from_secs(field: &str, secs: f64) -> Result<u64, Error> {
     let ms = (secs * 1000.0).round();
-    if secs.is_finite() && ms >= 0.0 && ms <= MAX_SAFE as f64 {
+    if secs.is_finite() && secs >= 0.0 && ms <= MAX_SAFE as f64 {
         Ok(ms as u64)
     } else {
-        Err(Error::InvalidDuration {
-            field: field.to_owned(),
-            value: secs.to_string(),
-        })
+        Err(invalid_duration(field, secs))
     }
 }
 
-/// 2^52: below it, adding it to a non-negative float rounds to a whole number with ULP 1.
-const TWO_52: f64 = 4_503_599_627_370_496.0;
+/// Microseconds (a host's exact integer duration, such as Python's `timedelta`) → whole
+/// milliseconds, rounded to nearest, exactly; negative or past 2^64−1 ms is `invalid_duration`.
+pub fn millis_from_micros(field: &str, micros: i128) -> Result<u64, Error> {
+    u64::try_from((micros + 500).div_euclid(1000))
+        .ok()
+        .filter(|_| micros >= 0)
+        .ok_or_else(|| Error::InvalidDuration {
+            field: field.to_owned(),
+            value: format!("{micros} µs"),
+        })
+}
 
 /// `x` as a whole number, if it is one in `0..=max` (`max` at most 2^53 − 1); NaN and
-/// infinities are not. Bindings call this for every number of a decision, so it avoids
-/// float-to-integer conversions (and `f64::fract`, a libm call on baseline x86-64): below 2^52,
-/// `x + 2^52` is whole and exact iff `x` is whole, and its bits hold `x` as an integer.
-#[inline(always)]
+/// infinities are not.
 pub fn whole_number(x: f64, max: f64) -> Option<u64> {
-    if !(0.0..=max).contains(&x) {
-        return None;
-    }
-    if x < TWO_52 {
-        let y = x + TWO_52;
-        return (y - TWO_52 == x).then(|| y.to_bits() - TWO_52.to_bits());
-    }
-    // [2^52, 2^53): every float there is whole.
-    Some(x as u64)
+    ((0.0..=max).contains(&x) && x.fract() == 0.0).then_some(x as u64)
 }
 
 /// Milliseconds given as a host's float (JavaScript numbers) → whole milliseconds; fractions,
 /// negatives, NaN, infinities and values past 2^53−1 are `invalid_duration` naming `field`.
-#[inline]
 pub fn millis_from_f64(field: &str, ms: f64) -> Result<u64, Error> {
-    match whole_number(ms, MAX_SAFE as f64) {
-        Some(n) => Ok(n),
-        None => Err(invalid_duration(field, ms)),
-    }
+    whole_number(ms, MAX_SAFE as f64).ok_or_else(|| invalid_duration(field, ms))
 }
 
-#[cold]
-#[inline(never)]
-fn invalid_duration(field: &str, ms: f64) -> Error {
+fn invalid_duration(field: &str, value: f64) -> Error {
     Error::InvalidDuration {
         field: field.to_owned(),
-        value: ms.to_string(),
+        value: value.to_string(),
     }
 }
 
@@ -66,7 +55,7 @@ mod tests {
         assert_eq!(millis_from_secs("t", 0.1).unwrap(), 100);
         assert_eq!(millis_from_secs("t", 0.0004).unwrap(), 0);
         assert_eq!(millis_from_secs("t", 0.0005).unwrap(), 1);
-        for bad in [-0.001, f64::NAN, f64::INFINITY, 1e16] {
+        for bad in [-0.001, -0.0004, f64::NAN, f64::INFINITY, 1e16] {
             let e = millis_from_secs("timeout", bad).unwrap_err();
             assert_eq!((e.code(), e.field()), ("invalid_duration", "timeout"));
         }
@@ -98,6 +87,26 @@ mod tests {
         }
         assert_eq!(whole_number(256.0, 255.0), None);
         assert_eq!(whole_number(255.0, 255.0), Some(255));
+    }
+
+    #[test]
+    fn microseconds_convert_exactly() {
+        let max_safe = i128::from(MAX_SAFE);
+        assert_eq!(millis_from_micros("t", max_safe * 1000).unwrap(), MAX_SAFE);
+        assert_eq!(
+            millis_from_micros("t", i128::from(u64::MAX) * 1000).unwrap(),
+            u64::MAX
+        );
+        assert_eq!(millis_from_micros("t", 1499).unwrap(), 1);
+        assert_eq!(millis_from_micros("t", 1500).unwrap(), 2);
+        assert_eq!(millis_from_micros("t", 0).unwrap(), 0);
+        for bad in [-1, -400, (i128::from(u64::MAX) + 1) * 1000] {
+            assert_eq!(
+                millis_from_micros("t", bad).unwrap_err().code(),
+                "invalid_duration",
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -103,18 +103,18 @@ def classify_kv(
 ) -> Classification:
     """Classifies a KV status (an int, or hex text such as ``"0xa2"``) for an operation; ``error_map``
     is the server's map (JSON text or dict)."""
-    text = json.dumps(error_map) if isinstance(error_map, dict) else error_map
+    text = _json_api.dumps(error_map) if isinstance(error_map, dict) else error_map
     return _lowlevel.classify_kv(operation, status, error_map=text, policy=policy)
 
 
 def policy_from_dict(document: dict[str, Any]) -> Policy:
     """Loads a policy from its JSON-shaped dict; errors name the offending field."""
-    return Policy.from_json(json.dumps(document))
+    return Policy.from_json(_json_api.dumps(document))
 
 
 def request_from_dict(document: dict[str, Any]) -> Request:
     """Loads a request from the spec-fixture form (``*_ms`` integer milliseconds)."""
-    return Request.from_json(json.dumps(document))
+    return Request.from_json(_json_api.dumps(document))
 
 
 def explain(request: Request, reason: RetryReason | str, policy: Policy | None = None) -> str:
@@ -129,7 +129,7 @@ def explain(request: Request, reason: RetryReason | str, policy: Policy | None =
 
 def simulate(scenario: dict[str, Any]) -> dict[str, Any]:
     """Replays a whole schedule (request, outcomes, latency_ms, policy, draws) and returns the timeline."""
-    result: dict[str, Any] = json.loads(_lowlevel.simulate_json(json.dumps(scenario)))
+    result: dict[str, Any] = json.loads(_lowlevel.simulate_json(_json_api.dumps(scenario)))
     return result
 
 

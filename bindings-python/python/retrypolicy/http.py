@@ -23,9 +23,10 @@ def retry_after(value: str, now_unix_ms: int | None = None) -> Doc:
     return call("http_retry_after", {"value": value}, now_unix_ms=now_unix_ms)
 
 
-def parse_date(value: str) -> Doc:
-    """An IMF-fixdate as Unix milliseconds."""
-    return call("http_date", {"value": value})
+def parse_date(value: str, now_unix_ms: int | None = None) -> Doc:
+    """An HTTP-date (IMF-fixdate, RFC 850 or asctime) as Unix milliseconds; RFC 850's two-digit
+    year needs ``now_unix_ms``."""
+    return call("http_date", {"value": value}, now_unix_ms=now_unix_ms)
 
 
 def next_step(

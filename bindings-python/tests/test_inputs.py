@@ -1,0 +1,47 @@
+"""Host values at their edges: exact durations, negatives, lone surrogates, non-finite floats."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+import retrypolicy as rp
+from retrypolicy import Operation, Request
+
+
+def test_timedeltas_and_ints_convert_exactly_past_2_53() -> None:
+    # Found on the old main: these went through a float and came out up to 10 ms off.
+    # timedelta's range ends at 999,999,999 days (8.64e16 ms), past 2^53 ms.
+    for ms in [2**53 - 1, 2**53, 2**53 + 1, 86_399_999_999_999_999]:
+        r = Request(Operation.kv("get"), timeout=timedelta(milliseconds=ms))
+        assert r.timeout_ms == ms, ms
+    secs = 2**53 // 1000 + 1  # whole seconds as an int, past 2^53 ms
+    assert Request(Operation.kv("get"), timeout=secs).timeout_ms == secs * 1000
+    assert Request(Operation.kv("get"), timeout=timedelta(microseconds=1500)).timeout_ms == 2
+
+
+@pytest.mark.parametrize("value", [-0.0004, timedelta(microseconds=-400), timedelta(days=-1), -1])
+def test_negative_durations_are_refused_however_small(value: object) -> None:
+    with pytest.raises(rp.InvalidDurationError) as e:
+        Request(Operation.kv("get"), timeout=1, elapsed=value)
+    assert (e.value.code, e.value.field) == ("invalid_duration", "elapsed")
+
+
+def test_a_lone_surrogate_is_a_typed_error() -> None:
+    with pytest.raises(rp.InvalidTypeError) as e:
+        Operation.kv("get\ud800")
+    assert (e.value.code, e.value.field) == ("invalid_type", "operation")
+    with pytest.raises(rp.InvalidTypeError) as e2:
+        rp.RetryReason.parse("KV_LOCKED\udfff")
+    assert e2.value.code == "invalid_type"
+    with pytest.raises(rp.InvalidTypeError):
+        rp.classify_query(5000, "bad \ud800 text")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_floats_in_documents_name_their_field(bad: float) -> None:
+    with pytest.raises(rp.RetryPolicyError) as e:
+        rp.policy_from_dict({"backoff": {"kind": "exponential", "factor": bad}})
+    assert e.value.code in ("invalid_type", "out_of_range")
+    assert e.value.field == "backoff.factor"
