@@ -35,11 +35,12 @@ export declare function benchNoop(service: unknown, operation: unknown, readonly
 /** Bench only, not part of the package's API: a `#[napi]` no-op without arguments. */
 export declare function benchNoopEmpty(): void
 
-/** Best effort's answer under `policy`: a delay in milliseconds, or null for "do not retry". */
-export declare function bestEffortDelay(request: unknown, reason: unknown, policy?: PolicyHandle | undefined | null): number | bigint | null
-
-/** The core's JSON API: `function` by its fixture name, JSON text in and out. */
-export declare function callJson(function: unknown, input: unknown): string
+/**
+ * The core's JSON API: `function` by its fixture name, JSON text in and out. A `request` (a
+ * camelCase object, read as `decide` reads it) and a `policy` handle go into the input as
+ * `request` and `policy`.
+ */
+export declare function callJson(function: unknown, input: unknown, request: unknown, policy?: PolicyHandle | undefined | null): string
 
 /** A classification as the package's object (the JavaScript layer freezes it). */
 export interface ClassificationObject {
@@ -53,23 +54,12 @@ export interface ClassificationObject {
   surfaceAs: string | null
 }
 
-/** Classifies the first error of an analytics response. */
-export declare function classifyAnalytics(errorCode: unknown): ClassificationObject
-
-/** Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...). */
-export declare function classifyDispatch(failure: unknown): ClassificationObject
-
-/** Classifies a KV status (a number or a `"0x.."` string) for a KV operation. */
-export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
-
-/** Classifies the first error of a query response. */
-export declare function classifyQuery(errorCode: unknown, message: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
-
-/** Classifies a search response's HTTP status. */
-export declare function classifySearch(status: unknown): ClassificationObject
-
-/** Classifies a views response from its HTTP status and body text. */
-export declare function classifyViews(status: unknown, body: unknown): ClassificationObject
+/**
+ * Classifies with the classifier named `kind`: `kv` (KV operation name, status as a number or a
+ * `"0x.."` string), `query` (error code, message), `analytics` (error code), `search` (HTTP
+ * status), `views` (HTTP status, body text) or `dispatch` (the name of a failure the SDK observed).
+ */
+export declare function classify(kind: unknown, a: unknown, b: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
 
 /** RFC 0049's controlled backoff in milliseconds after `attempt` retries. */
 export declare function controlledBackoff(attempt: unknown): number | bigint
@@ -77,17 +67,12 @@ export declare function controlledBackoff(attempt: unknown): number | bigint
 /** A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout. */
 export declare function decideAfterStrategy(request: unknown, reason: unknown, retryAfter: unknown, make: unknown): unknown
 
-/** The orchestrator's steps before a host strategy: the decision, or null when the host must be asked. */
-export declare function decideBeforeStrategy(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): unknown | null
-
 /**
- * Decides with a built-in strategy as the host's (`"best_effort"`, configured by
- * `strategy_policy`, or `"fail_fast"`): its own rule decides, not `custom_strategy`.
+ * Decides with a host strategy, asked when no earlier rule decides: the caller's function (handed
+ * the caller's request object), or a built-in one by name (`"best_effort"` configured by
+ * `strategy_policy`, `"fail_fast"`), which then decides by its own rule, not `custom_strategy`.
  */
-export declare function decideWithBuiltIn(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
-
-/** Decides with a host strategy function, handed the caller's request object. */
-export declare function decideWithFunction(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, make: unknown): unknown
+export declare function decideWith(request: unknown, reason: unknown, policy: PolicyHandle | undefined | null, strategy: unknown, strategyPolicy: PolicyHandle | undefined | null, make: unknown): unknown
 
 /** The stable error codes, shared by every language. */
 export declare function errorCodes(): Array<string>
@@ -113,9 +98,6 @@ export declare function reasonTable(): Array<ReasonRow>
 
 /** A request in the wire form (snake_case JSON text), checked and written back in its normal form. */
 export declare function requestFromJson(text: unknown): string
-
-/** A camelCase request in the wire form, as JSON text. */
-export declare function requestToJson(request: unknown): string
 
 /** The core's version. */
 export declare function version(): string

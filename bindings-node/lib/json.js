@@ -25,6 +25,17 @@ function wireMillis(v) {
   return typeof v === 'string' ? BigInt(v) : v
 }
 
+const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+
+/** A wire document (decision, timeline, request) as the API returns it: camelCase keys, `*_ms` as wireMillis, frozen unless `freeze` is false. */
+function fromWire(v, freeze = true) {
+  if (v === null || typeof v !== 'object') return v
+  const out = Array.isArray(v)
+    ? v.map((x) => fromWire(x, freeze))
+    : Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), k.endsWith('_ms') ? wireMillis(x) : fromWire(x, freeze)]))
+  return freeze ? Object.freeze(out) : out
+}
+
 // Each method's JSON-API function and the names its arguments take in the input document, in
 // order (undefined ones are left out); `null` names: the one argument is the whole document.
 // Each method is documented in ./retrypolicy.d.ts.
@@ -51,10 +62,10 @@ const HTTP = {
   nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
 }
 
-/** The `mongodb` and `http` namespaces and `call(function, document)` over the core's JSON API as text. */
-function jsonApi(callText) {
-  /** Calls a JSON-API function with an input document. */
-  const call = (fn, doc) => JSON.parse(callText(fn, jsonText(doc)))
+/** The `mongodb` and `http` namespaces and `call(function, document, request?, policyHandle?)` over the addon's JSON API. */
+function jsonApi(callJson) {
+  /** Calls a JSON-API function with an input document (and a request object and a policy handle the addon adds). */
+  const call = (fn, doc, request, handle) => JSON.parse(callJson(fn, jsonText(doc), request, handle))
   const namespace = (table) =>
     Object.freeze(
       Object.fromEntries(
@@ -67,23 +78,4 @@ function jsonApi(callText) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-/** The core's timeline (wire form) as the API returns it, each step's decision built by `decision`. */
-function timelineFromWire(t, decision) {
-  const steps = t.steps.map((s) =>
-    Object.freeze({
-      attempt: s.attempt,
-      sentAtMs: wireMillis(s.sent_at_ms),
-      doneAtMs: wireMillis(s.done_at_ms),
-      reason: s.reason,
-      decision: s.decision === null ? null : decision(s.decision),
-    }),
-  )
-  return Object.freeze({
-    steps: Object.freeze(steps),
-    ending: t.ending,
-    totalMs: wireMillis(t.total_ms),
-    waitedMs: wireMillis(t.waited_ms),
-  })
-}
-
-module.exports = { documentText, wireMillis, jsonApi, timelineFromWire }
+module.exports = { documentText, wireMillis, camel, fromWire, jsonApi }

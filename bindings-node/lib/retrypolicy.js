@@ -6,7 +6,7 @@
 
 const native = require('../index.js')
 const { typedError, invalidType, errorCodes, renamed } = require('./errors.js')
-const { documentText, wireMillis, jsonApi, timelineFromWire } = require('./json.js')
+const { documentText, wireMillis, camel, fromWire, jsonApi } = require('./json.js')
 const { orchestratorClass } = require('./orchestrator.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
@@ -41,15 +41,18 @@ const isIdempotent = (operation) => native.isIdempotent(operation)
 // ---- the core's JSON API ------------------------------------------------------------------------
 
 /** MongoDB and HTTP retry rules, and any JSON-API function by name (see ./json.js). */
-const { mongodb, http, call } = jsonApi((fn, text) => native.callJson(fn, text))
+const { mongodb, http, call } = jsonApi(native.callJson)
 
-const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
 const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
-/** A JSON-API call behind the camelCase API: its errors name the fields in camelCase. */
-function callCamel(fn, doc) {
+/**
+ * A JSON-API call behind the camelCase API: the addon adds `inputs.request` (when given: a request
+ * object) and `inputs.policy` as `decide` reads them; errors name the fields in camelCase.
+ */
+function api(fn, doc, inputs = {}) {
   try {
-    return call(fn, doc)
+    const request = 'request' in inputs ? requestObject(inputs.request) : undefined
+    return call(fn, doc, request, policyHandle(inputs.policy))
   } catch (e) {
     throw isRetryPolicyError(e) ? renamed(e, camel(e.field)) : e
   }
@@ -122,13 +125,6 @@ function decision(retry, delayMs, capped, thenCancel, reason, rule, section, cau
   )
 }
 
-/** A decision in the wire form (snake_case) as the API returns it. */
-function decisionFromWire(w) {
-  const delay = w.action === 'retry' ? wireMillis(w.delay_ms) : 0
-  const { capped, then_cancel: thenCancel, reason, rule, section, cause, attempts, idempotent } = w
-  return decision(w.action === 'retry', delay, capped, thenCancel, reason, rule, section, cause, attempts, idempotent)
-}
-
 /** A decision in the wire form (snake_case), for the core's JSON API. */
 function decisionToWire(d) {
   if (typeof d !== 'object' || d === null) throw invalidType('decision', 'a decision returned by retrypolicy', d)
@@ -136,11 +132,10 @@ function decisionToWire(d) {
 }
 
 /** The core's one-line log message for a decision (RFC 0049 asks to log every retry and non-retry). */
-const formatDecision = (d) => callCamel('format_decision', { decision: decisionToWire(d) }).message
+const formatDecision = (d) => api('format_decision', { decision: decisionToWire(d) }).message
 
 /** The core's one-sentence explanation of `decision` for `request`, naming the rule and spec section. */
-const explain = (request, d) =>
-  callCamel('explain_decision', { request: requestWire(request), decision: decisionToWire(d) }).sentence
+const explain = (request, d) => api('explain_decision', { decision: decisionToWire(d) }, { request }).sentence
 
 // ---- decide --------------------------------------------------------------------------------------
 
@@ -154,9 +149,15 @@ function decide(request, reason, policy, strategy) {
   return decideBuiltIn(request, reason, ph)
 }
 
+/** A request argument, checked to be an object (its fields are the addon's to check). */
+function requestObject(r) {
+  if (typeof r !== 'object' || r === null) throw invalidType('request', 'a request object', r)
+  return r
+}
+
 /** `decide` with the built-in strategies, under the addon's policy handle. */
 function decideBuiltIn(r, reason, ph) {
-  if (typeof r !== 'object' || r === null) throw invalidType('request', 'a request object', r)
+  requestObject(r)
   // The fields go as arguments: the addon reading them off the object costs about 65 ns each.
   return native.decide(r.service, r.operation, r.readonly, r.method, r.timeoutMs, r.elapsedMs, r.attempts,
     r.idempotent, r.strategy, r.random, r.previousDelayMs, r.previousReasons, reason, ph, decision)
@@ -166,16 +167,12 @@ const isExactly = (o, C) => o instanceof C && Object.getPrototypeOf(o) === C.pro
 
 function decideWithStrategy(request, reason, ph, strategy) {
   // The built-in strategies as objects decide by their own rules (`best_effort_backoff`, `fail_fast`).
-  if (isExactly(strategy, BestEffort)) {
-    return native.decideWithBuiltIn(request, reason, ph, 'best_effort', strategy[HANDLE], decision)
-  }
-  if (isExactly(strategy, FailFast)) {
-    return native.decideWithBuiltIn(request, reason, ph, 'fail_fast', undefined, decision)
-  }
-  if (typeof strategy === 'function') return native.decideWithFunction(request, reason, ph, strategy, decision)
+  const host = (s, sp) => native.decideWith(request, reason, ph, s, sp, decision)
+  if (isExactly(strategy, BestEffort)) return host('best_effort', strategy[HANDLE])
+  if (isExactly(strategy, FailFast)) return host('fail_fast')
+  if (typeof strategy === 'function') return host(strategy)
   if (typeof strategy === 'object' && typeof strategy.retryAfter === 'function') {
-    const retryAfter = (r, why) => strategy.retryAfter(r, why)
-    return native.decideWithFunction(request, reason, ph, retryAfter, decision)
+    return host((r, why) => strategy.retryAfter(r, why))
   }
   throw invalidType('strategy', 'a function or an object with retryAfter(request, reason)', strategy)
 }
@@ -185,7 +182,7 @@ function decideWithStrategy(request, reason, ph, strategy) {
  * reasons, a per-request built-in strategy): the decision, or null when the host must be asked.
  */
 function decideBeforeStrategy(request, reason, policy) {
-  return native.decideBeforeStrategy(request, reason, policyHandle(policy), decision)
+  return fromWire(api('decide_before_strategy', { reason }, { request, policy }).decision)
 }
 
 /** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
@@ -193,7 +190,8 @@ const decideAfterStrategy = (request, reason, retryAfterMs) =>
   native.decideAfterStrategy(request, reason, retryAfterMs, decision)
 
 /** Best effort's answer for `request` and `reason` under `policy`: a delay in ms, or null (do not retry). */
-const bestEffortDelay = (request, reason, policy) => native.bestEffortDelay(request, reason, policyHandle(policy))
+const bestEffortDelay = (request, reason, policy) =>
+  wireMillis(api('best_effort_delay', { reason }, { request, policy }).delay_ms)
 
 /** RFC 0049's default strategy as an object; subclass it and override `retryAfter` to change one case. */
 class BestEffort {
@@ -239,27 +237,30 @@ function decideMany(requests, reasons, policy) {
 
 // ---- classification ----------------------------------------------------------------------------
 
+/** The addon's classifier named `kind` on `a` and `b`, its result frozen. */
+const classify = (kind, a, b, errorMap, policy) =>
+  Object.freeze(native.classify(kind, a, b, errorMapHandle(errorMap), policyHandle(policy)))
+
 /** Classifies a KV response status (a number or a "0x.." string) for a KV operation name. */
 function classifyKv(operation, status, opts) {
   const { errorMap, policy } = options(opts)
-  return Object.freeze(native.classifyKv(operation, status, errorMapHandle(errorMap), policyHandle(policy)))
+  return classify('kv', operation, status, errorMap, policy)
 }
 
 /** Classifies the first error of a query response. */
-const classifyQuery = (code, message, opts) =>
-  Object.freeze(native.classifyQuery(code, message, policyHandle(options(opts).policy)))
+const classifyQuery = (code, message, opts) => classify('query', code, message, undefined, options(opts).policy)
 
 /** Classifies the first error of an analytics response. */
-const classifyAnalytics = (code) => Object.freeze(native.classifyAnalytics(code))
+const classifyAnalytics = (code) => classify('analytics', code)
 
 /** Classifies a search response's HTTP status. */
-const classifySearch = (httpStatus) => Object.freeze(native.classifySearch(httpStatus))
+const classifySearch = (httpStatus) => classify('search', httpStatus)
 
 /** Classifies a views response from its HTTP status and body text. */
-const classifyViews = (httpStatus, body) => Object.freeze(native.classifyViews(httpStatus, body))
+const classifyViews = (httpStatus, body) => classify('views', httpStatus, body)
 
 /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-const classifyDispatch = (failure) => Object.freeze(native.classifyDispatch(failure))
+const classifyDispatch = (failure) => classify('dispatch', failure)
 
 // ---- backoff, wire form, simulation ------------------------------------------------------------
 
@@ -272,15 +273,11 @@ const backoffDelayMs = (policy, attempt, random, previousDelayMs) =>
 
 /** A request from the wire form (snake_case, `*_ms` numbers or decimal strings), as a camelCase object. */
 function requestFromJson(document) {
-  const wire = JSON.parse(native.requestFromJson(documentText(document, 'request')))
-  return Object.fromEntries(Object.entries(wire).map(([k, v]) => [camel(k), k.endsWith('_ms') ? wireMillis(v) : v]))
+  return fromWire(JSON.parse(native.requestFromJson(documentText(document, 'request'))), false)
 }
 
 /** A camelCase request in the wire form, as JSON text. */
-const requestToJson = (request) => native.requestToJson(request)
-
-/** A camelCase request in the wire form, as an object. */
-const requestWire = (request) => JSON.parse(native.requestToJson(request))
+const requestToJson = (request) => api('parse_request', {}, { request }).json
 
 /**
  * Replays a whole retry schedule: `{request, outcomes, latencyMs, repeatLast?, draws?, policy?}`
@@ -289,9 +286,8 @@ const requestWire = (request) => JSON.parse(native.requestToJson(request))
 function simulate(scenario) {
   if (typeof scenario !== 'object' || scenario === null) throw invalidType('scenario', 'a scenario object', scenario)
   const { request, outcomes, repeatLast, latencyMs, draws, policy } = scenario
-  const doc = { request: requestWire(request), outcomes, repeat_last: repeatLast, latency_ms: latencyMs, draws }
-  if (policyHandle(policy) !== undefined) doc.policy = policy.toJSON()
-  return timelineFromWire(callCamel('simulate', doc), decisionFromWire)
+  const doc = { outcomes, repeat_last: repeatLast, latency_ms: latencyMs, draws }
+  return fromWire(api('simulate', doc, { request, policy }))
 }
 
 // ---- logging ----------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
-//! `decide` and its steps: a request, a reason and a policy in, the core's decision out.
+//! `decide` and its host strategies: a request, a reason and a policy in, the core's decision out.
 
-use napi::bindgen_prelude::{BigInt, Either, Env, Null, Unknown};
+use napi::bindgen_prelude::{BigInt, Either, Env, Unknown, ValueType};
 use napi_derive::napi;
-use retrypolicy::{Decision, FailFast, Request, RetryReason, RetryStrategy, StrategyKind};
+use retrypolicy::{FailFast, RetryStrategy, StrategyKind};
 
 use crate::convert::{self, Js};
 use crate::decision;
@@ -25,46 +25,11 @@ pub fn decide<'a>(
     decision::build(&make, &retrypolicy::decide(&request, reason, or_default(policy))?)
 }
 
-/// The request and the reason every call but `decide` takes.
-fn inputs(request: Unknown, reason: Unknown) -> Res<(Request, RetryReason)> {
-    Ok((
-        request::from_object(request)?,
-        convert::reason(&Js(reason), "reason")?,
-    ))
-}
-
-/// Decides with `host` asked when no earlier rule decides.
-fn with_host(
-    request: Unknown,
-    reason: Unknown,
-    policy: Option<&PolicyHandle>,
-    host: &dyn RetryStrategy,
-) -> Res<Decision> {
-    let (r, why) = inputs(request, reason)?;
-    Ok(retrypolicy::decide_with(&r, why, or_default(policy), Some(host))?)
-}
-
-/// Decides with a host strategy function, handed the caller's request object.
+/// Decides with a host strategy, asked when no earlier rule decides: the caller's function (handed
+/// the caller's request object), or a built-in one by name (`"best_effort"` configured by
+/// `strategy_policy`, `"fail_fast"`), which then decides by its own rule, not `custom_strategy`.
 #[napi(catch_unwind)]
-pub fn decide_with_function<'a>(
-    env: Env,
-    request: Unknown<'a>,
-    reason: Unknown<'a>,
-    policy: Option<&PolicyHandle>,
-    strategy: Unknown<'a>,
-    make: Unknown<'a>,
-) -> napi::Result<Unknown<'a>> {
-    run(&env, || {
-        let host = HostStrategy::new(request, strategy);
-        let d = host.outcome(with_host(request, reason, policy, &host))?;
-        decision::build(&make, &d)
-    })
-}
-
-/// Decides with a built-in strategy as the host's (`"best_effort"`, configured by
-/// `strategy_policy`, or `"fail_fast"`): its own rule decides, not `custom_strategy`.
-#[napi(catch_unwind)]
-pub fn decide_with_built_in<'a>(
+pub fn decide_with<'a>(
     env: Env,
     request: Unknown<'a>,
     reason: Unknown<'a>,
@@ -74,30 +39,21 @@ pub fn decide_with_built_in<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
     run(&env, || {
-        let best_effort = or_default(strategy_policy).best_effort();
-        let host: &dyn RetryStrategy = match convert::name(&Js(strategy), "strategy")? {
-            StrategyKind::BestEffort => &best_effort,
-            StrategyKind::FailFast => &FailFast,
+        let r = request::from_object(request)?;
+        let why = convert::reason(&Js(reason), "reason")?;
+        let (function, best_effort) = (
+            HostStrategy::new(request, strategy),
+            or_default(strategy_policy).best_effort(),
+        );
+        let host: &dyn RetryStrategy = match Js(strategy).kind()? {
+            ValueType::Function => &function,
+            _ => match convert::name(&Js(strategy), "strategy")? {
+                StrategyKind::BestEffort => &best_effort,
+                StrategyKind::FailFast => &FailFast,
+            },
         };
-        decision::build(&make, &with_host(request, reason, policy, host)?)
-    })
-}
-
-/// The orchestrator's steps before a host strategy: the decision, or null when the host must be asked.
-#[napi(catch_unwind)]
-pub fn decide_before_strategy<'a>(
-    env: Env,
-    request: Unknown<'a>,
-    reason: Unknown<'a>,
-    policy: Option<&PolicyHandle>,
-    make: Unknown<'a>,
-) -> napi::Result<Either<Unknown<'a>, Null>> {
-    run(&env, || {
-        let (r, why) = inputs(request, reason)?;
-        match retrypolicy::decide_before_strategy(&r, why, or_default(policy))? {
-            Some(d) => Ok(Either::A(decision::build(&make, &d)?)),
-            None => Ok(Either::B(Null)),
-        }
+        let d = retrypolicy::decide_with(&r, why, or_default(policy), Some(host));
+        decision::build(&make, &function.outcome(d.map_err(Into::into))?)
     })
 }
 
@@ -111,24 +67,10 @@ pub fn decide_after_strategy<'a>(
     make: Unknown<'a>,
 ) -> napi::Result<Unknown<'a>> {
     run(&env, || {
-        let (r, why) = inputs(request, reason)?;
+        let r = request::from_object(request)?;
+        let why = convert::reason(&Js(reason), "reason")?;
         let verdict = strategy::verdict(retry_after, "retryAfterMs")?;
         decision::build(&make, &retrypolicy::decide_after_strategy(&r, why, verdict))
-    })
-}
-
-/// Best effort's answer under `policy`: a delay in milliseconds, or null for "do not retry".
-#[napi(catch_unwind)]
-pub fn best_effort_delay(
-    env: Env,
-    request: Unknown,
-    reason: Unknown,
-    policy: Option<&PolicyHandle>,
-) -> napi::Result<Option<Either<f64, BigInt>>> {
-    run(&env, || {
-        let (r, why) = inputs(request, reason)?;
-        let verdict = or_default(policy).best_effort().retry_after(&r, why)?;
-        Ok(verdict.delay_ms.map(convert::millis_out))
     })
 }
 

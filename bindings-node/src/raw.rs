@@ -62,20 +62,8 @@ unsafe extern "C" fn decide(env: sys::napi_env, info: sys::napi_callback_info) -
 /// Registers `decide` on the addon's exports.
 #[napi(module_exports)]
 pub fn register(mut exports: Object, env: Env) -> napi::Result<()> {
-    let mut f = ptr::null_mut();
-    let name = c"decide";
-    let len = name.count_bytes() as isize;
-    // SAFETY: the name is NUL-terminated; the callback lives as long as the library.
-    check_status!(unsafe {
-        sys::napi_create_function(
-            env.raw(),
-            name.as_ptr(),
-            len,
-            Some(decide),
-            ptr::null_mut(),
-            &mut f,
-        )
-    })?;
-    // SAFETY: `f` is the function just created.
-    exports.set_named_property("decide", unsafe { Unknown::from_raw_unchecked(env.raw(), f) })
+    exports.set_named_property(
+        "decide",
+        env.create_function::<Unknown, Unknown>("decide", decide)?,
+    )
 }

@@ -92,11 +92,6 @@ pub fn from_object(v: Unknown) -> Res<Request> {
     Fields::read(v, "request")?.request()
 }
 
-/// The request as wire-form JSON text.
-fn to_json(r: &Request) -> Res<String> {
-    Ok(serde_json::to_string(r).map_err(|e| napi::Error::from_reason(e.to_string()))?)
-}
-
 /// A request in the wire form (snake_case JSON text), checked and written back in its normal form.
 #[napi(catch_unwind)]
 pub fn request_from_json(env: Env, text: Unknown) -> napi::Result<String> {
@@ -104,14 +99,8 @@ pub fn request_from_json(env: Env, text: Unknown) -> napi::Result<String> {
         let r: Request =
             convert::with_str(&Js(text), "request", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
         r.validate()?;
-        to_json(&r)
+        Ok(serde_json::to_string(&r).map_err(|e| napi::Error::from_reason(e.to_string()))?)
     })
-}
-
-/// A camelCase request in the wire form, as JSON text.
-#[napi(catch_unwind)]
-pub fn request_to_json(env: Env, request: Unknown) -> napi::Result<String> {
-    run(&env, || to_json(&from_object(request)?))
 }
 
 /// Whether RFC 0049's idempotent-operation list calls the operation idempotent.
