@@ -77,24 +77,8 @@ export declare function decideWith(request: unknown, reason: unknown, policy: Po
 /** The stable error codes, shared by every language. */
 export declare function errorCodes(): Array<string>
 
-/** Whether RFC 0049's idempotent-operation list calls the operation idempotent. */
-export declare function isIdempotent(operation: unknown): boolean
-
-/** The canonical name of a reason (aliases accepted). */
-export declare function parseReason(reason: unknown): string
-
-/** One row of the RFC 0049 RetryReason table. */
-export interface ReasonRow {
-  /** The reason's name. */
-  name: string
-  /** Whether a non-idempotent request may be retried for it. */
-  allowsNonIdempotentRetry: boolean
-  /** Whether it is retried regardless of the strategy. */
-  alwaysRetry: boolean
-}
-
-/** The RFC 0049 RetryReason table, in the core's order. */
-export declare function reasonTable(): Array<ReasonRow>
+/** The RFC 0049 reason names, in the core's table order. */
+export declare function reasonNames(): Array<string>
 
 /** A request in the wire form (snake_case JSON text), checked and written back in its normal form. */
 export declare function requestFromJson(text: unknown): string

@@ -17,15 +17,6 @@ function invalidType(field, expected, value) {
   return typedError('invalid_type', field, `expected ${expected}, got ${got}`)
 }
 
-/** `ERROR_CODES` (frozen) and `isRetryPolicyError` for the core's list of stable codes. */
-function errorCodes(codes) {
-  const ERROR_CODES = Object.freeze([...codes])
-  const known = new Set(ERROR_CODES)
-  /** Whether `e` was thrown by retrypolicy (an `Error` with a stable `code` and a `field`). */
-  const isRetryPolicyError = (e) => e instanceof Error && known.has(e.code) && typeof e.field === 'string'
-  return { ERROR_CODES, isRetryPolicyError }
-}
-
 /** The same error, naming `field` instead (for an item of a batch). */
 function renamed(e, field) {
   const old = e.field
@@ -34,4 +25,4 @@ function renamed(e, field) {
   return e
 }
 
-module.exports = { typedError, invalidType, errorCodes, renamed }
+module.exports = { typedError, invalidType, renamed }

@@ -25,14 +25,17 @@ function wireMillis(v) {
   return typeof v === 'string' ? BigInt(v) : v
 }
 
+/** A snake_case name in camelCase. */
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
 
-/** A wire document (decision, timeline, request) as the API returns it: camelCase keys, `*_ms` as wireMillis, frozen unless `freeze` is false. */
+/**
+ * A wire document (a decision, timeline, request) as the API returns it: camelCase keys, `*_ms`
+ * values through wireMillis, frozen unless `freeze` is false.
+ */
 function fromWire(v, freeze = true) {
   if (v === null || typeof v !== 'object') return v
-  const out = Array.isArray(v)
-    ? v.map((x) => fromWire(x, freeze))
-    : Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), k.endsWith('_ms') ? wireMillis(x) : fromWire(x, freeze)]))
+  const entry = ([k, x]) => [camel(k), k.endsWith('_ms') ? wireMillis(x) : fromWire(x, freeze)]
+  const out = Array.isArray(v) ? v.map((x) => fromWire(x, freeze)) : Object.fromEntries(Object.entries(v).map(entry))
   return freeze ? Object.freeze(out) : out
 }
 
@@ -62,9 +65,9 @@ const HTTP = {
   nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
 }
 
-/** The `mongodb` and `http` namespaces and `call(function, document, request?, policyHandle?)` over the addon's JSON API. */
+/** The `mongodb` and `http` namespaces, and `call(function, document, request?, policyHandle?)`, over the JSON API. */
 function jsonApi(callJson) {
-  /** Calls a JSON-API function with an input document (and a request object and a policy handle the addon adds). */
+  /** Calls a JSON-API function on a document; the addon adds the request and the policy handle when given. */
   const call = (fn, doc, request, handle) => JSON.parse(callJson(fn, jsonText(doc), request, handle))
   const namespace = (table) =>
     Object.freeze(

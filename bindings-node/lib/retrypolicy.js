@@ -4,27 +4,23 @@
 // call hands its arguments to one addon function, which converts them into the core's types,
 // calls the core and throws its errors with `code` and `field`. Nothing is kept between calls.
 
+const { EventEmitter } = require('node:events')
 const native = require('../index.js')
-const { typedError, invalidType, errorCodes, renamed } = require('./errors.js')
+const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, fromWire, jsonApi } = require('./json.js')
-const { orchestratorClass } = require('./orchestrator.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
 
 // ---- reasons and errors ------------------------------------------------------------------------
 
-const REASON_ROWS = new Map(native.reasonTable().map((r) => [r.name, Object.freeze(r)]))
-
 /** The RFC 0049 reasons, name → name (frozen). */
-const RetryReason = Object.freeze(
-  Object.assign(Object.create(null), ...[...REASON_ROWS.keys()].map((n) => ({ [n]: n }))),
-)
+const RetryReason = Object.freeze(Object.assign(Object.create(null), ...native.reasonNames().map((n) => ({ [n]: n }))))
+
+/** The reason's RFC table row: `{name, allowsNonIdempotentRetry, alwaysRetry}` (aliases accepted). */
+const reasonFlags = (reason) => fromWire(api('reason_flags', { reason }))
 
 /** The canonical name of a reason (aliases accepted); throws `unknown_reason`. */
-const parseReason = (reason) => native.parseReason(reason)
-
-/** The reason's RFC table row: `{name, allowsNonIdempotentRetry, alwaysRetry}`. */
-const reasonFlags = (reason) => REASON_ROWS.get(native.parseReason(reason))
+const parseReason = (reason) => reasonFlags(reason).name
 
 /** Whether a non-idempotent request may be retried for this reason. */
 const allowsNonIdempotentRetry = (reason) => reasonFlags(reason).allowsNonIdempotentRetry
@@ -32,11 +28,18 @@ const allowsNonIdempotentRetry = (reason) => reasonFlags(reason).allowsNonIdempo
 /** Whether this reason is retried regardless of the strategy. */
 const alwaysRetry = (reason) => reasonFlags(reason).alwaysRetry
 
-/** The stable error codes, shared by every language, and the check for errors that carry one. */
-const { ERROR_CODES, isRetryPolicyError } = errorCodes(native.errorCodes())
+/** The stable error codes, shared by every language. */
+const ERROR_CODES = Object.freeze(native.errorCodes())
+const KNOWN_CODES = new Set(ERROR_CODES)
+
+/** Whether `e` was thrown by retrypolicy (an `Error` with a stable `code` and a `field`). */
+const isRetryPolicyError = (e) => e instanceof Error && KNOWN_CODES.has(e.code) && typeof e.field === 'string'
 
 /** Whether RFC 0049's idempotent-operation list calls this operation idempotent. */
-const isIdempotent = (operation) => native.isIdempotent(operation)
+function isIdempotent(operation) {
+  const { service, operation: name, readonly, method } = object(operation, 'operation', 'an operation object')
+  return api('is_idempotent', { service, operation: name, readonly, method }).idempotent
+}
 
 // ---- the core's JSON API ------------------------------------------------------------------------
 
@@ -51,7 +54,7 @@ const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
  */
 function api(fn, doc, inputs = {}) {
   try {
-    const request = 'request' in inputs ? requestObject(inputs.request) : undefined
+    const request = 'request' in inputs ? object(inputs.request, 'request', 'a request object') : undefined
     return call(fn, doc, request, policyHandle(inputs.policy))
   } catch (e) {
     throw isRetryPolicyError(e) ? renamed(e, camel(e.field)) : e
@@ -127,8 +130,8 @@ function decision(retry, delayMs, capped, thenCancel, reason, rule, section, cau
 
 /** A decision in the wire form (snake_case), for the core's JSON API. */
 function decisionToWire(d) {
-  if (typeof d !== 'object' || d === null) throw invalidType('decision', 'a decision returned by retrypolicy', d)
-  return Object.fromEntries(Object.entries(d).map(([k, v]) => [snake(k), v]))
+  const entries = Object.entries(object(d, 'decision', 'a decision returned by retrypolicy'))
+  return Object.fromEntries(entries.map(([k, v]) => [snake(k), v]))
 }
 
 /** The core's one-line log message for a decision (RFC 0049 asks to log every retry and non-retry). */
@@ -149,15 +152,15 @@ function decide(request, reason, policy, strategy) {
   return decideBuiltIn(request, reason, ph)
 }
 
-/** A request argument, checked to be an object (its fields are the addon's to check). */
-function requestObject(r) {
-  if (typeof r !== 'object' || r === null) throw invalidType('request', 'a request object', r)
-  return r
+/** An argument checked to be an object (its fields are the addon's to check). */
+function object(v, field, what) {
+  if (typeof v !== 'object' || v === null) throw invalidType(field, what, v)
+  return v
 }
 
 /** `decide` with the built-in strategies, under the addon's policy handle. */
 function decideBuiltIn(r, reason, ph) {
-  requestObject(r)
+  object(r, 'request', 'a request object')
   // The fields go as arguments: the addon reading them off the object costs about 65 ns each.
   return native.decide(r.service, r.operation, r.readonly, r.method, r.timeoutMs, r.elapsedMs, r.attempts,
     r.idempotent, r.strategy, r.random, r.previousDelayMs, r.previousReasons, reason, ph, decision)
@@ -284,19 +287,54 @@ const requestToJson = (request) => api('parse_request', {}, { request }).json
  * → `{steps, ending, totalMs, waitedMs}`, each step with the decision taken after it.
  */
 function simulate(scenario) {
-  if (typeof scenario !== 'object' || scenario === null) throw invalidType('scenario', 'a scenario object', scenario)
-  const { request, outcomes, repeatLast, latencyMs, draws, policy } = scenario
+  const { request, outcomes, repeatLast, latencyMs, draws, policy } = object(scenario, 'scenario', 'a scenario object')
   const doc = { outcomes, repeat_last: repeatLast, latency_ms: latencyMs, draws }
   return fromWire(api('simulate', doc, { request, policy }))
 }
 
-// ---- logging ----------------------------------------------------------------------------------------
+// ---- logging (RFC 0049 asks for every retry and every non-retry to be logged) ----------------------
 
-/**
- * `decide` with a fixed policy and strategy that reports every decision: to `onDecision` and as a
- * `'decision'` event, each with one record (RFC 0049 asks for every retry and non-retry to be logged).
- */
-const Orchestrator = orchestratorClass(decide, formatDecision)
+/** One frozen record per decision, for logs and metrics. */
+function decisionRecord(d, request) {
+  return Object.freeze({
+    action: d.action,
+    reason: d.reason,
+    attempts: d.attempts,
+    delayMs: d.action === 'retry' ? d.delayMs : null,
+    rule: d.rule,
+    section: d.section,
+    cause: d.action === 'retry' ? null : d.cause,
+    service: typeof request === 'object' && request !== null ? request.service : undefined,
+    message: formatDecision(d),
+    decision: d,
+  })
+}
+
+/** `decide` with a fixed policy and strategy that reports every decision (callback and `'decision'` event). */
+class Orchestrator extends EventEmitter {
+  /** `{policy?, strategy?, onDecision?}`. */
+  constructor(opts) {
+    super()
+    const { policy, strategy, onDecision } = options(opts)
+    if (onDecision !== undefined && typeof onDecision !== 'function') {
+      throw invalidType('onDecision', 'a function', onDecision)
+    }
+    this.policy = policy
+    this.strategy = strategy
+    this.onDecision = onDecision
+  }
+
+  /** Decides, reports the record, and returns the decision. */
+  decide(request, reason) {
+    const d = decide(request, reason, this.policy, this.strategy)
+    if (this.onDecision !== undefined || this.listenerCount('decision') > 0) {
+      const record = decisionRecord(d, request)
+      if (this.onDecision !== undefined) this.onDecision(record)
+      this.emit('decision', record)
+    }
+    return d
+  }
+}
 
 /** The core's version. */
 const version = native.version()

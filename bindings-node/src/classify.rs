@@ -42,7 +42,7 @@ pub fn classify(
                 "kv" => {
                     let op = convert::with_str(&a, "operation", |s| Ok(KvOperation::parse("operation", s)?))?;
                     let status = convert::status(&b, "status")?;
-                    retrypolicy::classify_kv(op, status, policy::error_map(error_map), compat)
+                    retrypolicy::classify_kv(op, status, error_map.map(|h| &h.map), compat)
                 }
                 "query" => retrypolicy::classify_query(code()?, &convert::text(&b, "message")?, compat),
                 "analytics" => retrypolicy::classify_analytics(code()?),

@@ -28,9 +28,12 @@ impl Js<'_> {
         Ok(self.kind()? == ValueType::Undefined)
     }
 
-    /// Whether the value is `undefined` or `null`.
-    pub fn is_nullish(&self) -> Res<bool> {
-        Ok(matches!(self.kind()?, ValueType::Undefined | ValueType::Null))
+    /// `f` of the value, or none for `undefined` and `null`.
+    pub fn opt<R>(&self, f: impl FnOnce(&Self) -> Res<R>) -> Res<Option<R>> {
+        match self.kind()? {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            _ => f(self).map(Some),
+        }
     }
 
     /// An `invalid_type` error for `field`: expected `what`, got this value's type.
@@ -56,11 +59,6 @@ impl Js<'_> {
             status => Ok(check_status!(status).map(|()| Some(x))?),
         }
     }
-}
-
-/// A number's value, `invalid_type` for anything else.
-pub fn number(v: &Js, field: &str, what: &str) -> Res<f64> {
-    v.as_f64()?.ok_or_else(|| v.wrong_type(field, what))
 }
 
 /// Calls `f` with a string's text; none for `undefined`, `invalid_type` for anything else. Names
@@ -89,10 +87,8 @@ pub fn with_str<R>(v: &Js, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<R
 
 /// A string's text, `undefined`/`null` being the empty string.
 pub fn text(v: &Js, field: &str) -> Res<String> {
-    match v.is_nullish()? {
-        true => Ok(String::new()),
-        false => with_str(v, field, |s| Ok(s.to_owned())),
-    }
+    Ok(v.opt(|v| with_str(v, field, |s| Ok(s.to_owned())))?
+        .unwrap_or_default())
 }
 
 /// A name of a core enum (snake_case, as in JSON). The typed error comes from the wire layer;
@@ -131,35 +127,28 @@ pub fn millis(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
     if let Some(x) = v.as_f64()? {
         return Ok(millis_from_f64(field, x)?);
     }
-    let value = match v.kind()? {
-        ValueType::BigInt => match v.cast::<BigInt>()? {
+    let value = match (v.kind()?, default) {
+        (ValueType::BigInt, _) => match v.cast::<BigInt>()? {
             big if !big.sign_bit && big.words.len() == 1 => return Ok(big.words[0]),
-            big if big.words.len() == 1 => format!("-{}n", big.words[0]),
-            _ => "a bigint outside 0..=2^64-1".to_owned(),
+            big if big.words.len() == 1 => Some(format!("-{}n", big.words[0])),
+            _ => Some("a bigint outside 0..=2^64-1".to_owned()),
         },
-        ValueType::Undefined if default.is_some() => return Ok(default.unwrap_or_default()),
-        ValueType::Undefined => {
-            return Err(CoreError::MissingField {
-                field: field.to_owned(),
-            }
-            .into())
-        }
-        ValueType::String => format!("{:?}", shorten(&v.cast::<String>()?)),
-        kind => format!("{kind:?}").to_lowercase(),
+        (ValueType::Undefined, Some(ms)) => return Ok(ms),
+        (ValueType::Undefined, None) => None,
+        (ValueType::String, _) => Some(format!("{:?}", shorten(&v.cast::<String>()?))),
+        (kind, _) => Some(format!("{kind:?}").to_lowercase()),
     };
-    Err(CoreError::InvalidDuration {
-        field: field.to_owned(),
-        value,
+    let field = field.to_owned();
+    Err(match value {
+        None => CoreError::MissingField { field },
+        Some(value) => CoreError::InvalidDuration { field, value },
     }
     .into())
 }
 
 /// Optional milliseconds: `undefined`/`null` are none.
 pub fn opt_millis(v: &Js, field: &str) -> Res<Option<u64>> {
-    match v.is_nullish()? {
-        true => Ok(None),
-        false => millis(v, field, None).map(Some),
-    }
+    v.opt(|v| millis(v, field, None))
 }
 
 /// Milliseconds out: a number up to 2^53 − 1, an exact bigint past it.
@@ -219,13 +208,12 @@ pub fn opt_bool(v: &Js, field: &str) -> Res<Option<bool>> {
 
 /// An optional random draw in `[0, 1)`: `undefined`/`null` are none.
 pub fn opt_draw(v: &Js, field: &str) -> Res<Option<f64>> {
-    match v.is_nullish()? {
-        true => Ok(None),
-        false => Ok(Some(retrypolicy::backoff::check_draw(
-            field,
-            number(v, field, "a number in [0, 1)")?,
-        )?)),
-    }
+    v.opt(|v| {
+        let x = v
+            .as_f64()?
+            .ok_or_else(|| v.wrong_type(field, "a number in [0, 1)"))?;
+        Ok(retrypolicy::backoff::check_draw(field, x)?)
+    })
 }
 
 /// The items of an array, `what` naming what it must hold in the `invalid_type` error.

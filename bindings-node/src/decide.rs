@@ -41,10 +41,8 @@ pub fn decide_with<'a>(
     run(&env, || {
         let r = request::from_object(request)?;
         let why = convert::reason(&Js(reason), "reason")?;
-        let (function, best_effort) = (
-            HostStrategy::new(request, strategy),
-            or_default(strategy_policy).best_effort(),
-        );
+        let function = HostStrategy::new(request, strategy);
+        let best_effort = or_default(strategy_policy).best_effort();
         let host: &dyn RetryStrategy = match Js(strategy).kind()? {
             ValueType::Function => &function,
             _ => match convert::name(&Js(strategy), "strategy")? {

@@ -12,33 +12,19 @@ use crate::errors::Res;
 /// The decision as the JavaScript layer's frozen object, built by its constructor `make(retry,
 /// delayMs, capped, thenCancel, reason, rule, section, cause, attempts, idempotent)`.
 pub fn build<'a>(make: &Unknown<'a>, d: &Decision) -> Res<Unknown<'a>> {
-    let (delay, capped, then_cancel, cause, attempts, idempotent) = match d {
-        Decision::Retry(r) => (
-            Some(r.delay_ms),
-            r.capped,
-            r.then_cancel,
-            None,
-            r.attempts,
-            r.idempotent,
-        ),
-        Decision::NoRetry(n) => (
-            None,
-            false,
-            false,
-            Some(convert::wire_name(&n.cause)),
-            n.attempts,
-            n.idempotent,
-        ),
+    let (capped, then_cancel, cause, attempts, idempotent) = match d {
+        Decision::Retry(r) => (r.capped, r.then_cancel, None, r.attempts, r.idempotent),
+        Decision::NoRetry(n) => (false, false, Some(n.cause), n.attempts, n.idempotent),
     };
     let args = [
         arg(make, d.is_retry())?,
-        arg(make, delay.map(millis_out))?,
+        arg(make, d.delay_ms().map(millis_out))?,
         arg(make, capped)?,
         arg(make, then_cancel)?,
         name_arg(make, d.reason().name())?,
         name_arg(make, d.rule().name())?,
         name_arg(make, d.section())?,
-        arg(make, cause)?,
+        arg(make, cause.map(|c| convert::wire_name(&c)))?,
         arg(make, attempts)?,
         arg(make, idempotent)?,
     ];

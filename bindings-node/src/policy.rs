@@ -43,7 +43,8 @@ pub fn or_default(handle: Option<&PolicyHandle>) -> &Policy {
 /// A parsed KV error map (RFC 0013).
 #[napi]
 pub struct ErrorMapHandle {
-    map: ErrorMap,
+    /// The parsed map.
+    pub(crate) map: ErrorMap,
 }
 
 #[napi]
@@ -56,9 +57,4 @@ impl ErrorMapHandle {
             Ok(ErrorMapHandle { map })
         })
     }
-}
-
-/// The error map behind an optional handle.
-pub fn error_map(handle: Option<&ErrorMapHandle>) -> Option<&ErrorMap> {
-    handle.map(|h| &h.map)
 }

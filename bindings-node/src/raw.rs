@@ -62,8 +62,6 @@ unsafe extern "C" fn decide(env: sys::napi_env, info: sys::napi_callback_info) -
 /// Registers `decide` on the addon's exports.
 #[napi(module_exports)]
 pub fn register(mut exports: Object, env: Env) -> napi::Result<()> {
-    exports.set_named_property(
-        "decide",
-        env.create_function::<Unknown, Unknown>("decide", decide)?,
-    )
+    let function = env.create_function::<Unknown, Unknown>("decide", decide)?;
+    exports.set_named_property("decide", function)
 }

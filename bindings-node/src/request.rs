@@ -49,39 +49,31 @@ impl<'a> Fields<'a> {
         Ok(Fields::new(values))
     }
 
-    /// The operation: a misplaced or missing field is reported by the core's own rule.
-    pub fn operation(&self) -> Res<retrypolicy::Operation> {
-        let [service, operation, readonly, method, ..] = &self.0;
-        let wire = OperationWire {
+    /// The core's request; a misplaced or missing operation field is reported by the core's own rule.
+    pub fn request(&self) -> Res<Request> {
+        let [service, operation, readonly, method, timeout, elapsed, attempts, idempotent, ..] = &self.0;
+        let [.., strategy, random, previous_delay, previous_reasons] = &self.0;
+        let operation = OperationWire {
             service: convert::opt_name::<Service>(service, "service")?,
             operation: convert::opt_str(operation, "operation", |s| {
                 Ok(retrypolicy::KvOperation::parse("operation", s)?)
             })?,
             readonly: convert::opt_bool(readonly, "readonly")?,
             method: convert::opt_name::<HttpMethod>(method, "method")?,
-        };
-        Ok(wire.into_operation("")?)
-    }
-
-    /// The core's request.
-    pub fn request(&self) -> Res<Request> {
-        let [.., timeout, elapsed, attempts, idempotent, strategy, random, previous_delay, previous_reasons] =
-            &self.0;
-        let mut r = Request::new(self.operation()?, 0, convert::millis(timeout, "timeoutMs", None)?);
+        }
+        .into_operation("")?;
+        let mut r = Request::new(operation, 0, convert::millis(timeout, "timeoutMs", None)?);
         r.elapsed_ms = convert::millis(elapsed, "elapsedMs", Some(0))?;
         r.attempts = convert::u32_or(attempts, "attempts", Some(0))?;
         r.idempotent = convert::opt_bool(idempotent, "idempotent")?;
-        if !strategy.is_nullish()? {
-            r.strategy = Some(convert::name(strategy, "strategy")?);
-        }
+        r.strategy = strategy.opt(|v| convert::name(v, "strategy"))?;
         r.random = convert::opt_draw(random, "random")?;
         r.previous_delay_ms = convert::opt_millis(previous_delay, "previousDelayMs")?;
-        if !previous_reasons.is_nullish()? {
-            let items = convert::items(previous_reasons, "previousReasons", "an array of reason names")?;
-            for (i, item) in items.iter().enumerate() {
-                r.previous_reasons
-                    .push(convert::reason(item, &format!("previousReasons[{i}]"))?);
-            }
+        let items =
+            previous_reasons.opt(|v| convert::items(v, "previousReasons", "an array of reason names"))?;
+        for (i, item) in items.unwrap_or_default().iter().enumerate() {
+            r.previous_reasons
+                .push(convert::reason(item, &format!("previousReasons[{i}]"))?);
         }
         Ok(r)
     }
@@ -100,13 +92,5 @@ pub fn request_from_json(env: Env, text: Unknown) -> napi::Result<String> {
             convert::with_str(&Js(text), "request", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
         r.validate()?;
         Ok(serde_json::to_string(&r).map_err(|e| napi::Error::from_reason(e.to_string()))?)
-    })
-}
-
-/// Whether RFC 0049's idempotent-operation list calls the operation idempotent.
-#[napi(catch_unwind)]
-pub fn is_idempotent(env: Env, operation: Unknown) -> napi::Result<bool> {
-    run(&env, || {
-        Ok(Fields::read(operation, "operation")?.operation()?.is_idempotent())
     })
 }

@@ -23,34 +23,10 @@ pub fn error_codes() -> Vec<&'static str> {
     CoreError::ALL_CODES.to_vec()
 }
 
-/// One row of the RFC 0049 RetryReason table.
-#[napi(object, object_from_js = false)]
-pub struct ReasonRow {
-    /// The reason's name.
-    pub name: &'static str,
-    /// Whether a non-idempotent request may be retried for it.
-    pub allows_non_idempotent_retry: bool,
-    /// Whether it is retried regardless of the strategy.
-    pub always_retry: bool,
-}
-
-/// The RFC 0049 RetryReason table, in the core's order.
+/// The RFC 0049 reason names, in the core's table order.
 #[napi(catch_unwind)]
-pub fn reason_table() -> Vec<ReasonRow> {
-    retrypolicy::reason::REASON_TABLE
-        .iter()
-        .map(|r| ReasonRow {
-            name: r.name,
-            allows_non_idempotent_retry: r.allows_non_idempotent_retry,
-            always_retry: r.always_retry,
-        })
-        .collect()
-}
-
-/// The canonical name of a reason (aliases accepted).
-#[napi(catch_unwind)]
-pub fn parse_reason(env: Env, reason: Unknown) -> napi::Result<&'static str> {
-    run(&env, || Ok(convert::reason(&Js(reason), "reason")?.name()))
+pub fn reason_names() -> Vec<&'static str> {
+    retrypolicy::reason::REASON_TABLE.iter().map(|r| r.name).collect()
 }
 
 /// The core's JSON API: `function` by its fixture name, JSON text in and out. A `request` (a
