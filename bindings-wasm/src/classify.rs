@@ -1,32 +1,34 @@
 //! Classification: what happened (a KV status, a query or analytics code, an HTTP status, a
 //! dispatch failure) into the reason to pass to `decide`, as `{reason, rule, section, surface_as}`.
 
-use retrypolicy::{Classification, Compat, KvOperation};
+use retrypolicy::{serde_form::status, Classification, KvOperation};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::Fallible;
 use crate::policy::{ErrorMap, Policy};
-use crate::{read, to_js};
+use crate::read::{count, optional, text};
+use crate::to_js;
 
-fn compat(policy: &Policy) -> Compat {
-    policy.0.compat
-}
-
-fn result(c: Classification) -> Fallible<JsValue> {
+fn answer(c: Classification) -> Fallible<JsValue> {
     Ok(to_js(&c))
 }
 
+/// An HTTP status (or a KV status given as a number): a whole number up to 65535.
+fn status_code(v: &JsValue, field: &str) -> Result<u16, retrypolicy::Error> {
+    count(v, field, u16::MAX.into()).map(|n| n as u16)
+}
+
 fn kv(operation: &JsValue, status: &JsValue, map: Option<&ErrorMap>, policy: &Policy) -> Fallible<JsValue> {
-    let operation = KvOperation::parse("operation", &read::text(operation, "operation")?)?;
+    let operation = KvOperation::parse("operation", &text(operation, "operation")?)?;
     let status = match status.as_string() {
-        Some(text) => retrypolicy::serde_form::status::parse_text("status", &text)?,
-        None => read::count(status, "status", u16::MAX.into())? as u16,
+        Some(hex) => status::parse_text("status", &hex)?,
+        None => status_code(status, "status")?,
     };
-    result(retrypolicy::classify_kv(
+    answer(retrypolicy::classify_kv(
         operation,
         status,
         map.map(|m| &m.0),
-        &compat(policy),
+        &policy.0.compat,
     ))
 }
 
@@ -49,38 +51,38 @@ impl ErrorMap {
 /// Classifies the first error of a query response (`message` may be absent).
 #[wasm_bindgen(js_name = classifyQuery)]
 pub fn classify_query(code: &JsValue, message: &JsValue, policy: &Policy) -> Fallible<JsValue> {
-    let code = read::count(code, "code", u32::MAX)?;
-    let message = read::optional(message, |v| read::text(v, "message"))?.unwrap_or_default();
-    result(retrypolicy::classify_query(code, &message, &compat(policy)))
+    let code = count(code, "code", u32::MAX)?;
+    let message = optional(message, "message", text)?.unwrap_or_default();
+    answer(retrypolicy::classify_query(code, &message, &policy.0.compat))
 }
 
 /// Classifies the first error of an analytics response.
 #[wasm_bindgen(js_name = classifyAnalytics)]
 pub fn classify_analytics(code: &JsValue) -> Fallible<JsValue> {
-    result(retrypolicy::classify_analytics(read::count(
-        code,
-        "code",
-        u32::MAX,
-    )?))
+    answer(retrypolicy::classify_analytics(count(code, "code", u32::MAX)?))
 }
 
 /// Classifies a search response's HTTP status.
 #[wasm_bindgen(js_name = classifySearch)]
 pub fn classify_search(http_status: &JsValue) -> Fallible<JsValue> {
-    let status = read::count(http_status, "httpStatus", u16::MAX.into())? as u16;
-    result(retrypolicy::classify_search(status))
+    answer(retrypolicy::classify_search(status_code(
+        http_status,
+        "httpStatus",
+    )?))
 }
 
 /// Classifies a views response from its HTTP status and body text (`body` may be absent).
 #[wasm_bindgen(js_name = classifyViews)]
 pub fn classify_views(http_status: &JsValue, body: &JsValue) -> Fallible<JsValue> {
-    let status = read::count(http_status, "httpStatus", u16::MAX.into())? as u16;
-    let body = read::optional(body, |v| read::text(v, "body"))?.unwrap_or_default();
-    result(retrypolicy::classify_views(status, &body))
+    let status = status_code(http_status, "httpStatus")?;
+    let body = optional(body, "body", text)?.unwrap_or_default();
+    answer(retrypolicy::classify_views(status, &body))
 }
 
 /// Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...).
 #[wasm_bindgen(js_name = classifyDispatch)]
 pub fn classify_dispatch(failure: &JsValue) -> Fallible<JsValue> {
-    result(retrypolicy::classify_dispatch(read::name(failure, "failure")?))
+    answer(retrypolicy::classify_dispatch(crate::read::name(
+        failure, "failure",
+    )?))
 }

@@ -5,35 +5,27 @@ use js_sys::Reflect;
 use retrypolicy::Error;
 use wasm_bindgen::prelude::*;
 
-/// Why a call failed: the core rejected an input, or JavaScript code (a strategy, a getter) threw.
-pub enum Failure {
-    /// A core error, still typed so that a caller can re-target its field.
-    Core(Error),
-    /// A value JavaScript threw, handed back as it is.
-    Thrown(JsValue),
-}
+/// A failed call's exception: the core's error as a `RetryPolicyError`, or what JavaScript threw.
+pub struct Failure(JsValue);
 
 /// A result whose error reaches JavaScript as an exception.
 pub type Fallible<T> = Result<T, Failure>;
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Failure::Core(e)
+        Failure(error_object(e.code(), e.field(), &e.to_string()))
     }
 }
 
 impl From<JsValue> for Failure {
-    fn from(v: JsValue) -> Self {
-        Failure::Thrown(v)
+    fn from(thrown: JsValue) -> Self {
+        Failure(thrown)
     }
 }
 
 impl From<Failure> for JsValue {
     fn from(f: Failure) -> JsValue {
-        match f {
-            Failure::Core(e) => error_object(e.code(), e.field(), &e.to_string()),
-            Failure::Thrown(v) => v,
-        }
+        f.0
     }
 }
 
@@ -43,12 +35,6 @@ fn error_object(code: &str, field: &str, message: &str) -> JsValue {
     let _ = Reflect::set(&e, &"code".into(), &code.into());
     let _ = Reflect::set(&e, &"field".into(), &field.into());
     e.into()
-}
-
-/// The core's `invalid_type` error for `value` at `field`, which should have been `expected`.
-#[wasm_bindgen(js_name = invalidType)]
-pub fn invalid_type(field: &str, expected: &str, value: &JsValue) -> JsValue {
-    Failure::Core(crate::read::invalid_type(field, expected, value)).into()
 }
 
 /// Installs a panic hook that throws an `Error` with code `internal` and the panic message (a bug

@@ -10,10 +10,7 @@ pub mod errors;
 pub mod policy;
 pub mod read;
 pub mod request;
-pub mod simulate;
-pub mod strategy;
 
-use retrypolicy::serde_form::ms::MAX_SAFE;
 use serde::Serialize;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -52,21 +49,13 @@ pub fn tables() -> String {
     .to_string()
 }
 
-/// A core value as a plain JavaScript value, as its JSON form reads (snake_case keys, null for none).
+/// A core value as a plain JavaScript value, as its JSON form reads (snake_case keys, null for
+/// none, milliseconds past 2^53 − 1 as decimal strings).
 pub(crate) fn to_js<T: Serialize>(value: &T) -> JsValue {
     let plain = serde_wasm_bindgen::Serializer::json_compatible();
     value
         .serialize(&plain)
         .expect("core values convert to JavaScript")
-}
-
-/// Milliseconds as JavaScript holds them: a number, or a bigint past 2^53 − 1.
-pub(crate) fn ms_to_js(ms: u64) -> JsValue {
-    if ms <= MAX_SAFE {
-        JsValue::from_f64(ms as f64)
-    } else {
-        JsValue::from(ms)
-    }
 }
 
 /// Does nothing: the benchmark's baseline for one call across the boundary (not in the facade).
