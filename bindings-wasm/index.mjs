@@ -80,12 +80,11 @@ function options(o) {
 
 /** The RFC 0049 reasons, name → name (frozen). */
 const RetryReason = freeze(Object.assign(Object.create(null), ...tables.reasons.map((r) => ({ [r.name]: r.name }))))
-const REASON_FLAGS = new Map(tables.reasons.map((r) => [r.name, fromWire(r)]))
 
-/** The canonical name of a reason (aliases accepted); throws `unknown_reason`. */
-const parseReason = (reason) => call('reason_flags', { reason }).name
 /** The reason's RFC table row: `{name, allowsNonIdempotentRetry, alwaysRetry}` (aliases accepted). */
-const reasonFlags = (reason) => REASON_FLAGS.get(parseReason(reason))
+const reasonFlags = (reason) => fromWire(call('reason_flags', { reason }))
+/** The canonical name of a reason (aliases accepted); throws `unknown_reason`. */
+const parseReason = (reason) => reasonFlags(reason).name
 /** Whether a non-idempotent request may be retried for this reason. */
 const allowsNonIdempotentRetry = (reason) => reasonFlags(reason).allowsNonIdempotentRetry
 /** Whether this reason is retried regardless of the strategy. */

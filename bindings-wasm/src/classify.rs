@@ -1,20 +1,16 @@
 //! Classification: what happened (a KV status, a query or analytics code, an HTTP status, a
 //! dispatch failure) into the reason to pass to `decide`, as `{reason, rule, section, surface_as}`.
 
-use retrypolicy::{serde_form::status, Classification, KvOperation};
+use retrypolicy::{serde_form::status, Error, KvOperation};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::Fallible;
 use crate::policy::{ErrorMap, Policy};
-use crate::read::{count, optional, text};
+use crate::read::{count, name, optional, text};
 use crate::to_js;
 
-fn answer(c: Classification) -> Fallible<JsValue> {
-    Ok(to_js(&c))
-}
-
 /// An HTTP status (or a KV status given as a number): a whole number up to 65535.
-fn status_code(v: &JsValue, field: &str) -> Result<u16, retrypolicy::Error> {
+fn status_code(v: &JsValue, field: &str) -> Result<u16, Error> {
     count(v, field, u16::MAX.into()).map(|n| n as u16)
 }
 
@@ -24,12 +20,13 @@ fn kv(operation: &JsValue, status: &JsValue, map: Option<&ErrorMap>, policy: &Po
         Some(hex) => status::parse_text("status", &hex)?,
         None => status_code(status, "status")?,
     };
-    answer(retrypolicy::classify_kv(
+    let map = map.map(|m| &m.0);
+    Ok(to_js(&retrypolicy::classify_kv(
         operation,
         status,
-        map.map(|m| &m.0),
+        map,
         &policy.0.compat,
-    ))
+    )))
 }
 
 /// Classifies a KV status (a number, or a `"0x.."` string) for a KV operation, without an error
@@ -53,22 +50,25 @@ impl ErrorMap {
 pub fn classify_query(code: &JsValue, message: &JsValue, policy: &Policy) -> Fallible<JsValue> {
     let code = count(code, "code", u32::MAX)?;
     let message = optional(message, "message", text)?.unwrap_or_default();
-    answer(retrypolicy::classify_query(code, &message, &policy.0.compat))
+    Ok(to_js(&retrypolicy::classify_query(
+        code,
+        &message,
+        &policy.0.compat,
+    )))
 }
 
 /// Classifies the first error of an analytics response.
 #[wasm_bindgen(js_name = classifyAnalytics)]
 pub fn classify_analytics(code: &JsValue) -> Fallible<JsValue> {
-    answer(retrypolicy::classify_analytics(count(code, "code", u32::MAX)?))
+    let code = count(code, "code", u32::MAX)?;
+    Ok(to_js(&retrypolicy::classify_analytics(code)))
 }
 
 /// Classifies a search response's HTTP status.
 #[wasm_bindgen(js_name = classifySearch)]
 pub fn classify_search(http_status: &JsValue) -> Fallible<JsValue> {
-    answer(retrypolicy::classify_search(status_code(
-        http_status,
-        "httpStatus",
-    )?))
+    let status = status_code(http_status, "httpStatus")?;
+    Ok(to_js(&retrypolicy::classify_search(status)))
 }
 
 /// Classifies a views response from its HTTP status and body text (`body` may be absent).
@@ -76,13 +76,12 @@ pub fn classify_search(http_status: &JsValue) -> Fallible<JsValue> {
 pub fn classify_views(http_status: &JsValue, body: &JsValue) -> Fallible<JsValue> {
     let status = status_code(http_status, "httpStatus")?;
     let body = optional(body, "body", text)?.unwrap_or_default();
-    answer(retrypolicy::classify_views(status, &body))
+    Ok(to_js(&retrypolicy::classify_views(status, &body)))
 }
 
 /// Names the reason for a failure the SDK observed itself (`"socket_closed_while_in_flight"`, ...).
 #[wasm_bindgen(js_name = classifyDispatch)]
 pub fn classify_dispatch(failure: &JsValue) -> Fallible<JsValue> {
-    answer(retrypolicy::classify_dispatch(crate::read::name(
-        failure, "failure",
-    )?))
+    let failure = name(failure, "failure")?;
+    Ok(to_js(&retrypolicy::classify_dispatch(failure)))
 }

@@ -99,6 +99,22 @@ test('tables and version come from the core', () => {
   assert.equal(rp.version(), pkg.match(/\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/)[1])
 })
 
+test('the facade names JSON-API input in snake_case and errors in camelCase; MongoDB documents pass as they are', async () => {
+  const facade = await import('../index.mjs')
+  const request = { service: 'kv', operation: 'get', timeoutMs: 2500 }
+  assert.throws(() => facade.simulate({ request, outcomes: [null], latencyMs: 1.5 }),
+    (e) => e.code === 'invalid_duration' && e.field === 'latencyMs' && e.message.startsWith('latencyMs: invalid duration 1.5'))
+  assert.throws(() => facade.formatDecision({ action: 'no_retry', reason: 'KV_LOCKED', rule: 'fail_fast' }),
+    (e) => e.name === 'RetryPolicyError' && e.code === 'missing_field' && e.field === 'decision.cause')
+  assert.equal(facade.decideAfterStrategy({ ...request, elapsedMs: 2400 }, 'KV_LOCKED', 2n ** 60n).delayMs, 100)
+  const rewrite = facade.mongodb.pendingTokenRewrite({ _id: 1, lastName: 'x' }, { $set: { firstName: 'y' } }, 't1')
+  assert.deepEqual(rewrite.step2.filter, { _id: 1, lastName: 'x', pending: 't1' })
+  assert.deepEqual(rewrite.step2.update.$set, { firstName: 'y' })
+  // Read by the core from the text: an integer past 2^53 − 1 stays exact.
+  const big = facade.requestFromJson('{"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 9007199254740993}')
+  assert.equal(big.timeoutMs, 9007199254740993n)
+})
+
 test('the facade offers no bench-only export', async () => {
   const facade = await import('../index.mjs')
   assert.equal(typeof rp.noop, 'function')
