@@ -26,9 +26,10 @@
 
 /* Exported only by a library built with the `bench` feature, so not in the shipped header. */
 rp_result rp_decide_noop(const rp_request *request, rp_reason reason, const rp_policy *policy,
-                         rp_decision *decision_out);
+                         rp_strategy_fn strategy, void *user_data, rp_decision *decision_out);
 
-typedef rp_result (*decide_fn)(const rp_request *, rp_reason, const rp_policy *, rp_decision *);
+typedef rp_result (*decide_fn)(const rp_request *, rp_reason, const rp_policy *, rp_strategy_fn, void *,
+                               rp_decision *);
 
 static double now_ns(void) {
     struct timespec t;
@@ -41,13 +42,13 @@ static double ns_per_call(decide_fn volatile *fn, const rp_request *req, rp_reas
     rp_decision d;
     double start = now_ns();
     for (long i = 0; i < calls; i++)
-        if ((*fn)(req, reason, policy, &d) != RP_RESULT_OK) abort();
+        if ((*fn)(req, reason, policy, NULL, NULL, &d) != RP_RESULT_OK) abort();
     return (now_ns() - start) / (double)calls;
 }
 
 int main(int argc, char **argv) {
     rp_policy *policy = NULL;
-    if (rp_policy_new_default(&policy) != RP_RESULT_OK) return 1;
+    if (rp_policy_from_json("{}", 2, &policy) != RP_RESULT_OK) return 1;
     /* A KV get, 3 retries in, 100 ms into a 2.5 s timeout, KV_LOCKED: best effort with backoff. */
     rp_request req;
     memset(&req, 0, sizeof req);

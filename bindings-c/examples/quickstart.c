@@ -23,22 +23,21 @@ int main(void) {
     request.elapsed_ms = 2000;
     request.timeout_ms = 2500;
 
+    /* (No host strategy: NULL, NULL; the policy's strategy decides.) */
     rp_decision decision;
-    rp_result rc = rp_decide(&request, c.reason, policy, &decision);
+    rp_result rc = rp_decide(&request, c.reason, policy, NULL, NULL, &decision);
     rp_policy_free(policy);
     if (rc != RP_RESULT_OK) {
-        char detail[256];
-        size_t n;
-        if (rp_last_error_message(detail, sizeof detail, &n) == RP_RESULT_OK) fprintf(stderr, "%s\n", detail);
+        fprintf(stderr, "%s: %s\n", rp_result_code_name(rc), rp_last_error_message());
         return 1;
     }
 
     /* RFC 0049 asks to log every retry and non-retry. */
-    char line[512];
-    size_t n;
-    if (rp_decision_format(&decision, line, sizeof line, &n) == RP_RESULT_OK) puts(line);
+    char *line = NULL;
+    if (rp_decision_format(&decision, &line) == RP_RESULT_OK) puts(line);
+    rp_string_free(line);
 
-    if (decision.action == RP_ACTION_RETRY) {
+    if (decision.retry) {
         /* sleep decision.delay_ms, then resend, or time out if decision.then_cancel */
     }
     return 0;

@@ -5,29 +5,31 @@
  *
  * Conventions
  * - Every fallible function returns an rp_result: RP_RESULT_OK (0) or a numbered error. Numbers
- *   are stable and never reused. rp_result_message() gives a fixed text per number,
- *   rp_result_code_name() the stable code shared with every language ("invalid_duration", ...),
- *   and rp_last_error_message() this thread's detail of the last failure, naming the field.
- * - Outputs go through trailing out-parameters and are written only on RP_RESULT_OK (the one
- *   exception: on RP_RESULT_BUFFER_TOO_SMALL, *written receives the length needed).
- * - Every pointer argument is checked: NULL where a value is required is RP_RESULT_NULL_POINTER.
- *   Enum-typed values are uint32_t checked against their constants (RP_RESULT_INVALID_ENUM);
- *   every bool the library reads is read as its byte, any non-zero value being true (hosts that
- *   write 2 or 0xff into a bool get true); text must be UTF-8 (RP_RESULT_INVALID_UTF8). A bug inside the library is reported as
+ *   are stable and never reused. rp_result_code_name() gives the stable code shared with every
+ *   language ("invalid_duration", ...), and rp_last_error_message() this thread's detail of the
+ *   last failure, naming the field and the value.
+ * - Outputs go through trailing out-parameters and are written only on RP_RESULT_OK.
+ * - Every pointer argument is checked: NULL where a value is required is RP_RESULT_NULL_POINTER;
+ *   a (pointer, length) text may be NULL with length 0 (empty). Enum-typed values are uint32_t
+ *   checked against their constants (RP_RESULT_INVALID_ENUM); every bool the library reads is read
+ *   as its byte, any non-zero value being true (hosts that write 2 or 0xff into a bool get true);
+ *   text must be UTF-8 (RP_RESULT_INVALID_UTF8). A bug inside the library is reported as
  *   RP_RESULT_PANIC, never a crash of the host.
- * - Durations are whole milliseconds in uint64_t (the core's unit and range: every value is a
- *   valid duration). Hosts holding signed or floating-point milliseconds convert with
- *   rp_duration_ms_from_int64/_from_double/_from_string, which reject negative, fractional,
- *   non-finite and too large values with RP_RESULT_INVALID_DURATION.
- * - Ownership: handles (rp_policy, rp_error_map) are created by the *_new_default and *_from_json
- *   functions and freed by the matching *_free (NULL is a no-op); strings returned through char ** are freed with
- *   rp_string_free; every const char * the library returns is static and never freed.
+ * - Durations are whole milliseconds in uint64_t, the core's own unit and range: every value is a
+ *   valid duration and a decision never rounds.
+ * - Ownership: handles (rp_policy, rp_error_map) are created by the *_from_json functions and
+ *   freed by the matching *_free (NULL is a no-op); strings returned through char ** are freed
+ *   with rp_string_free; every const char * the library returns is owned by the library.
+ * - Names: rp_enum_name() and rp_enum_from_name() convert every enum's constants to and from the
+ *   names the JSON API and the fixtures use. Everything without a typed function here (backoff,
+ *   MongoDB, HTTP, transactions, explain, simulate, reason flags, idempotency) is reached through
+ *   rp_call_json(), the core's JSON API by function name.
  *
  * Thread safety
  * - Every function may be called from any number of threads at once. Handles are immutable
  *   after creation and may be shared between threads without locking; free a handle only once
  *   no thread uses it. The last-error detail is kept per thread. A strategy callback runs
- *   synchronously on the thread that called rp_decide_with_strategy, only during that call.
+ *   synchronously on the thread that called rp_decide, only during that call.
  */
 
 #ifndef RETRYPOLICY_H
@@ -57,8 +59,8 @@
 typedef struct rp_error_map rp_error_map;
 
 /**
- * A loaded policy: immutable, shareable between threads; create with `rp_policy_new_default` or
- * `rp_policy_from_json`, free with `rp_policy_free`.
+ * A loaded policy: immutable, shareable between threads; create with `rp_policy_from_json`, free
+ * with `rp_policy_free`. Where a function takes a policy, NULL stands for the RFC 0049 default.
  */
 typedef struct rp_policy rp_policy;
 
@@ -79,8 +81,6 @@ typedef uint32_t rp_reason;
 
 /**
  * The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
- *
- * The three strings are static, owned by the library: never free them.
  */
 typedef struct rp_classification {
   /**
@@ -106,12 +106,7 @@ typedef struct rp_classification {
 } rp_classification;
 
 /**
- * A failure the SDK saw before or while the request was on the wire (an `RP_DISPATCH_FAILURE_*` constant).
- */
-typedef uint32_t rp_dispatch_failure;
-
-/**
- * A service an operation is sent to (an `RP_SERVICE_*` constant).
+ * A service an operation is sent to (an `RP_SERVICE_*` constant; cluster manager and management: HTTP APIs).
  */
 typedef uint32_t rp_service;
 
@@ -214,9 +209,14 @@ typedef struct rp_request {
 } rp_request;
 
 /**
- * What a decision says to do (an `RP_ACTION_*` constant).
+ * A host retry strategy: return true and set `*delay_ms_out` to retry after that many ms, or false
+ * not to retry (any non-zero byte is true). Called on the calling thread, only inside `rp_decide`,
+ * with the caller's own request pointer; it must return normally (no longjmp).
  */
-typedef uint32_t rp_action;
+typedef bool (*rp_strategy_fn)(void *user_data,
+                               const struct rp_request *request,
+                               rp_reason reason,
+                               uint64_t *delay_ms_out);
 
 /**
  * Why a request is not retried (an `RP_NO_RETRY_CAUSE_*` constant).
@@ -233,9 +233,9 @@ typedef uint32_t rp_rule;
  */
 typedef struct rp_decision {
   /**
-   * RP_ACTION_RETRY or RP_ACTION_NO_RETRY.
+   * Whether to retry: wait `delay_ms`, then resend (or cancel, when `then_cancel`); false: fail now.
    */
-  rp_action action;
+  bool retry;
   /**
    * Milliseconds to wait before resending (0 when not retrying).
    */
@@ -271,409 +271,152 @@ typedef struct rp_decision {
 } rp_decision;
 
 /**
- * A host retry strategy: return true and set `*delay_ms_out` to retry after that many
- * milliseconds, or return false not to retry (any non-zero byte is true). It is called
- * synchronously, on the calling thread, only from inside `rp_decide_with_strategy`, with the
- * caller's own request pointer; it must return normally (no longjmp).
+ * Which C enum `rp_enum_name` and `rp_enum_from_name` read or write (an `RP_ENUM_*` constant).
  */
-typedef bool (*rp_strategy_fn)(void *user_data,
-                               const struct rp_request *request,
-                               rp_reason reason,
-                               uint64_t *delay_ms_out);
+typedef uint32_t rp_enum;
 
-/**
- * UNKNOWN: never retried (RFC 0049: "must not be retried").
- */
 #define RP_REASON_UNKNOWN 0
 
-/**
- * SOCKET_NOT_AVAILABLE: no socket to write the request into.
- */
 #define RP_REASON_SOCKET_NOT_AVAILABLE 1
 
-/**
- * SERVICE_NOT_AVAILABLE: the service is not available on the node.
- */
 #define RP_REASON_SERVICE_NOT_AVAILABLE 2
 
-/**
- * NODE_NOT_AVAILABLE: the target node is not available.
- */
 #define RP_REASON_NODE_NOT_AVAILABLE 3
 
-/**
- * KV_NOT_MY_VBUCKET: KV status 0x07 (always retried).
- */
 #define RP_REASON_KV_NOT_MY_VBUCKET 4
 
-/**
- * KV_COLLECTION_OUTDATED: KV status 0x88 (always retried).
- */
 #define RP_REASON_KV_COLLECTION_OUTDATED 5
 
-/**
- * KV_ERROR_MAP_RETRY_INDICATED: an unknown KV status whose error-map entry says retry.
- */
 #define RP_REASON_KV_ERROR_MAP_RETRY_INDICATED 6
 
-/**
- * KV_LOCKED: KV status 0x09.
- */
 #define RP_REASON_KV_LOCKED 7
 
-/**
- * KV_TEMPORARY_FAILURE: KV status 0x86.
- */
 #define RP_REASON_KV_TEMPORARY_FAILURE 8
 
-/**
- * KV_SYNC_WRITE_IN_PROGRESS: KV status 0xa2.
- */
 #define RP_REASON_KV_SYNC_WRITE_IN_PROGRESS 9
 
-/**
- * KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS: KV status 0xa4.
- */
 #define RP_REASON_KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS 10
 
-/**
- * SERVICE_RESPONSE_CODE_INDICATED: a service response code marked retryable.
- */
 #define RP_REASON_SERVICE_RESPONSE_CODE_INDICATED 11
 
-/**
- * SOCKET_CLOSED_WHILE_IN_FLIGHT: the socket closed with the request on the wire.
- */
 #define RP_REASON_SOCKET_CLOSED_WHILE_IN_FLIGHT 12
 
-/**
- * CIRCUIT_BREAKER_OPEN: the endpoint's circuit breaker is open.
- */
 #define RP_REASON_CIRCUIT_BREAKER_OPEN 13
 
-/**
- * QUERY_PREPARED_STATEMENT_FAILURE: query codes 4040, 4050, 4070.
- */
 #define RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE 14
 
-/**
- * QUERY_INDEX_NOT_FOUND: query code 5000 with `queryport.indexNotFound`.
- */
 #define RP_REASON_QUERY_INDEX_NOT_FOUND 15
 
-/**
- * ANALYTICS_TEMPORARY_FAILURE: analytics codes 23000, 23003, 23007.
- */
 #define RP_REASON_ANALYTICS_TEMPORARY_FAILURE 16
 
-/**
- * SEARCH_TOO_MANY_REQUESTS: search HTTP 429.
- */
 #define RP_REASON_SEARCH_TOO_MANY_REQUESTS 17
 
-/**
- * VIEWS_TEMPORARY_FAILURE: a retryable views HTTP status.
- */
 #define RP_REASON_VIEWS_TEMPORARY_FAILURE 18
 
-/**
- * VIEWS_NO_ACTIVE_PARTITION: views HTTP 302 (always retried).
- */
 #define RP_REASON_VIEWS_NO_ACTIVE_PARTITION 19
 
-/**
- * Key-value.
- */
 #define RP_SERVICE_KV 0
 
-/**
- * N1QL / SQL++ query.
- */
 #define RP_SERVICE_QUERY 1
 
-/**
- * Analytics.
- */
 #define RP_SERVICE_ANALYTICS 2
 
-/**
- * Full-text search.
- */
 #define RP_SERVICE_SEARCH 3
 
-/**
- * Map-reduce views.
- */
 #define RP_SERVICE_VIEWS 4
 
-/**
- * The cluster manager REST API.
- */
 #define RP_SERVICE_CLUSTER_MANAGER 5
 
-/**
- * The management APIs.
- */
 #define RP_SERVICE_MANAGEMENT 6
 
-/**
- * get (idempotent).
- */
 #define RP_KV_OPERATION_GET 0
 
-/**
- * get_and_lock.
- */
 #define RP_KV_OPERATION_GET_AND_LOCK 1
 
-/**
- * get_and_touch.
- */
 #define RP_KV_OPERATION_GET_AND_TOUCH 2
 
-/**
- * get_replica (idempotent).
- */
 #define RP_KV_OPERATION_GET_REPLICA 3
 
-/**
- * lookup_in (idempotent).
- */
 #define RP_KV_OPERATION_LOOKUP_IN 4
 
-/**
- * exists (GetMeta; not on the RFC's idempotent list).
- */
 #define RP_KV_OPERATION_EXISTS 5
 
-/**
- * noop (idempotent).
- */
 #define RP_KV_OPERATION_NOOP 6
 
-/**
- * observe_cas (idempotent).
- */
 #define RP_KV_OPERATION_OBSERVE_CAS 7
 
-/**
- * observe_seqno (idempotent).
- */
 #define RP_KV_OPERATION_OBSERVE_SEQNO 8
 
-/**
- * get_collection_id (idempotent).
- */
 #define RP_KV_OPERATION_GET_COLLECTION_ID 9
 
-/**
- * get_collection_manifest (idempotent).
- */
 #define RP_KV_OPERATION_GET_COLLECTION_MANIFEST 10
 
-/**
- * carrier_config (idempotent).
- */
 #define RP_KV_OPERATION_CARRIER_CONFIG 11
 
-/**
- * global_config (idempotent).
- */
 #define RP_KV_OPERATION_GLOBAL_CONFIG 12
 
-/**
- * insert.
- */
 #define RP_KV_OPERATION_INSERT 13
 
-/**
- * upsert.
- */
 #define RP_KV_OPERATION_UPSERT 14
 
-/**
- * replace.
- */
 #define RP_KV_OPERATION_REPLACE 15
 
-/**
- * remove.
- */
 #define RP_KV_OPERATION_REMOVE 16
 
-/**
- * append.
- */
 #define RP_KV_OPERATION_APPEND 17
 
-/**
- * prepend.
- */
 #define RP_KV_OPERATION_PREPEND 18
 
-/**
- * increment.
- */
 #define RP_KV_OPERATION_INCREMENT 19
 
-/**
- * decrement.
- */
 #define RP_KV_OPERATION_DECREMENT 20
 
-/**
- * touch.
- */
 #define RP_KV_OPERATION_TOUCH 21
 
-/**
- * unlock.
- */
 #define RP_KV_OPERATION_UNLOCK 22
 
-/**
- * mutate_in.
- */
 #define RP_KV_OPERATION_MUTATE_IN 23
 
-/**
- * GET: the only method RFC 0049 calls idempotent.
- */
 #define RP_HTTP_METHOD_GET 0
 
-/**
- * HEAD.
- */
 #define RP_HTTP_METHOD_HEAD 1
 
-/**
- * POST.
- */
 #define RP_HTTP_METHOD_POST 2
 
-/**
- * PUT.
- */
 #define RP_HTTP_METHOD_PUT 3
 
-/**
- * DELETE.
- */
 #define RP_HTTP_METHOD_DELETE 4
 
-/**
- * PATCH.
- */
 #define RP_HTTP_METHOD_PATCH 5
 
-/**
- * OPTIONS.
- */
 #define RP_HTTP_METHOD_OPTIONS 6
 
-/**
- * RFC 0049 "Best Effort": retry while safe, with backoff, until the timeout.
- */
 #define RP_STRATEGY_BEST_EFFORT 0
 
-/**
- * RFC 0049 "Fail Fast": never retry (always-retry reasons still are).
- */
 #define RP_STRATEGY_FAIL_FAST 1
 
-/**
- * Client dispatch: no socket available to write into.
- */
-#define RP_DISPATCH_FAILURE_SOCKET_NOT_AVAILABLE 0
-
-/**
- * Client dispatch: the service is not available.
- */
-#define RP_DISPATCH_FAILURE_SERVICE_NOT_AVAILABLE 1
-
-/**
- * Client dispatch: the target node is not available.
- */
-#define RP_DISPATCH_FAILURE_NODE_NOT_AVAILABLE 2
-
-/**
- * Client dispatch: the endpoint's circuit breaker is open.
- */
-#define RP_DISPATCH_FAILURE_CIRCUIT_BREAKER_OPEN 3
-
-/**
- * Network time: the socket closed while the request was in flight.
- */
-#define RP_DISPATCH_FAILURE_SOCKET_CLOSED_WHILE_IN_FLIGHT 4
-
-/**
- * Fail the request now (0, so a zeroed decision never means "retry").
- */
-#define RP_ACTION_NO_RETRY 0
-
-/**
- * Wait `delay_ms`, then resend (or cancel, when `then_cancel`).
- */
-#define RP_ACTION_RETRY 1
-
-/**
- * No cause: the decision is to retry.
- */
 #define RP_NO_RETRY_CAUSE_NONE 0
 
-/**
- * Not idempotent, and the reason does not allow non-idempotent retry.
- */
 #define RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT 1
 
-/**
- * The strategy (fail fast or a host strategy) declined.
- */
 #define RP_NO_RETRY_CAUSE_STRATEGY_DECLINED 2
 
-/**
- * The request is at or past its timeout.
- */
 #define RP_NO_RETRY_CAUSE_DEADLINE_PASSED 3
 
-/**
- * The reason is UNKNOWN.
- */
 #define RP_NO_RETRY_CAUSE_UNKNOWN_REASON 4
 
-/**
- * The request is at or past its timeout: never retried.
- */
 #define RP_RULE_DEADLINE_PASSED 0
 
-/**
- * UNKNOWN is never retried.
- */
 #define RP_RULE_UNKNOWN_NEVER_RETRIED 1
 
-/**
- * An always-retry reason: controlled backoff, strategy skipped.
- */
 #define RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF 2
 
-/**
- * Best effort retried with its backoff.
- */
 #define RP_RULE_BEST_EFFORT_BACKOFF 3
 
-/**
- * Best effort declined: not idempotent and the reason does not allow it.
- */
 #define RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT 4
 
-/**
- * Fail fast declined.
- */
 #define RP_RULE_FAIL_FAST 5
 
-/**
- * A host-supplied strategy decided.
- */
 #define RP_RULE_CUSTOM_STRATEGY 6
 
 /**
@@ -752,14 +495,44 @@ typedef bool (*rp_strategy_fn)(void *user_data,
 #define RP_RESULT_PANIC 103
 
 /**
- * `buffer_too_small`: the caller's buffer cannot hold the text and its NUL.
- */
-#define RP_RESULT_BUFFER_TOO_SMALL 104
-
-/**
  * `other_error`: a core error code newer than this binding's table; the detail names it.
  */
 #define RP_RESULT_OTHER_ERROR 105
+
+/**
+ * `rp_reason`: "KV_LOCKED" (the RFC table's names; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
+ */
+#define RP_ENUM_REASON 0
+
+/**
+ * `rp_service`: "kv", "query", "analytics", "search", "views", "cluster_manager", "management".
+ */
+#define RP_ENUM_SERVICE 1
+
+/**
+ * `rp_kv_operation`: "get", "get_and_lock", "upsert", "mutate_in", ...
+ */
+#define RP_ENUM_KV_OPERATION 2
+
+/**
+ * `rp_http_method`: "GET", "POST", ... (upper case).
+ */
+#define RP_ENUM_HTTP_METHOD 3
+
+/**
+ * `rp_strategy`: "best_effort", "fail_fast".
+ */
+#define RP_ENUM_STRATEGY 4
+
+/**
+ * `rp_no_retry_cause`: "not_idempotent", ...; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
+ */
+#define RP_ENUM_NO_RETRY_CAUSE 5
+
+/**
+ * `rp_rule`: "best_effort_backoff", ... (`rp_rule_section` gives its spec section).
+ */
+#define RP_ENUM_RULE 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -821,24 +594,89 @@ rp_result rp_classify_views(uint16_t http_status,
                             struct rp_classification *classification_out);
 
 /**
- * Names the retry reason for a failure the SDK observed before or while sending.
- */
-rp_result rp_classify_dispatch(rp_dispatch_failure failure,
-                               struct rp_classification *classification_out);
-
-/**
- * Decides whether and when to retry `request` after `reason` under `policy` (NULL: the RFC default policy).
+ * Decides whether and when to retry `request` after `reason` under `policy` (NULL: the RFC default),
+ * asking the host `strategy` (NULL: the policy's own) where a strategy decides.
+ *
+ * The deadline, UNKNOWN and always-retry rules and the request's own strategy come first (the host
+ * is not asked then); `strategy(user_data, request, reason, &delay_ms)` is called at most once, on
+ * this thread, and its delay is capped to the timeout. Neither pointer is kept.
  */
 rp_result rp_decide(const struct rp_request *request,
                     rp_reason reason,
                     const struct rp_policy *policy,
+                    rp_strategy_fn strategy,
+                    void *user_data,
                     struct rp_decision *decision_out);
 
 /**
- * RFC 0049 "Controlled Backoff for Always Retry": the delay after `attempt` retries (1, 10, 50,
- * 100, 500, then 1000 ms).
+ * The decision's one-line log text (RFC 0049 asks to log every retry and non-retry), e.g. "retry
+ * 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, ...)", as a new
+ * string the caller frees with `rp_string_free`.
  */
-rp_result rp_controlled_backoff(uint32_t attempt, uint64_t *delay_ms_out);
+rp_result rp_decision_format(const struct rp_decision *decision, char **line_out);
+
+/**
+ * The stable code of `result`: "ok", "unknown_reason", "null_pointer", ... (static, never freed;
+ * NULL for a number that names no result), the same text every language binding uses for 1..=99.
+ */
+const char *rp_result_code_name(rp_result result);
+
+/**
+ * This thread's detail of its most recent failed call, naming the field and the value (e.g.
+ * "backoff.min_ms: 9 is out of range: ..."); "" if none failed yet. Never NULL.
+ *
+ * The text stays valid, and unchanged, until the next failed call on the same thread (success
+ * does not clear it); copy it to keep it longer. Owned by the library: never free it.
+ */
+const char *rp_last_error_message(void);
+
+/**
+ * Calls the JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
+ * "http_next"), `input` holds its inputs as a JSON object.
+ *
+ * On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
+ * on failure `rp_last_error_message` names the field.
+ */
+rp_result rp_call_json(const char *function, const char *input, size_t input_len, char **json_out);
+
+/**
+ * The name of constant `value` of the C enum `kind`, e.g. (RP_ENUM_REASON, RP_REASON_KV_LOCKED):
+ * "KV_LOCKED" (static, never freed).
+ */
+rp_result rp_enum_name(rp_enum kind, uint32_t value, const char **name_out);
+
+/**
+ * The constant of the C enum `kind` named `name` (NUL-terminated), e.g. (RP_ENUM_KV_OPERATION,
+ * "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for reasons).
+ */
+rp_result rp_enum_from_name(rp_enum kind,
+                            const char *name,
+                            uint32_t *value_out);
+
+/**
+ * The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
+ */
+rp_result rp_rule_section(rp_rule rule, const char **section_out);
+
+/**
+ * Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`; `{}`
+ * is the RFC 0049 default) into a new handle, which the caller frees with `rp_policy_free`.
+ *
+ * On failure `rp_last_error_message` names the field, e.g. "backoff.min_ms: 9 is out of range: ...".
+ */
+rp_result rp_policy_from_json(const char *json,
+                              size_t json_len,
+                              struct rp_policy **policy_out);
+
+/**
+ * Frees a policy handle; NULL is a no-op. No thread may use the handle any more.
+ */
+void rp_policy_free(struct rp_policy *policy);
+
+/**
+ * Frees a string this library returned (`rp_decision_format`, `rp_call_json`); NULL is a no-op.
+ */
+void rp_string_free(char *s);
 
 /**
  * The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own
@@ -861,227 +699,6 @@ rp_result rp_decide_after_strategy(const struct rp_request *request,
                                    bool retry,
                                    uint64_t delay_ms,
                                    struct rp_decision *decision_out);
-
-/**
- * Copies the decision's one-line log text (RFC 0049 asks to log every retry and non-retry), e.g.
- * "retry 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, ...)".
- *
- * Buffer rules as for `rp_result_message`.
- */
-rp_result rp_decision_format(const struct rp_decision *decision,
-                             char *buf,
-                             size_t len,
-                             size_t *written);
-
-/**
- * Copies the message of `result` (e.g. "null_pointer: a required pointer ...") into `buf`, NUL-terminated.
- *
- * `*written` receives the message length without the NUL. If `len` is too small nothing is
- * copied, `*written` receives the length needed and the result is RP_RESULT_BUFFER_TOO_SMALL;
- * `buf` may be NULL when `len` is 0. An unknown `result` number is RP_RESULT_INVALID_ENUM.
- */
-rp_result rp_result_message(rp_result result,
-                            char *buf,
-                            size_t len,
-                            size_t *written);
-
-/**
- * The stable code of `result` ("ok", "unknown_reason", "null_pointer", ...), shared with every
- * language binding for 1..=99 (static, never freed).
- */
-rp_result rp_result_code_name(rp_result result, const char **name_out);
-
-/**
- * Copies this thread's detail of its most recent failed call (naming the field, e.g.
- * "timeout_ms: invalid duration ...") into `buf`; empty if none failed yet.
- *
- * The detail is kept until the next failure on the same thread (success does not clear it);
- * reading it never changes it. Buffer rules as for `rp_result_message`.
- */
-rp_result rp_last_error_message(char *buf, size_t len, size_t *written);
-
-/**
- * Calls the JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
- * "http_next"), `input` holds its inputs as a JSON object.
- *
- * On success `*json_out` owns the result as NUL-terminated JSON, freed with `rp_string_free`;
- * on failure `rp_last_error_message` names the field.
- */
-rp_result rp_call_json(const char *function, const char *input, size_t input_len, char **json_out);
-
-/**
- * Parses a retry reason name ("KV_LOCKED"; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
- */
-rp_result rp_reason_from_name(const char *name, rp_reason *reason_out);
-
-/**
- * The RFC table name of `reason`, e.g. "KV_LOCKED" (static, never freed).
- */
-rp_result rp_reason_name(rp_reason reason, const char **name_out);
-
-/**
- * RFC 0049 table column "Non-idempotent Retry": may a non-idempotent request be retried for `reason`?
- */
-rp_result rp_reason_allows_non_idempotent_retry(rp_reason reason,
-                                                bool *allowed_out);
-
-/**
- * RFC 0049 table column "Always retry": is `reason` retried regardless of the strategy?
- */
-rp_result rp_reason_always_retry(rp_reason reason, bool *always_out);
-
-/**
- * Parses a service name ("kv", "query", "analytics", "search", "views", "cluster_manager", "management").
- */
-rp_result rp_service_from_name(const char *name,
-                               rp_service *service_out);
-
-/**
- * The name of `service`, e.g. "cluster_manager" (static, never freed).
- */
-rp_result rp_service_name(rp_service service, const char **name_out);
-
-/**
- * Parses a KV operation name ("get", "upsert", "mutate_in", ...).
- */
-rp_result rp_kv_operation_from_name(const char *name, rp_kv_operation *operation_out);
-
-/**
- * The name of KV `operation`, e.g. "get_and_lock" (static, never freed).
- */
-rp_result rp_kv_operation_name(rp_kv_operation operation, const char **name_out);
-
-/**
- * Parses an HTTP method name ("GET", "POST", ...; upper case).
- */
-rp_result rp_http_method_from_name(const char *name, rp_http_method *method_out);
-
-/**
- * The name of `method`, e.g. "DELETE" (static, never freed).
- */
-rp_result rp_http_method_name(rp_http_method method, const char **name_out);
-
-/**
- * Parses a strategy name ("best_effort", "fail_fast").
- */
-rp_result rp_strategy_from_name(const char *name, rp_strategy *strategy_out);
-
-/**
- * The name of `strategy`, e.g. "fail_fast" (static, never freed).
- */
-rp_result rp_strategy_name(rp_strategy strategy, const char **name_out);
-
-/**
- * Parses a dispatch failure name ("socket_not_available", "circuit_breaker_open", ...).
- */
-rp_result rp_dispatch_failure_from_name(const char *name, rp_dispatch_failure *failure_out);
-
-/**
- * The name of dispatch `failure`, e.g. "socket_closed_while_in_flight" (static, never freed).
- */
-rp_result rp_dispatch_failure_name(rp_dispatch_failure failure, const char **name_out);
-
-/**
- * The stable name of `rule`, e.g. "best_effort_backoff" (static, never freed).
- */
-rp_result rp_rule_name(rp_rule rule, const char **name_out);
-
-/**
- * The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
- */
-rp_result rp_rule_section(rp_rule rule, const char **section_out);
-
-/**
- * The name of `cause`, e.g. "not_idempotent"; NULL for RP_NO_RETRY_CAUSE_NONE (static, never freed).
- */
-rp_result rp_no_retry_cause_name(rp_no_retry_cause cause,
-                                 const char **name_out);
-
-/**
- * Creates a handle holding the RFC 0049 default policy (best effort, exponential 1-500 ms, no jitter).
- *
- * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`.
- */
-rp_result rp_policy_new_default(struct rp_policy **policy_out);
-
-/**
- * Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`).
- *
- * On success `*policy_out` owns a handle the caller frees with `rp_policy_free`; on failure
- * `rp_last_error_message` names the field, e.g. "backoff.min_ms: 9 is out of range: ...".
- */
-rp_result rp_policy_from_json(const char *json, size_t json_len, struct rp_policy **policy_out);
-
-/**
- * Writes `policy` as its normalized JSON document (every field present) to a new string, which
- * the caller frees with `rp_string_free` (not `free`).
- */
-rp_result rp_policy_to_json(const struct rp_policy *policy, char **json_out);
-
-/**
- * Frees a policy handle; NULL is a no-op. No thread may use the handle any more.
- */
-void rp_policy_free(struct rp_policy *policy);
-
-/**
- * Frees a string this library returned (`rp_policy_to_json`, `rp_call_json`); NULL is a no-op.
- */
-void rp_string_free(char *s);
-
-/**
- * Reads an operation from its JSON form (`{"service": "kv", "operation": "get"}`,
- * `{"service": "query", "readonly": true}`, `{"service": "management", "method": "GET"}`).
- */
-rp_result rp_operation_from_json(const char *json,
-                                 size_t json_len,
-                                 struct rp_operation *operation_out);
-
-/**
- * Whether RFC 0049's idempotent-operation list calls `operation` idempotent.
- */
-rp_result rp_operation_is_idempotent(const struct rp_operation *operation, bool *idempotent_out);
-
-/**
- * Whether `request` counts as idempotent: its `idempotent` override when set, else the RFC list.
- */
-rp_result rp_request_is_idempotent(const struct rp_request *request, bool *idempotent_out);
-
-/**
- * Like `rp_decide`, with a host strategy asked when no earlier rule decides and the request has no
- * built-in strategy of its own.
- *
- * The core first applies the deadline, UNKNOWN and always-retry rules and the request's own
- * strategy (the host is not called for those), then calls `strategy(user_data, request, reason,
- * &delay_ms)` once, on this thread, and caps its delay to the timeout. Neither pointer is kept.
- */
-rp_result rp_decide_with_strategy(const struct rp_request *request,
-                                  rp_reason reason,
-                                  const struct rp_policy *policy,
-                                  rp_strategy_fn strategy,
-                                  void *user_data,
-                                  struct rp_decision *decision_out);
-
-/**
- * Checks a signed millisecond count (a host's int64): negative is RP_RESULT_INVALID_DURATION.
- */
-rp_result rp_duration_ms_from_int64(int64_t ms, uint64_t *ms_out);
-
-/**
- * Checks a millisecond count held in a double: fractional, negative, NaN, infinite or past
- * 2^53-1 is RP_RESULT_INVALID_DURATION.
- */
-rp_result rp_duration_ms_from_double(double ms, uint64_t *ms_out);
-
-/**
- * Parses a decimal millisecond count ("18446744073709551615"): anything but digits, or a value
- * past 2^64-1, is RP_RESULT_INVALID_DURATION.
- */
-rp_result rp_duration_ms_from_string(const char *text, uint64_t *ms_out);
-
-/**
- * Parses a KV status written as hex ("0xa2", "0X86"); anything else is RP_RESULT_OUT_OF_RANGE.
- */
-rp_result rp_kv_status_from_string(const char *text, uint16_t *status_out);
 
 #ifdef __cplusplus
 }  // extern "C"

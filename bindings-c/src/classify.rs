@@ -1,5 +1,6 @@
-//! Classification: from a service's response (or a dispatch failure) to the retry reason to hand to
-//! `rp_decide`, through the core's `classify_*` functions; KV error maps.
+//! Classification: from a service's response to the retry reason to hand to `rp_decide`, through
+//! the core's `classify_*` functions; KV error maps. (A failure before or while sending is its own
+//! reason, RP_REASON_SOCKET_NOT_AVAILABLE and the like; `rp_call_json("classify_dispatch")` names its rule.)
 
 use std::ffi::c_char;
 
@@ -7,13 +8,11 @@ use retrypolicy::{Classification, ErrorMap};
 
 use crate::enums::{from_c, to_c};
 use crate::error::rp_result;
-use crate::ffi::{borrow_opt, free_handle, intern, output, text};
+use crate::ffi::{free_handle, intern, output, text};
 use crate::policy::policy_or_default;
 use crate::*;
 
 /// The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
-///
-/// The three strings are static, owned by the library: never free them.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct rp_classification {
@@ -31,19 +30,17 @@ pub struct rp_classification {
 
 /// A parsed KV error map (RFC 0013): immutable, shareable between threads; create with
 /// `rp_error_map_from_json`, free with `rp_error_map_free`.
-pub struct rp_error_map {
-    inner: ErrorMap,
-}
+pub struct rp_error_map(ErrorMap);
 
 /// A core classification as a C struct, its strings interned.
-fn classification_to_c(c: Classification) -> rp_classification {
-    rp_classification {
+fn classified(c: Classification) -> Result<rp_classification, crate::error::Failure> {
+    Ok(rp_classification {
         has_reason: c.reason.is_some(),
         reason: c.reason.map_or(RP_REASON_UNKNOWN, to_c),
         rule: intern(c.rule).as_ptr(),
         section: intern(c.section).as_ptr(),
         surface_as: c.surface_as.map_or(std::ptr::null(), |s| intern(s).as_ptr()),
-    }
+    })
 }
 
 /// Parses a KV error map document (RFC 0013, as GET_ERROR_MAP returns it) into a new handle,
@@ -55,8 +52,8 @@ pub unsafe extern "C" fn rp_error_map_from_json(
     map_out: *mut *mut rp_error_map,
 ) -> rp_result {
     output!(map_out, {
-        let inner = retrypolicy_wire::from_json_str(text(json, json_len, "json", false)?)?;
-        Ok(Box::into_raw(Box::new(rp_error_map { inner })))
+        let map = retrypolicy_wire::from_json_str(text(json, Some(json_len), "json")?)?;
+        Ok(Box::into_raw(Box::new(rp_error_map(map))))
     })
 }
 
@@ -78,14 +75,13 @@ pub unsafe extern "C" fn rp_classify_kv(
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
-        let (map, compat) = (
-            borrow_opt(error_map).map(|m| &m.inner),
+        let (op, map) = (from_c(operation, "operation")?, error_map.as_ref().map(|m| &m.0));
+        classified(retrypolicy::classify_kv(
+            op,
+            status,
+            map,
             &policy_or_default(policy).compat,
-        );
-        let op = from_c(operation, "operation")?;
-        Ok(classification_to_c(retrypolicy::classify_kv(
-            op, status, map, compat,
-        )))
+        ))
     })
 }
 
@@ -100,13 +96,11 @@ pub unsafe extern "C" fn rp_classify_query(
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
-        let (message, compat) = (
-            text(message, message_len, "message", true)?,
-            &policy_or_default(policy).compat,
+        let (message, policy) = (
+            text(message, Some(message_len), "message")?,
+            policy_or_default(policy),
         );
-        Ok(classification_to_c(retrypolicy::classify_query(
-            code, message, compat,
-        )))
+        classified(retrypolicy::classify_query(code, message, &policy.compat))
     })
 }
 
@@ -118,7 +112,7 @@ pub unsafe extern "C" fn rp_classify_analytics(
 ) -> rp_result {
     output!(
         classification_out,
-        Ok(classification_to_c(retrypolicy::classify_analytics(code)))
+        classified(retrypolicy::classify_analytics(code))
     )
 }
 
@@ -130,7 +124,7 @@ pub unsafe extern "C" fn rp_classify_search(
 ) -> rp_result {
     output!(
         classification_out,
-        Ok(classification_to_c(retrypolicy::classify_search(http_status)))
+        classified(retrypolicy::classify_search(http_status))
     )
 }
 
@@ -144,24 +138,9 @@ pub unsafe extern "C" fn rp_classify_views(
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
-        let body = text(body, body_len, "body", true)?;
-        Ok(classification_to_c(retrypolicy::classify_views(
+        classified(retrypolicy::classify_views(
             http_status,
-            body,
-        )))
+            text(body, Some(body_len), "body")?,
+        ))
     })
-}
-
-/// Names the retry reason for a failure the SDK observed before or while sending.
-#[no_mangle]
-pub unsafe extern "C" fn rp_classify_dispatch(
-    failure: rp_dispatch_failure,
-    classification_out: *mut rp_classification,
-) -> rp_result {
-    output!(
-        classification_out,
-        Ok(classification_to_c(retrypolicy::classify_dispatch(from_c(
-            failure, "failure"
-        )?)))
-    )
 }

@@ -1,25 +1,23 @@
-//! `rp_decision` and the decision entry points: each converts its C inputs into the core's
-//! `Request`, `RetryReason` and `Policy`, calls the core's function of the same name, and writes
-//! the decision back. No rule lives here.
+//! `rp_decision` and `rp_decide`: the inputs converted into the core's types, the core's
+//! `decide_with`, and the decision written back; its log line. No rule lives here.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 
-use retrypolicy::{Decision, NoRetry, Policy, Request, RetryAfter, RetryReason, Rule};
+use retrypolicy::{Decision, RetryStrategy};
+use serde_json::json;
 
 use crate::enums::{from_c, to_c};
-use crate::error::{rp_result, Failure};
-use crate::ffi::{borrow, non_null, output, write_text, CBool};
-use crate::panic::ffi_boundary;
-use crate::policy::policy_or_default;
-use crate::request::request;
+use crate::error::rp_result;
+use crate::ffi::{borrow, output, owned_string, CBool};
+use crate::strategy::{inputs, CStrategy};
 use crate::*;
 
 /// The outcome of one decision: retry after `delay_ms`, or fail, with the rule that decided.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct rp_decision {
-    /// RP_ACTION_RETRY or RP_ACTION_NO_RETRY.
-    pub action: rp_action,
+    /// Whether to retry: wait `delay_ms`, then resend (or cancel, when `then_cancel`); false: fail now.
+    pub retry: CBool,
     /// Milliseconds to wait before resending (0 when not retrying).
     pub delay_ms: u64,
     /// Whether the delay was cut to the time left before the timeout.
@@ -49,7 +47,7 @@ pub(crate) fn decision_to_c(d: &Decision) -> rp_decision {
         Decision::NoRetry(n) => (n.attempts, n.idempotent),
     };
     rp_decision {
-        action: to_c(d.is_retry()),
+        retry: d.is_retry().into(),
         delay_ms,
         capped: capped.into(),
         then_cancel: then_cancel.into(),
@@ -61,80 +59,28 @@ pub(crate) fn decision_to_c(d: &Decision) -> rp_decision {
     }
 }
 
-/// A C decision back to the core's type (for its log line); a retry has cause NONE, a no-retry a cause.
-fn decision(d: &rp_decision) -> Result<Decision, Failure> {
-    let rule: Rule = from_c(d.rule, "decision.rule")?;
-    let (reason, section) = (from_c(d.reason, "decision.reason")?, rule.section());
-    let (attempts, idempotent) = (d.attempts, d.idempotent.get());
-    match (
-        from_c(d.action, "decision.action")?,
-        from_c(d.cause, "decision.cause")?,
-    ) {
-        (true, None) => Ok(Decision::Retry(RetryAfter {
-            delay_ms: d.delay_ms,
-            reason,
-            rule,
-            section,
-            capped: d.capped.get(),
-            then_cancel: d.then_cancel.get(),
-            attempts,
-            idempotent,
-        })),
-        (false, Some(cause)) => Ok(Decision::NoRetry(NoRetry {
-            reason,
-            cause,
-            rule,
-            section,
-            attempts,
-            idempotent,
-        })),
-        _ => Err(Failure::invalid_enum(
-            "decision.cause",
-            "rp_no_retry_cause for this action",
-            d.cause.0,
-        )),
-    }
-}
-
-/// The core's inputs of a decision: the request, the reason, and the policy (NULL: the RFC default).
-/// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
-#[inline]
-pub(crate) unsafe fn inputs<'a>(
-    request: *const rp_request,
-    reason: rp_reason,
-    policy: *const rp_policy,
-) -> Result<(Request, RetryReason, &'a Policy), Failure> {
-    // SAFETY: forwarded from this function's contract.
-    let request = unsafe { self::request(borrow(request, "request")?) }?;
-    let reason = from_c(reason, "reason")?;
-    // SAFETY: forwarded from this function's contract.
-    Ok((request, reason, unsafe { policy_or_default(policy) }))
-}
-
-/// Decides whether and when to retry `request` after `reason` under `policy` (NULL: the RFC default policy).
+/// Decides whether and when to retry `request` after `reason` under `policy` (NULL: the RFC default),
+/// asking the host `strategy` (NULL: the policy's own) where a strategy decides.
+///
+/// The deadline, UNKNOWN and always-retry rules and the request's own strategy come first (the host
+/// is not asked then); `strategy(user_data, request, reason, &delay_ms)` is called at most once, on
+/// this thread, and its delay is capped to the timeout. Neither pointer is kept.
 #[no_mangle]
 pub unsafe extern "C" fn rp_decide(
     request: *const rp_request,
     reason: rp_reason,
     policy: *const rp_policy,
+    strategy: rp_strategy_fn,
+    user_data: *mut c_void,
     decision_out: *mut rp_decision,
 ) -> rp_result {
     output!(decision_out, {
-        let request = self::request(borrow(request, "request")?)?;
-        let reason = from_c(reason, "reason")?;
-        Ok(decision_to_c(&retrypolicy::decide(
-            &request,
-            reason,
-            policy_or_default(policy),
-        )?))
+        let host = strategy.map(|callback| CStrategy(callback, user_data, request));
+        let (request, reason, policy) = inputs(request, reason, policy)?;
+        let host = host.as_ref().map(|h| h as &dyn RetryStrategy);
+        let d = retrypolicy::decide_with(&request, reason, policy, host)?;
+        Ok(decision_to_c(&d))
     })
-}
-
-/// RFC 0049 "Controlled Backoff for Always Retry": the delay after `attempt` retries (1, 10, 50,
-/// 100, 500, then 1000 ms).
-#[no_mangle]
-pub unsafe extern "C" fn rp_controlled_backoff(attempt: u32, delay_ms_out: *mut u64) -> rp_result {
-    output!(delay_ms_out, Ok(retrypolicy::controlled_backoff(attempt)))
 }
 
 /// Does nothing and returns RP_RESULT_OK: `rp_decide`'s signature, for benchmarks only (feature `bench`).
@@ -144,71 +90,37 @@ pub unsafe extern "C" fn rp_decide_noop(
     request: *const rp_request,
     reason: rp_reason,
     policy: *const rp_policy,
+    strategy: rp_strategy_fn,
+    user_data: *mut c_void,
     decision_out: *mut rp_decision,
 ) -> rp_result {
-    let _ = (request, reason, policy, decision_out);
-    ffi_boundary(|| Ok(()))
+    let _ = (request, reason, policy, strategy, user_data, decision_out);
+    crate::panic::ffi_boundary(|| Ok(()))
 }
 
-/// The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own
-/// built-in strategy), for hosts that run their strategy between this and `rp_decide_after_strategy`.
-///
-/// On success `*decided_out` says whether those steps decided; only then is `*decision_out` written.
-#[no_mangle]
-pub unsafe extern "C" fn rp_decide_before_strategy(
-    request: *const rp_request,
-    reason: rp_reason,
-    policy: *const rp_policy,
-    decided_out: *mut bool,
-    decision_out: *mut rp_decision,
-) -> rp_result {
-    ffi_boundary(|| {
-        non_null(decided_out, "decided_out")?;
-        non_null(decision_out, "decision_out")?;
-        // SAFETY (all): the pointer contract (lib.rs); both outputs are checked non-NULL.
-        let (request, reason, policy) = unsafe { inputs(request, reason, policy) }?;
-        let d = retrypolicy::decide_before_strategy(&request, reason, policy)?;
-        unsafe { decided_out.write(d.is_some()) };
-        if let Some(d) = d {
-            unsafe { decision_out.write(decision_to_c(&d)) };
-        }
-        Ok(())
-    })
-}
-
-/// Turns a host strategy's answer (`retry` after `delay_ms`, or not) into the decision, capping
-/// the delay to the timeout; call it when `rp_decide_before_strategy` did not decide.
-#[no_mangle]
-pub unsafe extern "C" fn rp_decide_after_strategy(
-    request: *const rp_request,
-    reason: rp_reason,
-    retry: CBool,
-    delay_ms: u64,
-    decision_out: *mut rp_decision,
-) -> rp_result {
-    output!(decision_out, {
-        let (request, reason, _) = inputs(request, reason, std::ptr::null())?;
-        let verdict = crate::strategy::verdict(retry, delay_ms);
-        Ok(decision_to_c(&retrypolicy::decide_after_strategy(
-            &request, reason, verdict,
-        )))
-    })
-}
-
-/// Copies the decision's one-line log text (RFC 0049 asks to log every retry and non-retry), e.g.
-/// "retry 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, ...)".
-///
-/// Buffer rules as for `rp_result_message`.
+/// The decision's one-line log text (RFC 0049 asks to log every retry and non-retry), e.g. "retry
+/// 8 after 500 ms, capped to the timeout, then cancel (reason KV_NOT_MY_VBUCKET, ...)", as a new
+/// string the caller frees with `rp_string_free`.
 #[no_mangle]
 pub unsafe extern "C" fn rp_decision_format(
     decision: *const rp_decision,
-    buf: *mut c_char,
-    len: usize,
-    written: *mut usize,
+    line_out: *mut *mut c_char,
 ) -> rp_result {
-    ffi_boundary(|| {
-        // SAFETY (both): the pointer contract (lib.rs).
-        let d = self::decision(unsafe { borrow(decision, "decision") }?)?;
-        unsafe { write_text(&d.to_string(), buf, len, written) }
+    output!(line_out, {
+        // The wire layer reads a decision back (its `format_decision`), as it does for every binding.
+        let d = borrow(decision, "decision")?;
+        let decision = json!({
+            "action": if d.retry.get() { "retry" } else { "no_retry" },
+            "delay_ms": d.delay_ms,
+            "capped": d.capped.get(),
+            "then_cancel": d.then_cancel.get(),
+            "cause": from_c(d.cause, "decision.cause")?,
+            "rule": from_c(d.rule, "decision.rule")?,
+            "reason": from_c(d.reason, "decision.reason")?,
+            "attempts": d.attempts,
+            "idempotent": d.idempotent.get(),
+        });
+        let line = retrypolicy_wire::api::call("format_decision", &json!({ "decision": decision }))?;
+        owned_string(line["message"].as_str().unwrap_or_default().to_owned())
     })
 }

@@ -1,10 +1,10 @@
 //! The core's JSON API by function name (the wire layer's `api::call`): how C reaches the rules
-//! without a typed C API yet (MongoDB, HTTP, transactions, explain, simulate).
+//! that have no typed C function (MongoDB, HTTP, backoff, transactions, explain, simulate, ...).
 
 use std::ffi::c_char;
 
 use crate::error::rp_result;
-use crate::ffi::{c_str, output, owned_string, text};
+use crate::ffi::{output, owned_string, text};
 
 /// Calls the JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
 /// "http_next"), `input` holds its inputs as a JSON object.
@@ -19,9 +19,9 @@ pub unsafe extern "C" fn rp_call_json(
     json_out: *mut *mut c_char,
 ) -> rp_result {
     output!(json_out, {
-        let function = c_str(function, "function")?;
+        let function = text(function, None, "function")?;
         let input: serde_json::Value =
-            retrypolicy_wire::from_json_str(text(input, input_len, "input", false)?)?;
+            retrypolicy_wire::from_json_str(text(input, Some(input_len), "input")?)?;
         owned_string(retrypolicy_wire::api::call(function, &input)?.to_string())
     })
 }

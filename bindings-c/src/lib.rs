@@ -2,13 +2,8 @@
 //!
 //! A thin binding: each export converts its C arguments into the core's types, calls the core
 //! (JSON through `retrypolicy_wire`), and writes the result back; no retry rule lives here. One
-//! file per thing the host handles, as rustls-ffi's `librustls/src/`.
-//!
-//! Conventions, as in rustls-ffi: every fallible function returns an `rp_result` and writes its
-//! trailing out-parameters only on RP_RESULT_OK; every pointer argument is checked for NULL; enums
-//! are `uint32_t` values checked against their constants; every `bool` read from caller memory is
-//! read as a byte (`CBool`); every export runs inside the panic boundary (`panic.rs`), so a panic becomes
-//! RP_RESULT_PANIC.
+//! file per thing the host handles, as rustls-ffi's `librustls/src/`; the conventions (results,
+//! outputs, NULL checks, enums, `bool` bytes, the panic boundary) are the header's.
 //!
 //! The pointer contract (the `# Safety` of every export, stated once here): each non-NULL pointer
 //! must be valid for the reads (const) or writes (out-parameters) its type implies for the whole
@@ -29,9 +24,6 @@ mod panic;
 mod policy;
 mod request;
 mod strategy;
-mod units;
-
-use std::ffi::{c_char, CStr};
 
 pub use crate::classify::*;
 pub use crate::decision::*;
@@ -43,18 +35,11 @@ pub use crate::names::*;
 pub use crate::policy::*;
 pub use crate::request::*;
 pub use crate::strategy::*;
-pub use crate::units::*;
-
-/// This library's version, NUL-terminated (the same text as RP_VERSION and Cargo.toml).
-const VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-    Ok(v) => v,
-    Err(_) => panic!("the package version contains a NUL"),
-};
 
 /// The library's version at run time, e.g. "0.1.0" (static, never freed; compare with RP_VERSION).
 #[no_mangle]
-pub extern "C" fn rp_version() -> *const c_char {
-    crate::panic::guard(std::ptr::null(), || VERSION.as_ptr())
+pub extern "C" fn rp_version() -> *const std::ffi::c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
 #[cfg(test)]

@@ -1,181 +1,93 @@
-//! Names <-> constants: the stable names of the JSON forms and the RFC table, through the core's
-//! own parsers, and the RFC 0049 table columns of a reason.
+//! Names <-> constants of every C enum, in one pair of functions: the names are the core's own
+//! (their serde form, as in the JSON API and the fixtures), read by the core's parser.
 
-use std::ffi::{c_char, CStr};
-
-use retrypolicy::{KvOperation, RetryReason};
-use retrypolicy_wire::parse_name;
-use serde::Serialize;
+use std::ffi::c_char;
 
 use crate::enums::{from_c, CEnum};
 use crate::error::{rp_result, Failure, RP_RESULT_UNKNOWN_NAME};
-use crate::ffi::{c_str, intern, output};
+use crate::ffi::{intern, output, text};
 use crate::*;
 
-/// The name the core's serde form gives `value` (a service, strategy, ...), static.
-pub(crate) fn serde_name<T: Serialize>(value: &T) -> &'static CStr {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => intern(&s),
-        other => unreachable!("a unit enum serializes to a string, got {other:?}"),
+/// Which C enum `rp_enum_name` and `rp_enum_from_name` read or write (an `RP_ENUM_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_enum(pub u32);
+
+/// `rp_reason`: "KV_LOCKED" (the RFC table's names; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
+pub const RP_ENUM_REASON: rp_enum = rp_enum(0);
+/// `rp_service`: "kv", "query", "analytics", "search", "views", "cluster_manager", "management".
+pub const RP_ENUM_SERVICE: rp_enum = rp_enum(1);
+/// `rp_kv_operation`: "get", "get_and_lock", "upsert", "mutate_in", ...
+pub const RP_ENUM_KV_OPERATION: rp_enum = rp_enum(2);
+/// `rp_http_method`: "GET", "POST", ... (upper case).
+pub const RP_ENUM_HTTP_METHOD: rp_enum = rp_enum(3);
+/// `rp_strategy`: "best_effort", "fail_fast".
+pub const RP_ENUM_STRATEGY: rp_enum = rp_enum(4);
+/// `rp_no_retry_cause`: "not_idempotent", ...; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
+pub const RP_ENUM_NO_RETRY_CAUSE: rp_enum = rp_enum(5);
+/// `rp_rule`: "best_effort_backoff", ... (`rp_rule_section` gives its spec section).
+pub const RP_ENUM_RULE: rp_enum = rp_enum(6);
+
+/// The name of constant `value` of `C`: static, NULL for a constant without one.
+fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
+    match serde_json::to_value(from_c(C::new(value), "value")?) {
+        Ok(serde_json::Value::String(s)) => Ok(intern(&s).as_ptr()),
+        _ => Ok(std::ptr::null()),
     }
 }
 
-/// The C constant for the NUL-terminated `name`, parsed by the core's `parse`.
-/// Safety: `name` must be NULL or a NUL-terminated string.
-unsafe fn constant<C: CEnum>(
-    name: *const c_char,
-    parse: impl FnOnce(&str) -> Result<C::Core, retrypolicy::Error>,
-) -> Result<C, Failure> {
-    // SAFETY: forwarded from this function's contract.
-    let name = unsafe { c_str(name, "name") }?;
-    C::from_core(parse(name)?).ok_or_else(|| {
-        Failure::new(
-            RP_RESULT_UNKNOWN_NAME,
-            format!("{name}: not supported by this version of the C library"),
-        )
+/// The constant of `C` named `name`, read by the core's parser (whose error names the value).
+fn from_name<C: CEnum>(name: &str) -> Result<u32, Failure> {
+    let core = retrypolicy_wire::parse_name::<C::Core>("name", name)?;
+    let detail = || format!("name: {name} is not supported by this version of the C library");
+    C::from_core(core)
+        .map(C::raw)
+        .ok_or_else(|| Failure::new(RP_RESULT_UNKNOWN_NAME, detail()))
+}
+
+/// The name functions of one C enum: number -> name, name -> number.
+type Names = (
+    fn(u32) -> Result<*const c_char, Failure>,
+    fn(&str) -> Result<u32, Failure>,
+);
+
+/// The name functions of the C enum `kind`.
+fn names(kind: rp_enum) -> Result<Names, Failure> {
+    fn of<C: CEnum>() -> Names {
+        (name::<C>, from_name::<C>)
+    }
+    Ok(match kind {
+        RP_ENUM_REASON => of::<rp_reason>(),
+        RP_ENUM_SERVICE => of::<rp_service>(),
+        RP_ENUM_KV_OPERATION => of::<rp_kv_operation>(),
+        RP_ENUM_HTTP_METHOD => of::<rp_http_method>(),
+        RP_ENUM_STRATEGY => of::<rp_strategy>(),
+        RP_ENUM_NO_RETRY_CAUSE => of::<rp_no_retry_cause>(),
+        RP_ENUM_RULE => of::<rp_rule>(),
+        _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }
 
-/// Parses a retry reason name ("KV_LOCKED"; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
+/// The name of constant `value` of the C enum `kind`, e.g. (RP_ENUM_REASON, RP_REASON_KV_LOCKED):
+/// "KV_LOCKED" (static, never freed).
 #[no_mangle]
-pub unsafe extern "C" fn rp_reason_from_name(name: *const c_char, reason_out: *mut rp_reason) -> rp_result {
-    output!(reason_out, constant(name, |n| RetryReason::parse("reason", n)))
+pub unsafe extern "C" fn rp_enum_name(kind: rp_enum, value: u32, name_out: *mut *const c_char) -> rp_result {
+    output!(name_out, names(kind)?.0(value))
 }
 
-/// The RFC table name of `reason`, e.g. "KV_LOCKED" (static, never freed).
+/// The constant of the C enum `kind` named `name` (NUL-terminated), e.g. (RP_ENUM_KV_OPERATION,
+/// "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for reasons).
 #[no_mangle]
-pub unsafe extern "C" fn rp_reason_name(reason: rp_reason, name_out: *mut *const c_char) -> rp_result {
-    output!(name_out, Ok(intern(from_c(reason, "reason")?.name()).as_ptr()))
-}
-
-/// RFC 0049 table column "Non-idempotent Retry": may a non-idempotent request be retried for `reason`?
-#[no_mangle]
-pub unsafe extern "C" fn rp_reason_allows_non_idempotent_retry(
-    reason: rp_reason,
-    allowed_out: *mut bool,
-) -> rp_result {
-    output!(
-        allowed_out,
-        Ok(from_c(reason, "reason")?.allows_non_idempotent_retry())
-    )
-}
-
-/// RFC 0049 table column "Always retry": is `reason` retried regardless of the strategy?
-#[no_mangle]
-pub unsafe extern "C" fn rp_reason_always_retry(reason: rp_reason, always_out: *mut bool) -> rp_result {
-    output!(always_out, Ok(from_c(reason, "reason")?.always_retry()))
-}
-
-/// Parses a service name ("kv", "query", "analytics", "search", "views", "cluster_manager", "management").
-#[no_mangle]
-pub unsafe extern "C" fn rp_service_from_name(
+pub unsafe extern "C" fn rp_enum_from_name(
+    kind: rp_enum,
     name: *const c_char,
-    service_out: *mut rp_service,
+    value_out: *mut u32,
 ) -> rp_result {
-    output!(service_out, constant(name, |n| parse_name("service", n)))
-}
-
-/// The name of `service`, e.g. "cluster_manager" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_service_name(service: rp_service, name_out: *mut *const c_char) -> rp_result {
-    output!(name_out, Ok(serde_name(&from_c(service, "service")?).as_ptr()))
-}
-
-/// Parses a KV operation name ("get", "upsert", "mutate_in", ...).
-#[no_mangle]
-pub unsafe extern "C" fn rp_kv_operation_from_name(
-    name: *const c_char,
-    operation_out: *mut rp_kv_operation,
-) -> rp_result {
-    output!(
-        operation_out,
-        constant(name, |n| KvOperation::parse("operation", n))
-    )
-}
-
-/// The name of KV `operation`, e.g. "get_and_lock" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_kv_operation_name(
-    operation: rp_kv_operation,
-    name_out: *mut *const c_char,
-) -> rp_result {
-    output!(
-        name_out,
-        Ok(intern(from_c(operation, "operation")?.name()).as_ptr())
-    )
-}
-
-/// Parses an HTTP method name ("GET", "POST", ...; upper case).
-#[no_mangle]
-pub unsafe extern "C" fn rp_http_method_from_name(
-    name: *const c_char,
-    method_out: *mut rp_http_method,
-) -> rp_result {
-    output!(method_out, constant(name, |n| parse_name("method", n)))
-}
-
-/// The name of `method`, e.g. "DELETE" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_http_method_name(
-    method: rp_http_method,
-    name_out: *mut *const c_char,
-) -> rp_result {
-    output!(name_out, Ok(serde_name(&from_c(method, "method")?).as_ptr()))
-}
-
-/// Parses a strategy name ("best_effort", "fail_fast").
-#[no_mangle]
-pub unsafe extern "C" fn rp_strategy_from_name(
-    name: *const c_char,
-    strategy_out: *mut rp_strategy,
-) -> rp_result {
-    output!(strategy_out, constant(name, |n| parse_name("strategy", n)))
-}
-
-/// The name of `strategy`, e.g. "fail_fast" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_strategy_name(strategy: rp_strategy, name_out: *mut *const c_char) -> rp_result {
-    output!(name_out, Ok(serde_name(&from_c(strategy, "strategy")?).as_ptr()))
-}
-
-/// Parses a dispatch failure name ("socket_not_available", "circuit_breaker_open", ...).
-#[no_mangle]
-pub unsafe extern "C" fn rp_dispatch_failure_from_name(
-    name: *const c_char,
-    failure_out: *mut rp_dispatch_failure,
-) -> rp_result {
-    output!(failure_out, constant(name, |n| parse_name("failure", n)))
-}
-
-/// The name of dispatch `failure`, e.g. "socket_closed_while_in_flight" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_dispatch_failure_name(
-    failure: rp_dispatch_failure,
-    name_out: *mut *const c_char,
-) -> rp_result {
-    output!(name_out, Ok(serde_name(&from_c(failure, "failure")?).as_ptr()))
-}
-
-/// The stable name of `rule`, e.g. "best_effort_backoff" (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_rule_name(rule: rp_rule, name_out: *mut *const c_char) -> rp_result {
-    output!(name_out, Ok(intern(from_c(rule, "rule")?.name()).as_ptr()))
+    output!(value_out, names(kind)?.1(text(name, None, "name")?))
 }
 
 /// The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
 #[no_mangle]
 pub unsafe extern "C" fn rp_rule_section(rule: rp_rule, section_out: *mut *const c_char) -> rp_result {
     output!(section_out, Ok(intern(from_c(rule, "rule")?.section()).as_ptr()))
-}
-
-/// The name of `cause`, e.g. "not_idempotent"; NULL for RP_NO_RETRY_CAUSE_NONE (static, never freed).
-#[no_mangle]
-pub unsafe extern "C" fn rp_no_retry_cause_name(
-    cause: rp_no_retry_cause,
-    name_out: *mut *const c_char,
-) -> rp_result {
-    output!(
-        name_out,
-        Ok(from_c(cause, "cause")?.map_or(std::ptr::null(), |c| serde_name(&c).as_ptr()))
-    )
 }

@@ -1,8 +1,7 @@
-//! The panic boundary: every export's body runs inside `guard` (most through `ffi_boundary`), so
-//! no panic crosses into C, where unwinding out of an `extern "C"` function would abort the host.
-//!
-//! A panic becomes RP_RESULT_PANIC (or NULL, or nothing, for exports returning a pointer or
-//! `void`), with the panic message as this thread's last-error detail; out-parameters are untouched.
+//! The panic boundary: every export that can panic runs inside `guard` (most through
+//! `ffi_boundary`), so no panic crosses into C, where unwinding out of an `extern "C"` function
+//! would abort the host. A panic becomes RP_RESULT_PANIC (or nothing, for `void` exports), with
+//! the panic message as this thread's last-error detail; out-parameters are untouched.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,7 +18,6 @@ pub(crate) fn guard<T>(fallback: T, body: impl FnOnce() -> T) -> T {
 
 /// Runs an export's fallible `body`: RP_RESULT_OK, its failure's code (recording the detail), or
 /// RP_RESULT_PANIC.
-#[inline]
 pub(crate) fn ffi_boundary(body: impl FnOnce() -> Result<(), Failure>) -> rp_result {
     guard(RP_RESULT_PANIC, || match body() {
         Ok(()) => RP_RESULT_OK,

@@ -1,20 +1,21 @@
-//! Host strategies: a C function pointer and its `user_data`, seen by the core as a `RetryStrategy`
-//! and reached through the core's `decide_with`.
+//! Host strategies: a C function pointer and its `user_data` as the core's `RetryStrategy` (for
+//! `rp_decide`), or the two decision steps around a strategy the host runs itself.
 
 use std::ffi::c_void;
 
-use retrypolicy::{Request, RetryReason, RetryStrategy, StrategyVerdict};
+use retrypolicy::{Policy, Request, RetryReason, RetryStrategy, StrategyVerdict};
 
-use crate::decision::{decision_to_c, inputs};
-use crate::enums::to_c;
+use crate::decision::decision_to_c;
+use crate::enums::{from_c, to_c};
 use crate::error::{rp_result, Failure};
-use crate::ffi::{output, CBool};
+use crate::ffi::{borrow, non_null, output, CBool};
+use crate::panic::ffi_boundary;
+use crate::policy::policy_or_default;
 use crate::*;
 
-/// A host retry strategy: return true and set `*delay_ms_out` to retry after that many
-/// milliseconds, or return false not to retry (any non-zero byte is true). It is called
-/// synchronously, on the calling thread, only from inside `rp_decide_with_strategy`, with the
-/// caller's own request pointer; it must return normally (no longjmp).
+/// A host retry strategy: return true and set `*delay_ms_out` to retry after that many ms, or false
+/// not to retry (any non-zero byte is true). Called on the calling thread, only inside `rp_decide`,
+/// with the caller's own request pointer; it must return normally (no longjmp).
 pub type rp_strategy_fn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
@@ -24,62 +25,83 @@ pub type rp_strategy_fn = Option<
     ) -> CBool,
 >;
 
-/// A C strategy callback as the core's `RetryStrategy`.
-struct CStrategy {
-    /// The host's function.
-    callback: unsafe extern "C" fn(*mut c_void, *const rp_request, rp_reason, *mut u64) -> CBool,
-    /// Passed back to the host untouched.
-    user_data: *mut c_void,
-    /// The caller's own request, handed to the callback as it was given.
-    request: *const rp_request,
-}
+/// A C strategy callback, its `user_data` and the caller's request, as the core's `RetryStrategy`.
+pub(crate) struct CStrategy(
+    pub(crate) unsafe extern "C" fn(*mut c_void, *const rp_request, rp_reason, *mut u64) -> CBool,
+    pub(crate) *mut c_void,
+    pub(crate) *const rp_request,
+);
 
 impl RetryStrategy for CStrategy {
     fn retry_after(&self, _: &Request, reason: RetryReason) -> Result<StrategyVerdict, retrypolicy::Error> {
         let mut delay_ms = 0u64;
-        // SAFETY: the callback, user_data and request come from the caller of
-        // rp_decide_with_strategy, valid for that call, inside which this runs.
-        let retry = unsafe { (self.callback)(self.user_data, self.request, to_c(reason), &mut delay_ms) };
+        // SAFETY: the callback, user_data and request come from the caller of rp_decide, valid
+        // for that call, inside which this runs.
+        let retry = unsafe { (self.0)(self.1, self.2, to_c(reason), &mut delay_ms) };
         Ok(verdict(retry, delay_ms))
     }
 }
 
 /// A host's answer as the core's verdict: retry after `delay_ms` when `retry` is true, else not.
-pub(crate) fn verdict(retry: CBool, delay_ms: u64) -> StrategyVerdict {
+fn verdict(retry: CBool, delay_ms: u64) -> StrategyVerdict {
     match retry.get() {
         true => StrategyVerdict::custom_retry(delay_ms),
         false => StrategyVerdict::custom_no_retry(),
     }
 }
 
-/// Like `rp_decide`, with a host strategy asked when no earlier rule decides and the request has no
-/// built-in strategy of its own.
-///
-/// The core first applies the deadline, UNKNOWN and always-retry rules and the request's own
-/// strategy (the host is not called for those), then calls `strategy(user_data, request, reason,
-/// &delay_ms)` once, on this thread, and caps its delay to the timeout. Neither pointer is kept.
-#[no_mangle]
-pub unsafe extern "C" fn rp_decide_with_strategy(
+/// The core's inputs of a decision: the request, the reason, and the policy (NULL: the RFC default).
+/// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
+pub(crate) unsafe fn inputs<'a>(
     request: *const rp_request,
     reason: rp_reason,
     policy: *const rp_policy,
-    strategy: rp_strategy_fn,
-    user_data: *mut c_void,
+) -> Result<(Request, RetryReason, &'a Policy), Failure> {
+    // SAFETY (both): forwarded from this function's contract.
+    let request = unsafe { crate::request::request(borrow(request, "request")?) }?;
+    let policy = unsafe { policy_or_default(policy) };
+    Ok((request, from_c(reason, "reason")?, policy))
+}
+
+/// The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own
+/// built-in strategy), for hosts that run their strategy between this and `rp_decide_after_strategy`.
+///
+/// On success `*decided_out` says whether those steps decided; only then is `*decision_out` written.
+#[no_mangle]
+pub unsafe extern "C" fn rp_decide_before_strategy(
+    request: *const rp_request,
+    reason: rp_reason,
+    policy: *const rp_policy,
+    decided_out: *mut bool,
+    decision_out: *mut rp_decision,
+) -> rp_result {
+    ffi_boundary(|| {
+        non_null(decided_out, "decided_out")?;
+        non_null(decision_out, "decision_out")?;
+        // SAFETY (all): the pointer contract (lib.rs); both outputs are checked non-NULL.
+        let (request, reason, policy) = unsafe { inputs(request, reason, policy) }?;
+        let d = retrypolicy::decide_before_strategy(&request, reason, policy)?;
+        unsafe { decided_out.write(d.is_some()) };
+        if let Some(d) = d {
+            unsafe { decision_out.write(decision_to_c(&d)) };
+        }
+        Ok(())
+    })
+}
+
+/// Turns a host strategy's answer (`retry` after `delay_ms`, or not) into the decision, capping
+/// the delay to the timeout; call it when `rp_decide_before_strategy` did not decide.
+#[no_mangle]
+pub unsafe extern "C" fn rp_decide_after_strategy(
+    request: *const rp_request,
+    reason: rp_reason,
+    retry: CBool,
+    delay_ms: u64,
     decision_out: *mut rp_decision,
 ) -> rp_result {
     output!(decision_out, {
-        let callback = strategy.ok_or_else(|| Failure::null("strategy"))?;
-        let (core_request, reason, policy) = inputs(request, reason, policy)?;
-        let host = CStrategy {
-            callback,
-            user_data,
-            request,
-        };
-        Ok(decision_to_c(&retrypolicy::decide_with(
-            &core_request,
-            reason,
-            policy,
-            Some(&host),
-        )?))
+        let (request, reason, _) = inputs(request, reason, std::ptr::null())?;
+        let d = retrypolicy::decide_after_strategy(&request, reason, verdict(retry, delay_ms));
+        Ok(decision_to_c(&d))
     })
 }
