@@ -93,7 +93,8 @@ const alwaysRetry = (reason) => reasonFlags(reason).alwaysRetry
 /** Whether RFC 0049's idempotent-operation list calls `{service, operation?, readonly?, method?}` idempotent. */
 function isIdempotent(operation) {
   if (typeof operation !== 'object' || operation === null) throw invalidType('operation', 'an operation object', operation)
-  return call('is_idempotent', operation).idempotent
+  const { service, operation: name, readonly, method } = operation // other properties are ignored, as decide ignores them
+  return call('is_idempotent', { service, operation: name, readonly, method }).idempotent
 }
 
 /** A camelCase request in the wire form, as JSON text. */
@@ -279,25 +280,27 @@ class Orchestrator extends EventEmitter {
 
 /** The core's classification → a frozen `{reason, rule, section, surfaceAs}`. */
 const classification = (c) => freeze({ reason: c.reason, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
+/** The module's classifier `kind` on `a` and `b` under `policy`. */
+const classify = (kind, a, b, policy) => classification(wasm.classify(kind, a, b, handle(policy)))
 
 /** Classifies a KV response status (a number or a "0x.." string) for a KV operation name. */
 function classifyKv(operation, status, opts) {
   const { errorMap, policy } = options(opts)
-  if (errorMap === undefined || errorMap === null) return classification(wasm.classifyKv(operation, status, handle(policy)))
+  if (errorMap === undefined || errorMap === null) return classify('kv', operation, status, policy)
   const map = errorMap instanceof ErrorMap ? errorMap : new ErrorMap(errorMap)
   return classification(map[HANDLE].classifyKv(operation, status, handle(policy)))
 }
 
 /** Classifies the first error of a query response. */
-const classifyQuery = (code, message, opts) => classification(wasm.classifyQuery(code, message, handle(options(opts).policy)))
+const classifyQuery = (code, message, opts) => classify('query', code, message, options(opts).policy)
 /** Classifies the first error of an analytics response. */
-const classifyAnalytics = (code) => classification(wasm.classifyAnalytics(code))
+const classifyAnalytics = (code) => classify('analytics', code)
 /** Classifies a search response's HTTP status. */
-const classifySearch = (httpStatus) => classification(wasm.classifySearch(httpStatus))
+const classifySearch = (httpStatus) => classify('search', httpStatus)
 /** Classifies a views response from its HTTP status and body text. */
-const classifyViews = (httpStatus, body) => classification(wasm.classifyViews(httpStatus, body))
+const classifyViews = (httpStatus, body) => classify('views', httpStatus, body)
 /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-const classifyDispatch = (failure) => classification(wasm.classifyDispatch(failure))
+const classifyDispatch = (failure) => classify('dispatch', failure)
 
 /** RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries. */
 const controlledBackoffMs = (attempt) => wasm.controlledBackoffMs(attempt)
