@@ -54,12 +54,23 @@ export interface ClassificationObject {
   surfaceAs: string | null
 }
 
-/**
- * Classifies with the classifier named `kind`: `kv` (KV operation name, status as a number or a
- * `"0x.."` string), `query` (error code, message), `analytics` (error code), `search` (HTTP
- * status), `views` (HTTP status, body text) or `dispatch` (the name of a failure the SDK observed).
- */
-export declare function classify(kind: unknown, a: unknown, b: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
+/** Classifies the first error code of an analytics response. */
+export declare function classifyAnalytics(code: unknown): ClassificationObject
+
+/** Classifies a failure the SDK observed itself, by name. */
+export declare function classifyDispatch(failure: unknown): ClassificationObject
+
+/** Classifies a KV status (a number or a `"0x.."` string) for a KV operation name. */
+export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
+
+/** Classifies the first error of a query response: its code, message and `retry` flag. */
+export declare function classifyQuery(code: unknown, message: unknown, retry: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
+
+/** Classifies a search response's HTTP status. */
+export declare function classifySearch(status: unknown): ClassificationObject
+
+/** Classifies a views response from its HTTP status and body. */
+export declare function classifyViews(status: unknown, body: unknown): ClassificationObject
 
 /** RFC 0049's controlled backoff in milliseconds after `attempt` retries. */
 export declare function controlledBackoff(attempt: unknown): number | bigint

@@ -315,6 +315,8 @@ typedef uint32_t rp_enum;
 
 #define RP_REASON_VIEWS_NO_ACTIVE_PARTITION 19
 
+#define RP_REASON_QUERY_ERROR_RETRYABLE 20
+
 #define RP_SERVICE_KV 0
 
 #define RP_SERVICE_QUERY 1
@@ -565,12 +567,14 @@ rp_result rp_classify_kv(rp_kv_operation operation,
                          struct rp_classification *classification_out);
 
 /**
- * Classifies the first error of a query response: its `code` and `message` (UTF-8, `message_len`
- * bytes; NULL with length 0 is an empty message), under `policy`'s compat options (NULL: none).
+ * Classifies the first error of a query response: its `code`, `message` (UTF-8, `message_len`
+ * bytes; NULL with length 0 is an empty message) and the `"retry"` flag the server set on it,
+ * under `policy`'s compat options (NULL: none).
  */
 rp_result rp_classify_query(uint32_t code,
                             const char *message,
                             size_t message_len,
+                            bool retry,
                             const struct rp_policy *policy,
                             struct rp_classification *classification_out);
 

@@ -85,13 +85,15 @@ pub unsafe extern "C" fn rp_classify_kv(
     })
 }
 
-/// Classifies the first error of a query response: its `code` and `message` (UTF-8, `message_len`
-/// bytes; NULL with length 0 is an empty message), under `policy`'s compat options (NULL: none).
+/// Classifies the first error of a query response: its `code`, `message` (UTF-8, `message_len`
+/// bytes; NULL with length 0 is an empty message) and the `"retry"` flag the server set on it,
+/// under `policy`'s compat options (NULL: none).
 #[no_mangle]
 pub unsafe extern "C" fn rp_classify_query(
     code: u32,
     message: *const c_char,
     message_len: usize,
+    retry: CBool,
     policy: *const rp_policy,
     classification_out: *mut rp_classification,
 ) -> rp_result {
@@ -100,7 +102,12 @@ pub unsafe extern "C" fn rp_classify_query(
             text(message, Some(message_len), "message")?,
             policy_or_default(policy),
         );
-        classified(retrypolicy::classify_query(code, message, &policy.compat))
+        classified(retrypolicy::classify_query(
+            code,
+            message,
+            retry.get(),
+            &policy.compat,
+        ))
     })
 }
 

@@ -39,6 +39,7 @@ pub const RP_REASON_ANALYTICS_TEMPORARY_FAILURE: rp_reason = rp_reason(16);
 pub const RP_REASON_SEARCH_TOO_MANY_REQUESTS: rp_reason = rp_reason(17);
 pub const RP_REASON_VIEWS_TEMPORARY_FAILURE: rp_reason = rp_reason(18);
 pub const RP_REASON_VIEWS_NO_ACTIVE_PARTITION: rp_reason = rp_reason(19);
+pub const RP_REASON_QUERY_ERROR_RETRYABLE: rp_reason = rp_reason(20);
 
 /// A service an operation is sent to (an `RP_SERVICE_*` constant; cluster manager and management: HTTP APIs).
 #[repr(transparent)]
@@ -200,6 +201,7 @@ c_enum!(rp_reason <=> RetryReason, [
     (RP_REASON_SEARCH_TOO_MANY_REQUESTS => RetryReason::SearchTooManyRequests),
     (RP_REASON_VIEWS_TEMPORARY_FAILURE => RetryReason::ViewsTemporaryFailure),
     (RP_REASON_VIEWS_NO_ACTIVE_PARTITION => RetryReason::ViewsNoActivePartition),
+    (RP_REASON_QUERY_ERROR_RETRYABLE => RetryReason::QueryErrorRetryable),
 ]);
 
 // The services that have a C constant; MongoDB and HTTP are reached through rp_call_json.

@@ -274,14 +274,16 @@ static int classify_kv(const cJSON *in, cJSON **out, failure *f) {
 static int classify_query(const cJSON *in, cJSON **out, failure *f) {
     uint32_t code;
     const char *message = "";
+    bool retry = false;
     rp_policy *compat = NULL;
     rp_classification c;
-    if (check_keys(in, "", KEYS("code", "message", "compat"), KEYS("code"), f) ||
+    if (check_keys(in, "", KEYS("code", "message", "retry", "compat"), KEYS("code"), f) ||
         get_u32(ITEM("code"), "code", &code, f) ||
         (ITEM("message") && get_string(ITEM("message"), "message", &message, f)) ||
+        (ITEM("retry") && get_bool(ITEM("retry"), "retry", &retry, f)) ||
         (ITEM("compat") && get_compat(ITEM("compat"), &compat, f)))
         return -1;
-    rp_result rc = rp_classify_query(code, message, strlen(message), compat, &c);
+    rp_result rc = rp_classify_query(code, message, strlen(message), retry, compat, &c);
     rp_policy_free(compat);
     return classified(rc, &c, "classify_query", out, f);
 }

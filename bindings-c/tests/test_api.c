@@ -152,8 +152,8 @@ static void every_required_pointer_is_checked(void **state) {
     assert_int_equal(rp_error_map_from_json(NULL, 2, &m), N); /* NULL text with a length */
     assert_int_equal(rp_error_map_from_json("{}", 2, NULL), N);
     assert_int_equal(rp_classify_kv(RP_KV_OPERATION_GET, 7, NULL, NULL, NULL), N);
-    assert_int_equal(rp_classify_query(4050, "x", 1, NULL, NULL), N);
-    assert_int_equal(rp_classify_query(4050, NULL, 3, NULL, &c), N);
+    assert_int_equal(rp_classify_query(4050, "x", 1, false, NULL, NULL), N);
+    assert_int_equal(rp_classify_query(4050, NULL, 3, false, NULL, &c), N);
     assert_int_equal(rp_classify_analytics(23000, NULL), N);
     assert_int_equal(rp_classify_search(429, NULL), N);
     assert_int_equal(rp_classify_views(302, "", 0, NULL), N);
@@ -204,8 +204,8 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
     rp_decision d = sentinel_decision();
     char *line = NULL;
 
-    assert_int_equal(rp_enum_name(RP_ENUM_REASON, 20, &name), E);
-    assert_string_equal(last_error(), "value: 20 is not a valid rp_reason");
+    assert_int_equal(rp_enum_name(RP_ENUM_REASON, 21, &name), E);
+    assert_string_equal(last_error(), "value: 21 is not a valid rp_reason");
     assert_int_equal(rp_enum_name(RP_ENUM_REASON, UINT32_MAX, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_SERVICE, 7, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_KV_OPERATION, 24, &name), E);
@@ -222,7 +222,7 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
     assert_int_equal(rp_classify_kv(24, 7, NULL, NULL, &c), E);
 
     rp_request req = kv_request(RP_KV_OPERATION_GET, 0, 0, 2500);
-    assert_int_equal(rp_decide(&req, 20, NULL, NULL, NULL, &d), E);
+    assert_int_equal(rp_decide(&req, 21, NULL, NULL, NULL, &d), E);
     assert_non_null(strstr(last_error(), "reason"));
     req.operation.service = 99;
     assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, NULL, NULL, NULL, &d), E);
@@ -278,7 +278,7 @@ static void invalid_utf8_is_a_result_code(void **state) {
     assert_string_equal(last_error(), "name: invalid UTF-8 at byte 3");
     assert_int_equal(r, 1234);
     assert_int_equal(rp_enum_from_name(RP_ENUM_STRATEGY, "\xc3", &(rp_strategy){0}), U);
-    assert_int_equal(rp_classify_query(5000, bad, sizeof bad - 1, NULL, &c), U);
+    assert_int_equal(rp_classify_query(5000, bad, sizeof bad - 1, false, NULL, &c), U);
     assert_int_equal(rp_classify_views(404, bad, sizeof bad - 1, &c), U);
     const char json[] = "{\"strategy\": \"\xff\"}";
     assert_int_equal(rp_policy_from_json(json, sizeof json - 1, &p), U);
@@ -723,11 +723,11 @@ static void classification_uses_the_core_tables(void **state) {
     OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x85, NULL, p, &c));
     assert_int_equal(c.reason, RP_REASON_KV_TEMPORARY_FAILURE);
     const char *msg4080 = "";
-    OK(rp_classify_query(4080, msg4080, 0, NULL, &c));
+    OK(rp_classify_query(4080, msg4080, 0, false, NULL, &c));
     assert_false(c.has_reason);
     rp_policy_free(p);
     p = policy_from("{\"compat\": {\"query_retry_4040_to_4090\": true}}");
-    OK(rp_classify_query(4080, msg4080, 0, p, &c));
+    OK(rp_classify_query(4080, msg4080, 0, false, p, &c));
     assert_int_equal(c.reason, RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE);
     rp_policy_free(p);
     /* An unknown status consults the error map. */
@@ -744,9 +744,9 @@ static void classification_uses_the_core_tables(void **state) {
     assert_false(c.has_reason);
     rp_error_map_free(map);
     const char *msg = "queryport.indexNotFound";
-    OK(rp_classify_query(5000, msg, strlen(msg), NULL, &c));
+    OK(rp_classify_query(5000, msg, strlen(msg), false, NULL, &c));
     assert_int_equal(c.reason, RP_REASON_QUERY_INDEX_NOT_FOUND);
-    OK(rp_classify_query(4050, NULL, 0, NULL, &c));
+    OK(rp_classify_query(4050, NULL, 0, false, NULL, &c));
     assert_int_equal(c.reason, RP_REASON_QUERY_PREPARED_STATEMENT_FAILURE);
     OK(rp_classify_analytics(23007, &c));
     assert_int_equal(c.reason, RP_REASON_ANALYTICS_TEMPORARY_FAILURE);
@@ -777,7 +777,7 @@ static void round_trip(const char *what, rp_enum kind, uint32_t count) {
 
 static void every_constant_has_a_name_that_parses_back(void **state) {
     (void)state;
-    round_trip("reason", RP_ENUM_REASON, 20);
+    round_trip("reason", RP_ENUM_REASON, 21);
     round_trip("service", RP_ENUM_SERVICE, 7);
     round_trip("kv operation", RP_ENUM_KV_OPERATION, 24);
     round_trip("http method", RP_ENUM_HTTP_METHOD, 7);

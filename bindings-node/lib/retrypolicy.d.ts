@@ -26,6 +26,7 @@ export type RetryReasonName =
   | 'SEARCH_TOO_MANY_REQUESTS'
   | 'VIEWS_TEMPORARY_FAILURE'
   | 'VIEWS_NO_ACTIVE_PARTITION'
+  | 'QUERY_ERROR_RETRYABLE'
 
 /** A reason name as accepted on input: the table's names plus the RFC's alias spelling of 0xa4's. */
 export type RetryReasonInput = RetryReasonName | 'KV_SYNC_RE_COMMIT_IN_PROGRESS'
@@ -345,7 +346,12 @@ export declare function classifyKv(
   options?: ClassifyKvOptions,
 ): Classification
 /** Classifies the first error of a query response. */
-export declare function classifyQuery(code: number, message?: string, options?: ClassifyOptions): Classification
+/** Options of `classifyQuery`. */
+export interface ClassifyQueryOptions extends ClassifyOptions {
+  /** The error object's `"retry"` flag: retried as QUERY_ERROR_RETRYABLE (not for code 12016). */
+  retry?: boolean | null
+}
+export declare function classifyQuery(code: number, message?: string, options?: ClassifyQueryOptions): Classification
 /** Classifies the first error of an analytics response. */
 export declare function classifyAnalytics(code: number): Classification
 /** Classifies a search response's HTTP status. */

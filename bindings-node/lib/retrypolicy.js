@@ -240,30 +240,29 @@ function decideMany(requests, reasons, policy) {
 
 // ---- classification ----------------------------------------------------------------------------
 
-/** The addon's classifier named `kind` on `a` and `b`, its result frozen. */
-const classify = (kind, a, b, errorMap, policy) =>
-  Object.freeze(native.classify(kind, a, b, errorMapHandle(errorMap), policyHandle(policy)))
-
 /** Classifies a KV response status (a number or a "0x.." string) for a KV operation name. */
 function classifyKv(operation, status, opts) {
   const { errorMap, policy } = options(opts)
-  return classify('kv', operation, status, errorMap, policy)
+  return Object.freeze(native.classifyKv(operation, status, errorMapHandle(errorMap), policyHandle(policy)))
 }
 
-/** Classifies the first error of a query response. */
-const classifyQuery = (code, message, opts) => classify('query', code, message, undefined, options(opts).policy)
+/** Classifies the first error of a query response (`options.retry`: the error's "retry" flag). */
+function classifyQuery(code, message, opts) {
+  const { retry, policy } = options(opts)
+  return Object.freeze(native.classifyQuery(code, message, retry, policyHandle(policy)))
+}
 
 /** Classifies the first error of an analytics response. */
-const classifyAnalytics = (code) => classify('analytics', code)
+const classifyAnalytics = (code) => Object.freeze(native.classifyAnalytics(code))
 
 /** Classifies a search response's HTTP status. */
-const classifySearch = (httpStatus) => classify('search', httpStatus)
+const classifySearch = (httpStatus) => Object.freeze(native.classifySearch(httpStatus))
 
 /** Classifies a views response from its HTTP status and body text. */
-const classifyViews = (httpStatus, body) => classify('views', httpStatus, body)
+const classifyViews = (httpStatus, body) => Object.freeze(native.classifyViews(httpStatus, body))
 
 /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-const classifyDispatch = (failure) => classify('dispatch', failure)
+const classifyDispatch = (failure) => Object.freeze(native.classifyDispatch(failure))
 
 // ---- backoff, wire form, simulation ------------------------------------------------------------
 

@@ -2,10 +2,10 @@
 
 use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
-use retrypolicy::KvOperation;
+use retrypolicy::{Classification, KvOperation};
 
 use crate::convert::{self, Js};
-use crate::errors::{invalid_type, run};
+use crate::errors::{run, Res};
 use crate::policy::{self, ErrorMapHandle, PolicyHandle};
 
 /// A classification as the package's object (the JavaScript layer freezes it).
@@ -21,42 +21,107 @@ pub struct ClassificationObject {
     pub surface_as: Option<&'static str>,
 }
 
-/// Classifies with the classifier named `kind`: `kv` (KV operation name, status as a number or a
-/// `"0x.."` string), `query` (error code, message), `analytics` (error code), `search` (HTTP
-/// status), `views` (HTTP status, body text) or `dispatch` (the name of a failure the SDK observed).
-#[napi(catch_unwind)]
-pub fn classify(
-    env: Env,
-    kind: Unknown,
-    a: Unknown,
-    b: Unknown,
-    error_map: Option<&ErrorMapHandle>,
-    policy: Option<&PolicyHandle>,
-) -> napi::Result<ClassificationObject> {
-    run(&env, || {
-        let (a, b, compat) = (Js(a), Js(b), &policy::or_default(policy).compat);
-        let code = || convert::u32_or(&a, "code", None);
-        let http_status = || convert::whole(&a, "httpStatus", u64::from(u16::MAX), None).map(|s| s as u16);
-        let c = convert::with_str(&Js(kind), "kind", |kind| {
-            Ok(match kind {
-                "kv" => {
-                    let op = convert::with_str(&a, "operation", |s| Ok(KvOperation::parse("operation", s)?))?;
-                    let status = convert::status(&b, "status")?;
-                    retrypolicy::classify_kv(op, status, error_map.map(|h| &h.map), compat)
-                }
-                "query" => retrypolicy::classify_query(code()?, &convert::text(&b, "message")?, compat),
-                "analytics" => retrypolicy::classify_analytics(code()?),
-                "search" => retrypolicy::classify_search(http_status()?),
-                "views" => retrypolicy::classify_views(http_status()?, &convert::text(&b, "body")?),
-                "dispatch" => retrypolicy::classify_dispatch(convert::name(&a, "failure")?),
-                other => return Err(invalid_type("kind", format!("no classifier {other:?}"))),
-            })
-        })?;
+/// Runs a classifier, mapping its errors and its answer.
+fn classified(env: &Env, body: impl FnOnce() -> Res<Classification>) -> napi::Result<ClassificationObject> {
+    run(env, || {
+        let c = body()?;
         Ok(ClassificationObject {
             reason: c.reason.map(|r| r.name()),
             rule: c.rule,
             section: c.section,
             surface_as: c.surface_as,
         })
+    })
+}
+
+/// An HTTP status argument.
+fn http_status(v: Unknown) -> Res<u16> {
+    convert::whole(&Js(v), "httpStatus", u64::from(u16::MAX), None).map(|s| s as u16)
+}
+
+/// Classifies a KV status (a number or a `"0x.."` string) for a KV operation name.
+#[napi(catch_unwind)]
+pub fn classify_kv(
+    env: Env,
+    operation: Unknown,
+    status: Unknown,
+    error_map: Option<&ErrorMapHandle>,
+    policy: Option<&PolicyHandle>,
+) -> napi::Result<ClassificationObject> {
+    classified(&env, || {
+        let op = convert::with_str(&Js(operation), "operation", |s| {
+            Ok(KvOperation::parse("operation", s)?)
+        })?;
+        let status = convert::status(&Js(status), "status")?;
+        let compat = &policy::or_default(policy).compat;
+        Ok(retrypolicy::classify_kv(
+            op,
+            status,
+            error_map.map(|h| &h.map),
+            compat,
+        ))
+    })
+}
+
+/// Classifies the first error of a query response: its code, message and `retry` flag.
+#[napi(catch_unwind)]
+pub fn classify_query(
+    env: Env,
+    code: Unknown,
+    message: Unknown,
+    retry: Unknown,
+    policy: Option<&PolicyHandle>,
+) -> napi::Result<ClassificationObject> {
+    classified(&env, || {
+        let code = convert::u32_or(&Js(code), "code", None)?;
+        let message = convert::text(&Js(message), "message")?;
+        let retry = convert::opt_bool(&Js(retry), "retry")?.unwrap_or(false);
+        Ok(retrypolicy::classify_query(
+            code,
+            &message,
+            retry,
+            &policy::or_default(policy).compat,
+        ))
+    })
+}
+
+/// Classifies the first error code of an analytics response.
+#[napi(catch_unwind)]
+pub fn classify_analytics(env: Env, code: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || {
+        Ok(retrypolicy::classify_analytics(convert::u32_or(
+            &Js(code),
+            "code",
+            None,
+        )?))
+    })
+}
+
+/// Classifies a search response's HTTP status.
+#[napi(catch_unwind)]
+pub fn classify_search(env: Env, status: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || Ok(retrypolicy::classify_search(http_status(status)?)))
+}
+
+/// Classifies a views response from its HTTP status and body.
+#[napi(catch_unwind)]
+pub fn classify_views(env: Env, status: Unknown, body: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || {
+        let status = http_status(status)?;
+        Ok(retrypolicy::classify_views(
+            status,
+            &convert::text(&Js(body), "body")?,
+        ))
+    })
+}
+
+/// Classifies a failure the SDK observed itself, by name.
+#[napi(catch_unwind)]
+pub fn classify_dispatch(env: Env, failure: Unknown) -> napi::Result<ClassificationObject> {
+    classified(&env, || {
+        Ok(retrypolicy::classify_dispatch(convert::name(
+            &Js(failure),
+            "failure",
+        )?))
     })
 }

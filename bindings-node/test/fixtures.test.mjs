@@ -50,7 +50,7 @@ const ADAPTERS = {
   is_idempotent: (i) => ({ idempotent: rp.isIdempotent(i) }),
   classify_kv: (i) =>
     wire(rp.classifyKv(i.operation, i.status, { errorMap: i.error_map, policy: compatPolicy(i) })),
-  classify_query: (i) => wire(rp.classifyQuery(i.code, i.message, { policy: compatPolicy(i) })),
+  classify_query: (i) => wire(rp.classifyQuery(i.code, i.message, { retry: i.retry, policy: compatPolicy(i) })),
   classify_analytics: (i) => wire(rp.classifyAnalytics(i.code)),
   classify_search: (i) => wire(rp.classifySearch(i.http_status)),
   classify_views: (i) => wire(rp.classifyViews(i.http_status, i.body)),

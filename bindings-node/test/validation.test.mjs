@@ -75,6 +75,7 @@ const CASES = [
   ['query code NaN', () => rp.classifyQuery(NaN, ''), 'out_of_range', 'code'],
   ['query code "4040"', () => rp.classifyQuery('4040', ''), 'invalid_type', 'code'],
   ['query message 5', () => rp.classifyQuery(4040, 5), 'invalid_type', 'message'],
+  ['query retry flag "yes"', () => rp.classifyQuery(4040, '', { retry: 'yes' }), 'invalid_type', 'retry'],
   ['analytics code 2^32', () => rp.classifyAnalytics(2 ** 32), 'out_of_range', 'code'],
   ['search status 100000', () => rp.classifySearch(100000), 'out_of_range', 'httpStatus'],
   ['views status 1.5', () => rp.classifyViews(1.5, ''), 'out_of_range', 'httpStatus'],

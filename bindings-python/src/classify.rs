@@ -90,17 +90,22 @@ pub fn classify_kv(
     Ok(core::classify_kv(op, status, map.as_ref(), &compat).into())
 }
 
-/// Classifies the first error of a query response.
+/// Classifies the first error of a query response: its code, message and `"retry"` flag.
 #[pyfunction]
-#[pyo3(signature = (code, message = None, *, policy = None))]
+#[pyo3(signature = (code, message = None, *, retry = None, policy = None))]
 pub fn classify_query(
     code: &Bound<'_, PyAny>,
     message: Option<&Bound<'_, PyAny>>,
+    retry: Option<&Bound<'_, PyAny>>,
     policy: Option<&Bound<'_, Policy>>,
 ) -> PyResult<Classification> {
     let code: u32 = int_in("code", code, "0..=4294967295")?;
     let message = message.map_or(Ok(String::new()), |m| crate::convert::text("message", m))?;
-    Ok(core::classify_query(code, &message, &policy::or_default(policy).compat).into())
+    let retry = match retry {
+        Some(r) => crate::convert::opt_bool("retry", r)?.unwrap_or(false),
+        None => false,
+    };
+    Ok(core::classify_query(code, &message, retry, &policy::or_default(policy).compat).into())
 }
 
 /// Classifies the first error of an analytics response.

@@ -100,7 +100,9 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "reason_flags": _reason_flags,
     "is_idempotent": _is_idempotent,
     "classify_kv": _classify_kv,
-    "classify_query": lambda i: _classification(rp.classify_query(i["code"], i.get("message", ""), policy=_policy(i))),
+    "classify_query": lambda i: _classification(
+        rp.classify_query(i["code"], i.get("message", ""), retry=i.get("retry"), policy=_policy(i))
+    ),
     "classify_analytics": lambda i: _classification(rp.classify_analytics(i["code"])),
     "classify_search": lambda i: _classification(rp.classify_search(i["http_status"])),
     "classify_views": lambda i: _classification(rp.classify_views(i["http_status"], i.get("body", ""))),

@@ -50,6 +50,9 @@ pub enum RetryReason {
     ViewsTemporaryFailure,
     /// Views HTTP 302: no active partition.
     ViewsNoActivePartition,
+    /// A query error the server marks `"retry": true` (not in RFC 0049's table: gocbcore,
+    /// core-io and the .NET SDK add it, as the RFC allows "depending on implementation specifics").
+    QueryErrorRetryable,
 }
 
 /// One row of the RFC 0049 "RetryReason" table.
@@ -74,8 +77,11 @@ const fn row(reason: RetryReason, name: &'static str, non_idem: bool, always: bo
     }
 }
 
-/// RFC 0049, section "RetryReason": the table, verbatim, in the RFC's row order.
-pub const REASON_TABLE: [ReasonRow; 20] = {
+/// RFC 0049, section "RetryReason": the table, verbatim, in the RFC's row order, then the one
+/// reason the SDKs add ("additional reasons might be added depending on implementation
+/// specifics"): QUERY_ERROR_RETRYABLE, with the flags gocbcore (retry.go) and core-io
+/// (RetryReason.java) give it.
+pub const REASON_TABLE: [ReasonRow; 21] = {
     use RetryReason::*;
     [
         row(Unknown, "UNKNOWN", false, false),
@@ -128,6 +134,7 @@ pub const REASON_TABLE: [ReasonRow; 20] = {
         row(SearchTooManyRequests, "SEARCH_TOO_MANY_REQUESTS", true, false),
         row(ViewsTemporaryFailure, "VIEWS_TEMPORARY_FAILURE", true, false),
         row(ViewsNoActivePartition, "VIEWS_NO_ACTIVE_PARTITION", true, true),
+        row(QueryErrorRetryable, "QUERY_ERROR_RETRYABLE", true, false),
     ]
 };
 
@@ -141,10 +148,10 @@ pub const REASON_ALIASES: [(&str, RetryReason); 1] = [(
 
 impl RetryReason {
     /// Every reason, in the RFC table's order.
-    pub const ALL: [RetryReason; 20] = {
-        let mut all = [RetryReason::Unknown; 20];
+    pub const ALL: [RetryReason; 21] = {
+        let mut all = [RetryReason::Unknown; 21];
         let mut i = 0;
-        while i < 20 {
+        while i < 21 {
             all[i] = REASON_TABLE[i].reason;
             i += 1;
         }

@@ -103,7 +103,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             ))
         }),
         "classify_query" => from_json_value::<QueryInput>(input)
-            .map(|i| to_value(&classify_query(i.code, &i.message, &i.compat))),
+            .map(|i| to_value(&classify_query(i.code, &i.message, i.retry, &i.compat))),
         "classify_analytics" => {
             from_json_value::<CodeInput>(input).map(|i| to_value(&classify_analytics(i.code)))
         }

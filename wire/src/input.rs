@@ -26,6 +26,8 @@ pub(crate) struct QueryInput {
     #[serde(default)]
     pub(crate) message: String,
     #[serde(default)]
+    pub(crate) retry: bool,
+    #[serde(default)]
     pub(crate) compat: Compat,
 }
 

@@ -93,7 +93,7 @@ fn every_core_value_has_exactly_one_c_constant() {
     one_to_one::<rp_strategy>();
     one_to_one::<rp_no_retry_cause>();
     one_to_one::<rp_rule>();
-    assert_eq!(rp_reason(20).core(), None);
+    assert_eq!(rp_reason(21).core(), None);
     assert_eq!(rp_rule(u32::MAX).core(), None);
 }
 

@@ -30,6 +30,7 @@ class RetryReason(enum.IntEnum):
     SEARCH_TOO_MANY_REQUESTS = 17
     VIEWS_TEMPORARY_FAILURE = 18
     VIEWS_NO_ACTIVE_PARTITION = 19
+    QUERY_ERROR_RETRYABLE = 20
 
     @property
     def allows_non_idempotent_retry(self) -> bool:
