@@ -280,27 +280,28 @@ class Orchestrator extends EventEmitter {
 
 /** The core's classification → a frozen `{reason, rule, section, surfaceAs}`. */
 const classification = (c) => freeze({ reason: c.reason, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
-/** The module's classifier `kind` on `a` and `b` under `policy`. */
-const classify = (kind, a, b, policy) => classification(wasm.classify(kind, a, b, handle(policy)))
 
 /** Classifies a KV response status (a number or a "0x.." string) for a KV operation name. */
 function classifyKv(operation, status, opts) {
   const { errorMap, policy } = options(opts)
-  if (errorMap === undefined || errorMap === null) return classify('kv', operation, status, policy)
+  if (errorMap === undefined || errorMap === null) return classification(wasm.classifyKv(operation, status, handle(policy)))
   const map = errorMap instanceof ErrorMap ? errorMap : new ErrorMap(errorMap)
   return classification(map[HANDLE].classifyKv(operation, status, handle(policy)))
 }
 
-/** Classifies the first error of a query response. */
-const classifyQuery = (code, message, opts) => classify('query', code, message, options(opts).policy)
+/** Classifies the first error of a query response (`options.retry`: the error's "retry" flag). */
+function classifyQuery(code, message, opts) {
+  const { retry, policy } = options(opts)
+  return classification(wasm.classifyQuery(code, message, retry, handle(policy)))
+}
 /** Classifies the first error of an analytics response. */
-const classifyAnalytics = (code) => classify('analytics', code)
+const classifyAnalytics = (code) => classification(wasm.classifyAnalytics(code))
 /** Classifies a search response's HTTP status. */
-const classifySearch = (httpStatus) => classify('search', httpStatus)
+const classifySearch = (httpStatus) => classification(wasm.classifySearch(httpStatus))
 /** Classifies a views response from its HTTP status and body text. */
-const classifyViews = (httpStatus, body) => classify('views', httpStatus, body)
+const classifyViews = (httpStatus, body) => classification(wasm.classifyViews(httpStatus, body))
 /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-const classifyDispatch = (failure) => classify('dispatch', failure)
+const classifyDispatch = (failure) => classification(wasm.classifyDispatch(failure))
 
 /** RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries. */
 const controlledBackoffMs = (attempt) => wasm.controlledBackoffMs(attempt)

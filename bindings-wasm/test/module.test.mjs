@@ -81,19 +81,20 @@ test('typed exports take JavaScript values and answer in the JSON form', () => {
   assert.equal(rp.decideWith({ ...request, operation: 'get' }, 'KV_LOCKED', policy, 'fail_fast', policy).rule, 'fail_fast')
   assert.throws(() => rp.decide({ ...request, timeoutMs: 1.5 }, 'KV_LOCKED', policy),
     (e) => e.code === 'invalid_duration' && e.field === 'timeoutMs' && e.message.startsWith('timeoutMs: invalid duration 1.5'))
-  assert.deepEqual(rp.classify('kv', 'unlock', '0x09', policy),
+  assert.deepEqual(rp.classifyKv('unlock', '0x09', policy),
     { reason: null, rule: 'kv_locked_on_unlock_is_cas_mismatch', section: 'RFC 0049, Response Code Retry List', surface_as: 'cas_mismatch' })
   const map = rp.ErrorMap.parse('{"version": 1, "errors": {"ff01": {"attrs": ["retry-now"]}}}')
   assert.equal(map.classifyKv('get', 0xff01, policy).reason, 'KV_ERROR_MAP_RETRY_INDICATED')
-  assert.throws(() => rp.classify('kv', 'get', 70000, policy), (e) => e.code === 'out_of_range' && e.field === 'status')
-  assert.equal(rp.classify('views', 302, undefined, policy).reason, 'VIEWS_NO_ACTIVE_PARTITION')
-  assert.throws(() => rp.classify('query', 4040, 5, policy), (e) => e.code === 'invalid_type' && e.field === 'message')
-  assert.throws(() => rp.classify('nope', 1, 2, policy), (e) => e.code === 'invalid_type' && e.field === 'kind')
+  assert.throws(() => rp.classifyKv('get', 70000, policy), (e) => e.code === 'out_of_range' && e.field === 'status')
+  assert.equal(rp.classifyViews(302, undefined).reason, 'VIEWS_NO_ACTIVE_PARTITION')
+  assert.equal(rp.classifyQuery(3000, 'x', true, policy).reason, 'QUERY_ERROR_RETRYABLE')
+  assert.equal(rp.classifyQuery(12016, 'x', true, policy).rule, 'query_12016_retry_flag_ignored')
+  assert.throws(() => rp.classifyQuery(4040, 5, undefined, policy), (e) => e.code === 'invalid_type' && e.field === 'message')
 })
 
 test('tables and version come from the core', () => {
   const tables = JSON.parse(rp.tables())
-  assert.equal(tables.reasons.length, 20)
+  assert.equal(tables.reasons.length, 21) // the RFC table's 20 and QUERY_ERROR_RETRYABLE
   assert.deepEqual(tables.reasons[4], { name: 'KV_NOT_MY_VBUCKET', allows_non_idempotent_retry: true, always_retry: true })
   assert.equal(tables.kv_operations.find((o) => o.name === 'get').idempotent, true)
   assert.ok(tables.mongo_operations.some((o) => o.name === 'insertOne'))
