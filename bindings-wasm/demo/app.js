@@ -176,8 +176,11 @@ function showHttp () {
   show({
     action: d.action,
     label: d.action,
-    delay: d.action === 'retry' ? `after ${d.delay_ms} ms${d.capped ? ' (capped)' : ''}${d.from_retry_after ? ' (Retry-After)' : ''}` : `(${d.outcome ?? ''} ${d.class ?? ''})`,
-    sentence: d.action === 'retry' ? `Retry the request after ${d.delay_ms} ms.` : `Stop: the step's outcome is ${d.outcome}.`,
+    delay: d.action === 'retry' ? `after ${d.delay_ms} ms${d.from_retry_after ? ' (Retry-After)' : ''}` : `(${d.outcome ?? ''} ${d.class ?? ''})`,
+    sentence: d.action === 'retry'
+      ? `Retry the request after ${d.delay_ms} ms.`
+      : `Stop: the step's outcome is ${d.outcome}.` +
+        (d.retry_after_ms != null ? ` The server asked to retry after ${d.retry_after_ms} ms, which reaches the deadline.` : ''),
     rule: d.rule,
     section: d.section ?? '',
     classified: d.class ?? '',
