@@ -6,14 +6,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::backoff::{check_draw, controlled_backoff};
 use crate::error::Error;
-use crate::operation::{HttpMethod, KvOperation, Operation, OperationWire, Service};
+use crate::operation::Operation;
 use crate::policy::Policy;
 use crate::reason::RetryReason;
 use crate::strategy::{RetryStrategy, StrategyKind, StrategyVerdict};
 
 /// The state of one request at the moment it failed: everything a decision depends on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RequestWire", into = "RequestWire")]
+#[serde(
+    try_from = "crate::request_form::RequestWire",
+    into = "crate::request_form::RequestWire"
+)]
 pub struct Request {
     /// What is being retried.
     pub operation: Operation,
@@ -61,87 +64,6 @@ impl Request {
     #[inline]
     pub fn validate(&self) -> Result<(), Error> {
         check_random(self.random)
-    }
-}
-
-/// The flat JSON form of a request: the operation's fields beside the request's own.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RequestWire {
-    service: Option<Service>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    operation: Option<KvOperation>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    readonly: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    method: Option<HttpMethod>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    idempotent: Option<bool>,
-    attempts: u32,
-    #[serde(with = "crate::serde_form::ms")]
-    elapsed_ms: u64,
-    #[serde(with = "crate::serde_form::ms")]
-    timeout_ms: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    previous_reasons: Vec<RetryReason>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    strategy: Option<StrategyKind>,
-    #[serde(
-        default,
-        deserialize_with = "crate::serde_form::draw::deserialize",
-        skip_serializing_if = "Option::is_none"
-    )]
-    random: Option<f64>,
-    #[serde(
-        default,
-        with = "crate::serde_form::ms::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    previous_delay_ms: Option<u64>,
-}
-
-impl TryFrom<RequestWire> for Request {
-    type Error = serde::de::value::Error;
-    fn try_from(w: RequestWire) -> Result<Self, Self::Error> {
-        let operation = OperationWire {
-            service: w.service,
-            operation: w.operation,
-            readonly: w.readonly,
-            method: w.method,
-        }
-        .into_operation("")
-        .map_err(|e| crate::serde_form::Rejection::from_error::<serde::de::value::Error>(&e))?;
-        Ok(Request {
-            operation,
-            idempotent: w.idempotent,
-            attempts: w.attempts,
-            elapsed_ms: w.elapsed_ms,
-            timeout_ms: w.timeout_ms,
-            previous_reasons: w.previous_reasons,
-            strategy: w.strategy,
-            random: w.random,
-            previous_delay_ms: w.previous_delay_ms,
-        })
-    }
-}
-
-impl From<Request> for RequestWire {
-    fn from(r: Request) -> Self {
-        let op = OperationWire::from(r.operation);
-        RequestWire {
-            service: op.service,
-            operation: op.operation,
-            readonly: op.readonly,
-            method: op.method,
-            idempotent: r.idempotent,
-            attempts: r.attempts,
-            elapsed_ms: r.elapsed_ms,
-            timeout_ms: r.timeout_ms,
-            previous_reasons: r.previous_reasons,
-            strategy: r.strategy,
-            random: r.random,
-            previous_delay_ms: r.previous_delay_ms,
-        }
     }
 }
 

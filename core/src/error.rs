@@ -1,4 +1,5 @@
 //! The one error type of the core, each variant with a stable `code()` shared by every binding.
+//! Messages cut every echoed field and value to [`ECHO_LIMIT`] characters, whoever built the error.
 
 use serde::Serialize;
 
@@ -8,7 +9,7 @@ use serde::Serialize;
 #[non_exhaustive]
 pub enum Error {
     /// A retry reason name that is not in the RFC 0049 table.
-    #[error("{field}: unknown retry reason {value:?}")]
+    #[error("{}: unknown retry reason {:?}", shorten(.field), shorten(.value))]
     UnknownReason {
         /// Where the bad value was found, e.g. `reason` or `request.previous_reasons[0]`.
         field: String,
@@ -16,7 +17,7 @@ pub enum Error {
         value: String,
     },
     /// A name (service, operation, strategy, jitter mode, ...) that the core does not know.
-    #[error("{field}: unknown name {value:?}{}", expected_suffix(.expected))]
+    #[error("{}: unknown name {:?}{}", shorten(.field), shorten(.value), expected_suffix(.expected))]
     UnknownName {
         /// Where the bad value was found.
         field: String,
@@ -26,7 +27,7 @@ pub enum Error {
         expected: String,
     },
     /// A duration that is negative, not finite, not an integer number of milliseconds or too large.
-    #[error("{field}: invalid duration {value}: expected a whole number of milliseconds (a number up to 2^53-1, or a decimal string up to 2^64-1)")]
+    #[error("{}: invalid duration {}: expected a whole number of milliseconds (a number up to 2^53-1, or a decimal string up to 2^64-1)", shorten(.field), shorten(.value))]
     InvalidDuration {
         /// Where the bad value was found.
         field: String,
@@ -34,7 +35,7 @@ pub enum Error {
         value: String,
     },
     /// A random draw outside `[0, 1)`.
-    #[error("{field}: random draw {value} is not in [0, 1)")]
+    #[error("{}: random draw {} is not in [0, 1)", shorten(.field), shorten(.value))]
     InvalidRandom {
         /// Where the bad value was found.
         field: String,
@@ -42,7 +43,7 @@ pub enum Error {
         value: String,
     },
     /// A number outside the range the field accepts.
-    #[error("{field}: {value} is out of range: expected {expected}")]
+    #[error("{}: {} is out of range: expected {}", shorten(.field), shorten(.value), .expected)]
     OutOfRange {
         /// Where the bad value was found.
         field: String,
@@ -52,7 +53,7 @@ pub enum Error {
         expected: String,
     },
     /// A value of the wrong JSON type (a string where a number belongs, ...).
-    #[error("{field}: {message}")]
+    #[error("{}: {}", shorten(.field), .message)]
     InvalidType {
         /// Where the bad value was found.
         field: String,
@@ -60,13 +61,13 @@ pub enum Error {
         message: String,
     },
     /// A field that the format does not have (policies reject unknown fields).
-    #[error("{field}: unknown field")]
+    #[error("{}: unknown field", shorten(.field))]
     UnknownField {
         /// The full path of the unknown field.
         field: String,
     },
     /// A required field that is absent.
-    #[error("{field}: missing field")]
+    #[error("{}: missing field", shorten(.field))]
     MissingField {
         /// The full path of the missing field.
         field: String,
@@ -82,7 +83,7 @@ pub enum Error {
         column: usize,
     },
     /// A policy document whose `version` this release cannot read.
-    #[error("version: unsupported policy version {value}; this release reads version 1")]
+    #[error("version: unsupported policy version {}; this release reads version 1", shorten(.value))]
     UnsupportedVersion {
         /// The version found.
         value: String,
@@ -184,3 +185,33 @@ impl Error {
 
 /// Shorthand for results whose error is the core's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_echo_at_most_the_limit_whoever_built_the_error() {
+        let long = "k".repeat(200_000);
+        for e in [
+            Error::UnknownName {
+                field: long.clone(),
+                value: long.clone(),
+                expected: String::new(),
+            },
+            Error::OutOfRange {
+                field: long.clone(),
+                value: long.clone(),
+                expected: "x".into(),
+            },
+            Error::UnknownField { field: long.clone() },
+            Error::UnsupportedVersion { value: long.clone() },
+        ] {
+            assert!(
+                e.to_string().len() < 4 * ECHO_LIMIT,
+                "{} bytes",
+                e.to_string().len()
+            );
+        }
+    }
+}

@@ -26,6 +26,7 @@ pub mod mongodb;
 pub mod operation;
 pub mod policy;
 pub mod reason;
+pub mod request_form;
 pub mod serde_form;
 pub mod simulate;
 pub mod strategy;

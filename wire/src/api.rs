@@ -278,7 +278,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         other => Err(Error::UnknownName {
             field: "function".to_owned(),
-            value: other.to_owned(),
+            value: retrypolicy::error::shorten(other),
             expected: FUNCTIONS.join(", "),
         }),
     }

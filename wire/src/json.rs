@@ -128,10 +128,12 @@ fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
         path.clone()
     };
     if msg.starts_with("unknown field `") {
-        // Name the key from the input itself: the one the message names.
+        // Name the key from the input itself: the longest key the message starts with (a key
+        // may itself hold "`," and so prefix-match a shorter, valid key).
         let key = at.and_then(Value::as_object).and_then(|o| {
             o.keys()
-                .find(|k| msg.starts_with(&format!("unknown field `{k}`,")))
+                .filter(|k| msg.starts_with(&format!("unknown field `{k}`,")))
+                .max_by_key(|k| k.len())
         });
         return Error::UnknownField {
             field: match key {
@@ -285,5 +287,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_key_holding_a_backtick_cannot_name_a_valid_field() {
+        // Found in review: a key `session`, x` made the error name the valid key `session`.
+        let event = json!({"event": "callback_returned", "session": "in_progress", "session`, x": 1});
+        let e = from_json_value::<retrypolicy::TransactionEvent>(&event).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "session`, x"));
+        let policy = json!({"jitter": "none", "jitter`, expected": 1});
+        let e = from_json_value::<Policy>(&policy).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "jitter`, expected"));
     }
 }
