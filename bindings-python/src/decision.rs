@@ -164,7 +164,8 @@ pub fn decide_after_strategy(
     Ok(core::decide_after_strategy(&request.get().inner, r, verdict).into())
 }
 
-/// A no-op with `decide`'s signature and return type, for the benchmark's baseline.
+/// A no-op with `decide`'s signature and return type, for the benchmark's baseline (bench builds only).
+#[cfg(feature = "bench")]
 #[pyfunction]
 #[pyo3(signature = (request, reason, policy = None, strategy = None))]
 pub fn _noop_decide(

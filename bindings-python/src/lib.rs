@@ -29,6 +29,7 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decision::decide, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_before_strategy, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_after_strategy, m)?)?;
+    #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(decision::_noop_decide, m)?)?;
     m.add_function(wrap_pyfunction!(reason::reason_table, m)?)?;
     m.add_function(wrap_pyfunction!(reason::parse_reason, m)?)?;
