@@ -635,6 +635,12 @@ const char *rp_result_code_name(rp_result result);
 const char *rp_last_error_message(void);
 
 /**
+ * The field this thread's most recent failed call names (e.g. "backoff.min_ms", "request"); ""
+ * if it names none or none failed yet. Never NULL; valid as `rp_last_error_message`'s text is.
+ */
+const char *rp_last_error_field(void);
+
+/**
  * Calls the JSON API: `function` names a spec-fixture function (e.g. "mongodb_decide",
  * "http_next"), `input` holds its inputs as a JSON object.
  *

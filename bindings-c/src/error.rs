@@ -68,39 +68,50 @@ pub(crate) const CODES: [(rp_result, &CStr); 16] = [
 ];
 
 thread_local! {
-    /// The detail of the most recent failed call on this thread (errno-style; never cleared by success).
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The detail and the field of the most recent failed call on this thread (errno-style; never
+    /// cleared by success).
+    static LAST_ERROR: RefCell<(CString, CString)> = RefCell::default();
 }
 
-/// A failed call: its result and the detail for `rp_last_error_message`. Boxed: `Result<_, Failure>`
-/// stays one pointer wide where nothing fails.
+/// A failed call: its result, the field it names and the detail for `rp_last_error_message`.
+/// Boxed: `Result<_, Failure>` stays one pointer wide where nothing fails.
 #[derive(Debug)]
-pub(crate) struct Failure(Box<(rp_result, String)>);
+pub(crate) struct Failure(Box<(rp_result, String, String)>);
 
 impl Failure {
-    /// A failure with a detail message.
+    /// A failure with a detail message, naming no field.
     #[cold]
     pub(crate) fn new(result: rp_result, detail: impl Into<String>) -> Failure {
-        Failure(Box::new((result, detail.into())))
+        Failure::named(result, String::new(), detail)
+    }
+
+    /// A failure naming `field`, with a detail message.
+    #[cold]
+    pub(crate) fn named(result: rp_result, field: impl Into<String>, detail: impl Into<String>) -> Failure {
+        Failure(Box::new((result, field.into(), detail.into())))
     }
 
     /// A NULL required pointer, naming the argument.
     pub(crate) fn null(argument: &str) -> Failure {
-        Failure::new(RP_RESULT_NULL_POINTER, format!("{argument}: null pointer"))
+        Failure::named(
+            RP_RESULT_NULL_POINTER,
+            argument,
+            format!("{argument}: null pointer"),
+        )
     }
 
     /// An enum value outside its constants, naming the argument, the value and the type.
     pub(crate) fn invalid_enum(argument: impl Display, type_name: &str, value: u32) -> Failure {
         let detail = format!("{argument}: {value} is not a valid {type_name}");
-        Failure::new(RP_RESULT_INVALID_ENUM, detail)
+        Failure::named(RP_RESULT_INVALID_ENUM, argument.to_string(), detail)
     }
 
-    /// Records the detail as this thread's last error and returns the code.
+    /// Records the detail and the field as this thread's last error and returns the code.
     pub(crate) fn record(self) -> rp_result {
-        let (result, detail) = *self.0;
-        let detail = CString::new(detail.replace('\0', "\\0")).unwrap_or_default();
+        let (result, field, detail) = *self.0;
+        let c = |s: String| CString::new(s.replace('\0', "\\0")).unwrap_or_default();
         // try_with: during thread teardown the slot may be gone; the code still goes back.
-        let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = detail);
+        let _ = LAST_ERROR.try_with(|l| *l.borrow_mut() = (c(detail), c(field)));
         result
     }
 }
@@ -115,7 +126,7 @@ pub(crate) fn result_for_code(code: &str) -> rp_result {
 
 impl From<retrypolicy::Error> for Failure {
     fn from(e: retrypolicy::Error) -> Failure {
-        Failure::new(result_for_code(e.code()), e.to_string())
+        Failure::named(result_for_code(e.code()), e.field(), e.to_string())
     }
 }
 
@@ -134,7 +145,18 @@ pub extern "C" fn rp_result_code_name(result: rp_result) -> *const c_char {
 /// does not clear it); copy it to keep it longer. Owned by the library: never free it.
 #[no_mangle]
 pub extern "C" fn rp_last_error_message() -> *const c_char {
-    // Nothing here can panic (try_with, try_borrow), so no guard is needed.
-    let last = LAST_ERROR.try_with(|l| l.try_borrow().map(|s| s.as_ptr()));
+    last_error(|l| l.0.as_ptr())
+}
+
+/// The field this thread's most recent failed call names (e.g. "backoff.min_ms", "request"); ""
+/// if it names none or none failed yet. Never NULL; valid as `rp_last_error_message`'s text is.
+#[no_mangle]
+pub extern "C" fn rp_last_error_field() -> *const c_char {
+    last_error(|l| l.1.as_ptr())
+}
+
+/// A pointer into this thread's last error, or "" (nothing here can panic: try_with, try_borrow).
+fn last_error(f: impl Fn(&(CString, CString)) -> *const c_char) -> *const c_char {
+    let last = LAST_ERROR.try_with(|l| l.try_borrow().map(|s| f(&s)));
     last.ok().and_then(Result::ok).unwrap_or(c"".as_ptr())
 }

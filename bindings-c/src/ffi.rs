@@ -92,7 +92,7 @@ pub(crate) unsafe fn text<'a>(
     };
     std::str::from_utf8(bytes).map_err(|e| {
         let detail = format!("{argument}: invalid UTF-8 at byte {}", e.valid_up_to());
-        Failure::new(RP_RESULT_INVALID_UTF8, detail)
+        Failure::named(RP_RESULT_INVALID_UTF8, argument, detail)
     })
 }
 

@@ -39,10 +39,15 @@ fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
 /// The constant of `C` named `name`, read by the core's parser (whose error names the value).
 fn from_name<C: CEnum>(name: &str) -> Result<u32, Failure> {
     let core = retrypolicy_wire::parse_name::<C::Core>("name", name)?;
-    let detail = || format!("name: {name} is not supported by this version of the C library");
+    let detail = || {
+        format!(
+            "name: {} is not supported by this C library",
+            retrypolicy::error::shorten(name)
+        )
+    };
     C::from_core(core)
         .map(C::raw)
-        .ok_or_else(|| Failure::new(RP_RESULT_UNKNOWN_NAME, detail()))
+        .ok_or_else(|| Failure::named(RP_RESULT_UNKNOWN_NAME, "name", detail()))
 }
 
 /// The name functions of one C enum: number -> name, name -> number.

@@ -118,6 +118,7 @@ static void last_error_names_the_field_and_survives_success(void **state) {
     OK(rp_classify_analytics(23000, &c));
     assert_ptr_equal(rp_last_error_message(), detail);
     assert_string_equal(rp_last_error_message(), "backoff.min_ms: 9 is out of range: expected at most max_ms");
+    assert_string_equal(rp_last_error_field(), "backoff.min_ms");
     /* The next failure replaces it, naming the value. */
     assert_int_equal(rp_enum_from_name(RP_ENUM_REASON, "NOPE", &(rp_reason){0}), RP_RESULT_UNKNOWN_REASON);
     assert_non_null(strstr(last_error(), "NOPE"));
@@ -177,6 +178,7 @@ static void every_required_pointer_is_checked(void **state) {
     req.previous_reasons_len = 2;
     assert_int_equal(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d), N);
     assert_non_null(strstr(last_error(), "request.previous_reasons: null pointer"));
+    assert_string_equal(rp_last_error_field(), "request.previous_reasons");
     assert_untouched(&d);
     /* Nothing was written anywhere. */
     assert_null(name);
@@ -206,6 +208,7 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
 
     assert_int_equal(rp_enum_name(RP_ENUM_REASON, 21, &name), E);
     assert_string_equal(last_error(), "value: 21 is not a valid rp_reason");
+    assert_string_equal(rp_last_error_field(), "value");
     assert_int_equal(rp_enum_name(RP_ENUM_REASON, UINT32_MAX, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_SERVICE, 7, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_KV_OPERATION, 24, &name), E);
