@@ -9,12 +9,68 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::{Path, Segment};
 
-/// Parses JSON text into `T`, reporting failures as typed errors naming the field.
+/// Parses JSON text into `T`, reporting failures as typed errors naming the field. A key that
+/// appears twice in one object is refused (`malformed_json`), not silently read as its last value.
 pub fn from_json_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
     // Parse to a value first: serde_json reports some type errors met while streaming (a number
     // where an enum belongs) as syntax errors, and only true syntax errors are malformed JSON.
     let value: Value = serde_json::from_str(text).map_err(|e| malformed(&e))?;
+    serde_json::from_str::<UniqueKeys>(text).map_err(|e| malformed(&e))?;
     from_json_value(&value)
+}
+
+/// Walks a JSON document and fails at the first object that repeats a key (which `Value` would
+/// keep only once, its last).
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueKeys, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if !seen.insert(key.clone()) {
+                let key = shorten(&key);
+                return Err(serde::de::Error::custom(format_args!("duplicate key {key:?}")));
+            }
+            map.next_value::<UniqueKeys>()?;
+        }
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueKeys, A::Error> {
+        while seq.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+    fn visit_unit<E>(self) -> Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
 }
 
 /// Converts an already-parsed JSON value into `T`, reporting failures as typed errors naming the field.
@@ -30,7 +86,8 @@ pub fn parse_name<T: DeserializeOwned>(field: &str, name: &str) -> Result<T, Err
     from_json_value::<T>(&Value::String(name.to_owned())).map_err(|e| e.with_field(field))
 }
 
-/// The error for text that is not JSON; serde_json's syntax messages hold none of the input.
+/// The error for text that is not JSON (or repeats a key); serde_json's syntax messages hold none
+/// of the input, and a repeated key is echoed cut short.
 pub fn malformed(e: &serde_json::Error) -> Error {
     let full = e.to_string();
     let message = full.split(" at line ").next().unwrap_or(&full).to_owned();
@@ -298,5 +355,20 @@ mod tests {
         let policy = json!({"jitter": "none", "jitter`, expected": 1});
         let e = from_json_value::<Policy>(&policy).unwrap_err();
         assert_eq!((e.code(), e.field()), ("unknown_field", "jitter`, expected"));
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_not_read_as_its_last_value() {
+        let e = from_json_str::<Policy>(r#"{"jitter": "full", "jitter": "none"}"#).unwrap_err();
+        assert_eq!(e.code(), "malformed_json");
+        assert!(e.to_string().contains("duplicate key \"jitter\""), "{e}");
+        let nested = r#"{"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0,
+                         "timeout_ms": 1, "previous_reasons": [], "x": {"a": 1, "a": 2}}"#;
+        assert_eq!(
+            from_json_str::<Request>(nested).unwrap_err().code(),
+            "malformed_json"
+        );
+        let fine = r#"{"backoff": {"kind": "fixed", "delay_ms": 5}, "jitter": "none"}"#;
+        assert!(from_json_str::<Policy>(fine).is_ok());
     }
 }
