@@ -1,11 +1,14 @@
 // `make bench`: the cost of one decide from JavaScript, through the facade (index.mjs) and through
-// the module's typed export, beside a no-op export of the same module, in one run. The timed
+// the module's typed export, beside the no-op export of the module built with the `testing` feature
+// (build/pkg-testing; the shipped module has none), in one run. The timed
 // functions are interleaved over rounds and each keeps its best round, so a busy machine skews
 // them alike. Budget: the facade's decide at most 5 µs per call.
 import { createRequire } from 'node:module'
 import rp from '../index.mjs'
 
-const wasm = createRequire(import.meta.url)('../pkg/nodejs/retrypolicy_wasm.js')
+const require = createRequire(import.meta.url)
+const wasm = require('../pkg/nodejs/retrypolicy_wasm.js')
+const testing = require('../build/pkg-testing/nodejs/retrypolicy_wasm.js')
 const BUDGET_US = 5
 const N = 20_000
 const ROUNDS = 15
@@ -14,7 +17,7 @@ const request = { service: 'kv', operation: 'get', attempts: 3, elapsedMs: 120, 
 const policy = wasm.Policy.parse('{}')
 let sink = 0
 const cases = {
-  'no-op export': () => wasm.noop(),
+  'no-op export': () => testing.noop(),
   'module decide': () => { sink += wasm.decide(request, 'KV_LOCKED', policy).attempts },
   'facade decide': () => { sink += rp.decide(request, 'KV_LOCKED').attempts },
   'facade decide, host strategy': () => { sink += rp.decide(request, 'KV_LOCKED', undefined, () => 7).attempts },

@@ -46,7 +46,8 @@ pub fn start() {
     }));
 }
 
-/// Panics on purpose, so tests can check that a panic surfaces as an `Error` with code `internal`.
+/// Panics on purpose, so tests can check that a panic surfaces as an `Error` with code `internal` (feature `testing`).
+#[cfg(feature = "testing")]
 #[wasm_bindgen(js_name = panicForTest)]
 pub fn panic_for_test() {
     panic!("deliberate panic for the panic-path test");

@@ -58,6 +58,7 @@ pub(crate) fn to_js<T: Serialize>(value: &T) -> JsValue {
         .expect("core values convert to JavaScript")
 }
 
-/// Does nothing: the benchmark's baseline for one call across the boundary (not in the facade).
+/// Does nothing: the benchmark's baseline for one call across the boundary (feature `testing`).
+#[cfg(feature = "testing")]
 #[wasm_bindgen]
 pub fn noop() {}

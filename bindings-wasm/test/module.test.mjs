@@ -1,5 +1,5 @@
 // The wasm module under Node: every spec fixture through its JSON API, typed exports, errors, the
-// tables, and the panic path.
+// tables, and the panic path (in the build with the `testing` exports, build/pkg-testing).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
@@ -119,11 +119,15 @@ test('the facade names JSON-API input in snake_case and errors in camelCase; Mon
   assert.equal(big.timeoutMs, 9007199254740993n)
 })
 
-test('the facade offers no bench-only export', async () => {
+test('the shipped module and the facade offer no bench or test export', async () => {
   const facade = await import('../index.mjs')
-  assert.equal(typeof rp.noop, 'function')
-  assert.equal(facade.noop, undefined)
-  assert.equal(facade.default.noop, undefined)
+  const web = readFileSync(new URL('../pkg/web/retrypolicy_wasm.js', import.meta.url), 'utf8')
+  for (const name of ['noop', 'panicForTest']) {
+    assert.equal(rp[name], undefined)
+    assert.equal(facade[name], undefined)
+    assert.equal(facade.default[name], undefined)
+    assert.doesNotMatch(web, new RegExp(`\\b${name}\\b`))
+  }
 })
 
 test("the README's quickstart runs and prints what it shows", () => {
@@ -136,8 +140,9 @@ test("the README's quickstart runs and prints what it shows", () => {
   assert.equal(execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim(), printed)
 })
 
-// Last: after a panic the instance's stack is not unwound, so nothing runs on it afterwards.
+// After a panic the instance's stack is not unwound: the testing build's instance, used for nothing else here.
 test('a panic surfaces as an Error coded internal with the panic message', () => {
-  assert.throws(() => rp.panicForTest(),
+  const testing = require('../build/pkg-testing/nodejs/retrypolicy_wasm.js')
+  assert.throws(() => testing.panicForTest(),
     (e) => e instanceof Error && e.code === 'internal' && /deliberate panic for the panic-path test/.test(e.message))
 })
