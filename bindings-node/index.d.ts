@@ -27,15 +27,6 @@ export declare class PolicyHandle {
 export declare function backoffDelay(policy: PolicyHandle | undefined | null, attempt: unknown, random: unknown, previousDelayMs: unknown): number | bigint
 
 /**
- * Bench only (bench/decide.mjs), not part of the package's API: a `#[napi]` no-op with
- * `decide`'s signature, the per-call floor of napi-rs that `decide` is measured against.
- */
-export declare function benchNoop(service: unknown, operation: unknown, readonly: unknown, method: unknown, timeoutMs: unknown, elapsedMs: unknown, attempts: unknown, idempotent: unknown, strategy: unknown, random: unknown, previousDelayMs: unknown, previousReasons: unknown, reason: unknown, policy: PolicyHandle | undefined | null, make: unknown): void
-
-/** Bench only, not part of the package's API: a `#[napi]` no-op without arguments. */
-export declare function benchNoopEmpty(): void
-
-/**
  * The core's JSON API: `function` by its fixture name, JSON text in and out. A `request` (a
  * camelCase object, read as `decide` reads it) and a `policy` handle go into the input as
  * `request` and `policy`.

@@ -1,6 +1,7 @@
 // ns per decide call (make bench), against the budgets of issue 14, each a ratio within one run:
 // the public `decide` at most 500 ns and at most 3x a `#[napi]` no-op export with the same native
-// signature (`benchNoop`, a bench-only export of the addon, not part of the package's API);
+// signature (`benchNoop`, only in the bench addon that `make bench` builds with the cargo feature
+// `bench` into build/bench/; the public API below loads the shipped addon);
 // `decideMany` for 1,000 requests not slower per request than a loop of `decide`. A pure-JS
 // implementation of the same rules, written for this benchmark, is printed for reference.
 //
@@ -15,7 +16,7 @@ import assert from 'node:assert/strict'
 import rp from 'retrypolicy'
 
 const require = createRequire(import.meta.url)
-const native = require('../index.js')
+const native = require('../build/bench/index.js')
 
 const N = Number(process.env.BENCH_N ?? 200_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25)

@@ -6,6 +6,8 @@
 // napi-derive registers the exports only outside `cargo test`, where they would all look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+#[cfg(feature = "bench")]
+mod bench;
 mod callback;
 mod classify;
 mod convert;
@@ -17,35 +19,3 @@ mod raw;
 mod request;
 mod strategy;
 mod wire;
-
-use napi::bindgen_prelude::Unknown;
-use napi_derive::napi;
-
-use crate::policy::PolicyHandle;
-
-/// Bench only (bench/decide.mjs), not part of the package's API: a `#[napi]` no-op with
-/// `decide`'s signature, the per-call floor of napi-rs that `decide` is measured against.
-#[napi(js_name = "benchNoop")]
-#[allow(clippy::too_many_arguments)]
-pub fn bench_noop(
-    _service: Unknown,
-    _operation: Unknown,
-    _readonly: Unknown,
-    _method: Unknown,
-    _timeout_ms: Unknown,
-    _elapsed_ms: Unknown,
-    _attempts: Unknown,
-    _idempotent: Unknown,
-    _strategy: Unknown,
-    _random: Unknown,
-    _previous_delay_ms: Unknown,
-    _previous_reasons: Unknown,
-    _reason: Unknown,
-    _policy: Option<&PolicyHandle>,
-    _make: Unknown,
-) {
-}
-
-/// Bench only, not part of the package's API: a `#[napi]` no-op without arguments.
-#[napi(js_name = "benchNoopEmpty")]
-pub fn bench_noop_empty() {}

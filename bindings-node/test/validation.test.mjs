@@ -3,6 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
+import fs from 'node:fs'
 import rp, { which } from './binding.mjs'
 
 const base = { service: 'kv', operation: 'get', attempts: 1, elapsedMs: 10, timeoutMs: 2500 }
@@ -227,4 +228,11 @@ test('the addon refuses any object but its own policy handle as a policy', { ski
   const policy = new native.PolicyHandle('{"backoff": {"kind": "fixed", "delay_ms": 7}}')
   assert.equal(bestEffort(policy).delay_ms, 7)
   assert.deepEqual(decide(policy).slice(0, 2), [true, 7])
+})
+
+test('the shipped addon and its typings have no bench-only export (cargo feature `bench`)', { skip: which !== 'native' && 'native addon only' }, () => {
+  const native = createRequire(import.meta.url)('../index.js')
+  assert.ok(typeof native.decide === 'function' && typeof native.PolicyHandle === 'function')
+  assert.deepEqual(Object.keys(native).filter((name) => /bench/i.test(name)), [])
+  assert.doesNotMatch(fs.readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8'), /bench/i)
 })
