@@ -93,11 +93,8 @@ impl Failure {
 
     /// A NULL required pointer, naming the argument.
     pub(crate) fn null(argument: &str) -> Failure {
-        Failure::named(
-            RP_RESULT_NULL_POINTER,
-            argument,
-            format!("{argument}: null pointer"),
-        )
+        let detail = format!("{argument}: null pointer");
+        Failure::named(RP_RESULT_NULL_POINTER, argument, detail)
     }
 
     /// An enum value outside its constants, naming the argument, the value and the type.
