@@ -17,6 +17,15 @@ demo: setup-rust
 	@echo '{"request": {"service": "kv", "operation": "upsert", "attempts": 7, "elapsed_ms": 2000, "timeout_ms": 2500}, "reason": "KV_NOT_MY_VBUCKET"}' | ./target/release/retrypolicy explain
 	@echo '$$ retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT'
 	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
+	@echo; echo '$$ retrypolicy mongodb transaction  # withTransaction: a transient error, an unknown commit result, then success'
+	@echo '{"events": [{"event": "begin"}, {"event": "callback_raised", "session": "in_progress", "error": {"kind": "server", "code": 112, "labels": ["TransientTransactionError"]}, "elapsed_ms": 10, "random": 0.5}, {"event": "callback_returned", "session": "in_progress"}, {"event": "commit_failed", "error": {"kind": "network", "labels": ["UnknownTransactionCommitResult"]}, "elapsed_ms": 40, "random": 0.5}, {"event": "commit_succeeded"}]}' | ./target/release/retrypolicy mongodb transaction
+	@echo; echo '$$ retrypolicy http next  # a saga step: 503, then 429 with Retry-After: 2, then 200'
+	@for a in '"attempts": 1, "elapsed_ms": 50}, "attempt": {"kind": "response", "status": 503}' \
+	          '"attempts": 2, "elapsed_ms": 200}, "attempt": {"kind": "response", "status": 429, "retry_after": "2"}' \
+	          '"attempts": 3, "elapsed_ms": 2250}, "attempt": {"kind": "response", "status": 200}'; do \
+	  echo "{\"loop\": {\"max_attempts\": 4, \"deadline_ms\": 10000}, \"state\": {$$a}" | ./target/release/retrypolicy http next; done
+	@echo; echo '$$ retrypolicy http next  # 429 asking for 3 s with 2.5 s to the deadline: stop now, say when to try again'
+	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
 test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm

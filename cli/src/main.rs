@@ -28,6 +28,56 @@ enum Command {
     Explain(DecideArgs),
     /// Replay a scenario file and print the retry timeline as a table with totals.
     Simulate(SimulateArgs),
+    /// MongoDB rules: one JSON document in (stdin or --input), its JSON answer out.
+    #[command(subcommand)]
+    Mongodb(MongoCommand),
+    /// HTTP and saga rules: one JSON document in (stdin or --input), its JSON answer out.
+    #[command(subcommand)]
+    Http(HttpCommand),
+}
+
+/// MongoDB decisions (the JSON shapes of spec-fixtures/README.md).
+#[derive(Subcommand)]
+enum MongoCommand {
+    /// A failed attempt: retry after `delay_ms` or surface, with the labels the driver adds.
+    #[command(after_help = r#"Example:
+  echo '{"request": {"operation": {"name": "find"}}, "error": {"kind": "network"}}' | retrypolicy mongodb decide"#)]
+    Decide(JsonArgs),
+    /// A withTransaction run: the action the state machine returns for each event.
+    #[command(after_help = r#"Example:
+  echo '{"events": [{"event": "begin"}, {"event": "callback_returned", "session": "in_progress"},
+        {"event": "commit_succeeded"}]}' | retrypolicy mongodb transaction"#)]
+    Transaction(JsonArgs),
+    /// Whether an operation is safe to retry, and the update paths that address array elements by index.
+    #[command(after_help = r#"Example:
+  echo '{"op": "updateOne", "filter": {"_id": 1}, "update": {"$inc": {"n": 1}}}' | retrypolicy mongodb idempotency"#)]
+    Idempotency(JsonArgs),
+}
+
+/// HTTP and saga decisions (the JSON shapes of spec-fixtures/README.md).
+#[derive(Subcommand)]
+enum HttpCommand {
+    /// The retry loop's next move after one attempt: retry after a delay, or stop with an outcome.
+    #[command(after_help = r#"Example:
+  echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500},
+        "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | retrypolicy http next"#)]
+    Next(JsonArgs),
+    /// The class of an HTTP status (`{"status": 503}`) or of a network error (`{"network_error": true}`).
+    #[command(after_help = r#"Example:
+  echo '{"status": 503}' | retrypolicy http classify"#)]
+    Classify(JsonArgs),
+    /// The delay a Retry-After value asks for (`{"value": "120"}`; a date needs `now_unix_ms`).
+    #[command(after_help = r#"Example:
+  echo '{"value": "Sun, 06 Nov 1994 08:49:37 GMT", "now_unix_ms": 784111747000}' | retrypolicy http retry-after"#)]
+    RetryAfter(JsonArgs),
+}
+
+/// One JSON document to answer.
+#[derive(Args)]
+struct JsonArgs {
+    /// Read the document from this file; `-` or nothing is stdin.
+    #[arg(long, short)]
+    input: Option<PathBuf>,
 }
 
 /// Where a decision's input comes from.
@@ -263,6 +313,17 @@ fn run_simulate(args: &SimulateArgs, out: &mut impl Write) -> Result<bool, Failu
     Ok(true)
 }
 
+/// Answers one JSON document with the JSON API's `function`.
+fn run_json(function: &str, args: &JsonArgs, out: &mut impl Write) -> Result<bool, Failure> {
+    let bytes = read_bytes(&args.input)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
+    let value: Value = from_json_str(text)?;
+    let answer = retrypolicy_wire::api::call(function, &value)?;
+    writeln!(out, "{answer}").map_err(|e| Failure::Io(e.to_string()))?;
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
@@ -271,6 +332,12 @@ fn main() -> ExitCode {
         Command::Decide(a) => run_decide(a, false, &mut out),
         Command::Explain(a) => run_decide(a, true, &mut out),
         Command::Simulate(a) => run_simulate(a, &mut out),
+        Command::Mongodb(MongoCommand::Decide(a)) => run_json("mongodb_decide", a, &mut out),
+        Command::Mongodb(MongoCommand::Transaction(a)) => run_json("mongodb_with_transaction", a, &mut out),
+        Command::Mongodb(MongoCommand::Idempotency(a)) => run_json("mongodb_idempotency", a, &mut out),
+        Command::Http(HttpCommand::Next(a)) => run_json("http_next", a, &mut out),
+        Command::Http(HttpCommand::Classify(a)) => run_json("http_classify", a, &mut out),
+        Command::Http(HttpCommand::RetryAfter(a)) => run_json("http_retry_after", a, &mut out),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -282,3 +282,73 @@ fn a_line_of_invalid_utf8_is_malformed_json_for_that_line_only() {
     assert_eq!(lines[1]["error"]["line"], 2);
     assert_eq!(lines[2]["action"], "retry");
 }
+
+#[test]
+fn mongodb_and_http_commands_answer_one_json_document() {
+    let out = run(
+        &["mongodb", "decide"],
+        r#"{"request": {"operation": {"name": "insertOne"}}, "error": {"kind": "network"}}"#,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["action"].as_str(), v["retryable_as"].as_str()),
+        (Some("retry"), Some("write"))
+    );
+    assert_eq!(v["labels"], serde_json::json!(["RetryableWriteError"]));
+
+    let events = r#"{"events": [{"event": "begin"}, {"event": "callback_returned", "session": "in_progress"},
+                     {"event": "commit_succeeded"}]}"#;
+    let v: serde_json::Value =
+        serde_json::from_slice(&run(&["mongodb", "transaction"], events).stdout).unwrap();
+    assert_eq!(
+        v["actions"],
+        serde_json::json!(["start_transaction", "commit", "return"])
+    );
+
+    let update = r#"{"op": "updateOne", "filter": {"_id": 1}, "update": {"$inc": {"n": 1}}}"#;
+    let v: serde_json::Value =
+        serde_json::from_slice(&run(&["mongodb", "idempotency"], update).stdout).unwrap();
+    assert_eq!(v["idempotent"], false);
+
+    // 429 asking for 3 s with 2.5 s left: stop now, saying what the server asked for.
+    let attempt = r#"{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500},
+                      "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}"#;
+    let v: serde_json::Value = serde_json::from_slice(&run(&["http", "next"], attempt).stdout).unwrap();
+    assert_eq!(
+        (v["action"].as_str(), v["retry_after_ms"].as_u64()),
+        (Some("stop"), Some(3000))
+    );
+
+    let v: serde_json::Value =
+        serde_json::from_slice(&run(&["http", "classify"], r#"{"status": 503}"#).stdout).unwrap();
+    assert_eq!(v["outcome"], "transient");
+    let date = r#"{"value": "Sun, 06 Nov 1994 08:49:37 GMT", "now_unix_ms": 784111747000}"#;
+    let v: serde_json::Value = serde_json::from_slice(&run(&["http", "retry-after"], date).stdout).unwrap();
+    assert_eq!(v["delay_ms"], 30000);
+}
+
+#[test]
+fn mongodb_and_http_bad_input_exits_2_naming_the_field() {
+    let out = run(
+        &["http", "next"],
+        r#"{"loop": {}, "state": {"attempts": 1, "elapsed_ms": -1}, "attempt": {"kind": "network_error"}}"#,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("invalid_duration: state.elapsed_ms"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["mongodb", "decide"], "{not json");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("malformed_json"),
+        "{}",
+        text(&out.stderr)
+    );
+    let help = run(&["mongodb", "--help"], "");
+    for sub in ["decide", "transaction", "idempotency"] {
+        assert!(text(&help.stdout).contains(sub), "{sub}");
+    }
+}
