@@ -19,6 +19,10 @@ demo: setup-rust
 	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
 	@echo; echo '$$ retrypolicy mongodb transaction  # withTransaction: a transient error, an unknown commit result, then success'
 	@echo '{"events": [{"event": "begin"}, {"event": "callback_raised", "session": "in_progress", "error": {"kind": "server", "code": 112, "labels": ["TransientTransactionError"]}, "elapsed_ms": 10, "random": 0.5}, {"event": "callback_returned", "session": "in_progress"}, {"event": "commit_failed", "error": {"kind": "network", "labels": ["UnknownTransactionCommitResult"]}, "elapsed_ms": 40, "random": 0.5}, {"event": "commit_succeeded"}]}' | ./target/release/retrypolicy mongodb transaction
+	@echo; echo '$$ retrypolicy mongodb rewrite  # seed 000: a counter $$inc as two idempotent updates guarded by a pending token'
+	@echo '{"filter": {"_id": "2016-05-01"}, "update": {"$$inc": {"counter": 1}}, "upsert": true, "token": {"$$oid": "573a1390f29313caabcd4135"}}' | ./target/release/retrypolicy mongodb rewrite
+	@echo; echo '$$ retrypolicy mongodb idempotency  # seed 003: an update that addresses array elements by index, and its safer form'
+	@echo '{"op": "updateOne", "filter": {"_id": "A"}, "update": {"$$set": {"images.1.width": 30}}}' | ./target/release/retrypolicy mongodb idempotency
 	@echo; echo '$$ retrypolicy http next  # a saga step: 503, then 429 with Retry-After: 2, then 200'
 	@for a in '"attempts": 1, "elapsed_ms": 50}, "attempt": {"kind": "response", "status": 503}' \
 	          '"attempts": 2, "elapsed_ms": 200}, "attempt": {"kind": "response", "status": 429, "retry_after": "2"}' \

@@ -52,6 +52,11 @@ enum MongoCommand {
     #[command(after_help = r#"Example:
   echo '{"op": "updateOne", "filter": {"_id": 1}, "update": {"$inc": {"n": 1}}}' | retrypolicy mongodb idempotency"#)]
     Idempotency(JsonArgs),
+    /// Seed 000's two-step pending-token form of a non-idempotent update (e.g. a `$inc`).
+    #[command(after_help = r#"Example:
+  echo '{"filter": {"_id": "2016-05-01"}, "update": {"$inc": {"counter": 1}}, "upsert": true,
+        "token": {"$oid": "573a1390f29313caabcd4135"}}' | retrypolicy mongodb rewrite"#)]
+    Rewrite(JsonArgs),
 }
 
 /// HTTP and saga decisions (the JSON shapes of spec-fixtures/README.md).
@@ -335,6 +340,7 @@ fn main() -> ExitCode {
         Command::Mongodb(MongoCommand::Decide(a)) => run_json("mongodb_decide", a, &mut out),
         Command::Mongodb(MongoCommand::Transaction(a)) => run_json("mongodb_with_transaction", a, &mut out),
         Command::Mongodb(MongoCommand::Idempotency(a)) => run_json("mongodb_idempotency", a, &mut out),
+        Command::Mongodb(MongoCommand::Rewrite(a)) => run_json("mongodb_pending_token_rewrite", a, &mut out),
         Command::Http(HttpCommand::Next(a)) => run_json("http_next", a, &mut out),
         Command::Http(HttpCommand::Classify(a)) => run_json("http_classify", a, &mut out),
         Command::Http(HttpCommand::RetryAfter(a)) => run_json("http_retry_after", a, &mut out),

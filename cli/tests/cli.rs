@@ -348,7 +348,7 @@ fn mongodb_and_http_bad_input_exits_2_naming_the_field() {
         text(&out.stderr)
     );
     let help = run(&["mongodb", "--help"], "");
-    for sub in ["decide", "transaction", "idempotency"] {
+    for sub in ["decide", "transaction", "idempotency", "rewrite"] {
         assert!(text(&help.stdout).contains(sub), "{sub}");
     }
 }
