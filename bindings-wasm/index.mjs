@@ -47,10 +47,20 @@ function jsonText(doc, key) {
   return text ?? 'null'
 }
 
+/** Rejects what JSON would silently null or drop, by path: NaN/±Infinity (`out_of_range`), functions and Symbols. */
+function checkJson(v, path) {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', path, `${v} is out of range: expected a finite number`)
+  if (typeof v === 'function' || typeof v === 'symbol') throw invalidType(path, 'a JSON value', v)
+  if (typeof v === 'object' && v !== null && typeof v.toJSON !== 'function') {
+    Object.entries(v).forEach(([k, x]) => checkJson(x, Array.isArray(v) ? `${path}[${k}]` : path ? `${path}.${k}` : k))
+  }
+}
+
 /** A JSON document given as text or as an object. */
 function documentText(doc, field) {
   if (typeof doc === 'string') return doc
   if (typeof doc !== 'object' || doc === null) throw invalidType(field, 'a JSON document (string or object)', doc)
+  checkJson(doc, '')
   return jsonText(doc)
 }
 

@@ -4,12 +4,25 @@
 // language; MongoDB filters and updates pass through untouched): thin calls of the core's JSON
 // API by function name.
 
-const { invalidType } = require('./errors.js')
+const { typedError, invalidType } = require('./errors.js')
+
+/**
+ * Throws a typed error for a value JSON cannot carry as given, naming its path under `field`:
+ * NaN or ±Infinity (`out_of_range`), a function or a Symbol (`invalid_type`). `JSON.stringify` would
+ * write null or drop the key, and the core would then read a default in its place.
+ */
+function checkJson(v, field) {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', field, `${v} is out of range: expected a finite number`)
+  if (typeof v === 'function' || typeof v === 'symbol') throw invalidType(field, 'a JSON value', v)
+  if (typeof v !== 'object' || v === null || typeof v.toJSON === 'function') return
+  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${field}[${k}]` : field ? `${field}.${k}` : k)
+}
 
 /** A JSON document (text, or an object to serialize) as text; milliseconds past 2^53 − 1 go as decimal strings. */
 function documentText(doc, field) {
   if (typeof doc === 'string') return doc
   if (typeof doc !== 'object' || doc === null) throw invalidType(field, 'a JSON document (string or object)', doc)
+  checkJson(doc, '')
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
 }
 

@@ -96,6 +96,12 @@ const CASES = [
   ['policy not JSON', () => new rp.Policy('{"strategy": '), 'malformed_json', ''],
   ['policy a number', () => new rp.Policy(5), 'invalid_type', 'policy'],
   ['policy min_ms -1', () => new rp.Policy({ backoff: { kind: 'fixed', delay_ms: -1 } }), 'invalid_duration', 'backoff.delay_ms'],
+  // what JSON.stringify would null or drop (then read as the default) is refused by path (issue 15)
+  ['policy factor NaN', () => new rp.Policy({ backoff: { kind: 'exponential', factor: NaN } }), 'out_of_range', 'backoff.factor'],
+  ['policy max_ms Infinity', () => new rp.Policy({ backoff: { kind: 'exponential', max_ms: Infinity } }), 'out_of_range', 'backoff.max_ms'],
+  ['policy jitter a function', () => new rp.Policy({ jitter: () => 'full' }), 'invalid_type', 'jitter'],
+  ['policy compat a Symbol', () => new rp.Policy({ compat: { retry_kv_busy: Symbol('yes') } }), 'invalid_type', 'compat.retry_kv_busy'],
+  ['request from JSON, timeout_ms NaN', () => rp.requestFromJson({ service: 'kv', operation: 'get', timeout_ms: NaN }), 'out_of_range', 'timeout_ms'],
   // the wire form names the wire's fields
   ['wire timeout "2.5s"', () => rp.requestFromJson({ service: 'kv', operation: 'get', attempts: 0, elapsed_ms: 0, timeout_ms: '2.5s' }), 'invalid_duration', 'timeout_ms'],
   ['wire unknown field', () => rp.requestFromJson({ service: 'kv', operation: 'get', attempts: 0, elapsed_ms: 0, timeout_ms: 1, retries: 3 }), 'unknown_field', 'retries'],

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 import retrypolicy as rp
+import retrypolicy.http as rp_http
 from retrypolicy import Operation, Request
 
 
@@ -41,7 +42,19 @@ def test_a_lone_surrogate_is_a_typed_error() -> None:
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
 def test_non_finite_floats_in_documents_name_their_field(bad: float) -> None:
-    with pytest.raises(rp.RetryPolicyError) as e:
+    with pytest.raises(rp.OutOfRangeError) as e:
         rp.policy_from_dict({"backoff": {"kind": "exponential", "factor": bad}})
-    assert e.value.code in ("invalid_type", "out_of_range")
     assert e.value.field == "backoff.factor"
+    with pytest.raises(rp.OutOfRangeError) as e2:
+        rp_http.next_step({"max_attempts": 3}, {"attempts": 1, "elapsed_ms": bad}, {"kind": "response", "status": 503})
+    assert e2.value.field == "state.elapsed_ms"
+
+
+@pytest.mark.parametrize("bad", [print, {1, 2}, object(), b"bytes"])
+def test_values_json_cannot_carry_are_typed_errors_naming_their_path(bad: object) -> None:
+    with pytest.raises(rp.InvalidTypeError) as e:
+        rp.policy_from_dict({"backoff": {"kind": "exponential", "jitter": bad}})
+    assert e.value.field == "backoff.jitter"
+    with pytest.raises(rp.InvalidTypeError) as e2:
+        rp.request_from_dict({"service": "kv", "operation": "get", "timeout_ms": 2500, "x": [1, bad]})
+    assert e2.value.field == "x[1]"

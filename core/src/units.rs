@@ -41,13 +41,35 @@ pub fn millis_from_f64(field: &str, ms: f64) -> Result<u64, Error> {
 fn invalid_duration(field: &str, value: f64) -> Error {
     Error::InvalidDuration {
         field: field.to_owned(),
-        value: value.to_string(),
+        value: number_text(value),
+    }
+}
+
+/// A float as an error message shows it: a whole number as its exact decimal digits (2^64 is
+/// `18446744073709551616`, not `18446744073709552000` or `1.8446744073709552e19`), else as Rust
+/// prints it.
+pub fn number_text(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        x.to_string()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_floats_show_their_exact_digits() {
+        assert_eq!(number_text(18446744073709551616.0), "18446744073709551616");
+        assert_eq!(number_text(9007199254740993.0), "9007199254740992");
+        assert_eq!(number_text(-0.0), "-0");
+        assert_eq!(number_text(1.5), "1.5");
+        assert_eq!(number_text(f64::NAN), "NaN");
+        let e = millis_from_f64("timeout_ms", 18446744073709551616.0).unwrap_err();
+        assert!(e.to_string().contains("duration 18446744073709551616:"), "{e}");
+    }
 
     #[test]
     fn seconds_round_to_the_nearest_millisecond() {

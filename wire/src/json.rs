@@ -4,6 +4,7 @@
 
 use retrypolicy::error::shorten;
 use retrypolicy::serde_form::Rejection;
+use retrypolicy::units;
 use retrypolicy::Error;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -134,8 +135,18 @@ fn locate<'a>(root: &'a Value, path: &Path) -> (String, Option<&'a Value>) {
 fn render(value: Option<&Value>) -> String {
     match value {
         Some(Value::String(s)) => shorten(s),
+        Some(Value::Number(n)) => number_text(n),
         Some(v) => shorten(&v.to_string()),
         None => String::new(),
+    }
+}
+
+/// A JSON number as messages show it: integers as read, floats through the core's `number_text`
+/// (a whole float such as 2^64 as its exact digits).
+fn number_text(n: &serde_json::Number) -> String {
+    match n.as_f64().filter(|_| n.is_f64()) {
+        Some(x) => shorten(&units::number_text(x)),
+        None => n.to_string(),
     }
 }
 
@@ -152,7 +163,7 @@ fn kind_of(value: Option<&Value>) -> String {
     match value {
         Some(Value::Null) => "null".to_owned(),
         Some(Value::Bool(b)) => format!("boolean {b}"),
-        Some(Value::Number(n)) => format!("number {}", shorten(&n.to_string())),
+        Some(Value::Number(n)) => format!("number {}", number_text(n)),
         Some(Value::String(s)) => format!("string {:?}", shorten(s)),
         Some(Value::Array(_)) => "an array".to_owned(),
         Some(Value::Object(_)) => "an object".to_owned(),
@@ -250,6 +261,19 @@ mod tests {
     use super::*;
     use retrypolicy::{Policy, Request};
     use serde_json::json;
+
+    #[test]
+    fn a_whole_float_is_echoed_with_its_exact_digits() {
+        let e = crate::policy_from_value(
+            &json!({"backoff": {"kind": "fixed", "delay_ms": 18446744073709551616.0_f64}}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code(), "invalid_duration");
+        assert!(e.to_string().contains(" 18446744073709551616:"), "{e}");
+        let e = crate::policy_from_value(&json!({"backoff": {"kind": "exponential", "factor": "2"}}))
+            .unwrap_err();
+        assert!(e.to_string().contains("found string \"2\""), "{e}");
+    }
 
     #[test]
     fn input_text_cannot_choose_the_code_or_the_field() {

@@ -7,23 +7,31 @@ import math
 from typing import Any
 
 from . import _lowlevel
+from .errors import InvalidTypeError, OutOfRangeError
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with each NaN or infinite float as text, which the core then rejects naming its
-    field (JSON has no such numbers; ``json.dumps`` would write ``NaN``, which is not JSON)."""
+def _check(value: Any, path: str) -> None:
+    """Raises a typed error naming ``path`` for what JSON cannot carry: a NaN or infinite float
+    (``OutOfRangeError``), or a value that is not a JSON type (``InvalidTypeError``); ``json.dumps``
+    would write ``NaN`` (not JSON) or raise a bare ``TypeError``."""
     if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
+        raise OutOfRangeError(f"{path}: {value!r} is out of range: expected a finite number", field=path)
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidTypeError(f"{path}: expected text keys, found {type(key).__name__}", field=path)
+            _check(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _check(item, f"{path}[{index}]")
+    elif value is not None and not isinstance(value, (str, int, float)):
+        raise InvalidTypeError(f"{path}: expected a JSON value, found {type(value).__name__}", field=path)
 
 
 def dumps(document: Any) -> str:
-    """JSON text for the core: non-finite floats as text (see ``_finite``)."""
-    return json.dumps(_finite(document))
+    """JSON text for the core, after ``_check``: bad values raise typed errors naming their path."""
+    _check(document, "")
+    return json.dumps(document)
 
 
 def call(function: str, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
