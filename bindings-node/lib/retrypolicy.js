@@ -8,6 +8,9 @@ const { EventEmitter } = require('node:events')
 const native = require('../index.js')
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, fromWire, jsonApi } = require('./json.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./retry.js')
+const { makeRetryFetch } = require('./fetch.js')
+const { makeRunTransaction } = require('./transaction.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
 
@@ -44,7 +47,7 @@ function isIdempotent(operation) {
 // ---- the core's JSON API ------------------------------------------------------------------------
 
 /** MongoDB and HTTP retry rules, and any JSON-API function by name (see ./json.js). */
-const { mongodb, http, call } = jsonApi(native.callJson)
+const { mongodb: mongodbRules, http, call } = jsonApi(native.callJson)
 
 const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
@@ -335,6 +338,17 @@ class Orchestrator extends EventEmitter {
   }
 }
 
+// ---- runners: the retry loop, fetch and withTransaction, driven by the rules above ----------------
+
+/** `retry(fn, options)` and the classifiers of thrown errors (./retry.js). */
+const { retry, classifyNetworkError, classifyHttpStatus, classifyError } = runners({ decide, classifyDispatch, http })
+
+/** `fetch` retried by the core's HTTP loop (./fetch.js). */
+const retryFetch = makeRetryFetch(http, isIdempotent)
+
+/** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
+const mongodb = Object.freeze({ ...mongodbRules, runTransaction: makeRunTransaction(mongodbRules) })
+
 /** The core's version. */
 const version = native.version()
 
@@ -345,5 +359,6 @@ module.exports = {
   alwaysRetry, isIdempotent, Policy, ErrorMap, decide, decideMany, decideBeforeStrategy, decideAfterStrategy,
   bestEffortDelay, BestEffort, FailFast, formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics,
   classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
-  requestToJson, simulate, mongodb, http, Orchestrator,
+  requestToJson, simulate, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
+  classifyNetworkError, classifyHttpStatus, classifyError,
 }

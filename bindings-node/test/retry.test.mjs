@@ -1,0 +1,196 @@
+// retry(fn, options): the loop's behaviour with a fake clock and sleep (properties over seeded
+// random runs), and with real timers for cancellation; the classifiers of thrown errors.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import diagnostics from 'node:diagnostics_channel'
+import rp from 'retrypolicy'
+import { rng, KV_OPS, POLICY_DOCS } from './random.mjs'
+
+const SEED = Number(process.env.RETRYPOLICY_SEED ?? 20261125)
+const REASONS = Object.values(rp.RetryReason)
+// RFC 0049's RetryReason table: the two reasons whose "non-idempotent retry" column says false.
+const NOT_FOR_NON_IDEMPOTENT = new Set(['UNKNOWN', 'SOCKET_CLOSED_WHILE_IN_FLIGHT'])
+const GET = { service: 'management', method: 'GET' }
+const coded = (code, extra) => Object.assign(new Error(code), { code }, extra)
+
+/** A fake monotonic clock whose sleep advances it, recording every sleep as [at, ms]. */
+function fakeTime() {
+  const t = { now: 1000, sleeps: [] }
+  t.clock = () => t.now
+  t.sleep = async (ms) => {
+    t.sleeps.push([t.now, ms])
+    t.now += ms
+  }
+  return t
+}
+
+/** One random run: an operation, a policy, a timeout, and each attempt's latency and outcome. */
+function randomRun(r) {
+  const service = r.pick(['kv', 'kv', 'query', 'management', 'search'])
+  const operation =
+    service === 'kv' ? { service, operation: r.pick(KV_OPS) }
+      : service === 'query' ? { service, readonly: r.pick([true, false]) }
+        : service === 'management' ? { service, method: r.pick(['GET', 'POST']) } : { service }
+  const doc = r.pick(POLICY_DOCS.filter((d) => d?.backoff?.delay_ms === undefined))
+  const outcomes = Array.from({ length: r.int(0, 12) }, () => r.pick(REASONS))
+  return { operation, doc, timeoutMs: r.pick([0, 1, 50, 2500, r.int(0, 20_000)]), outcomes, latency: () => r.int(0, 400) }
+}
+
+test('property: no sleep reaches past the deadline, no attempt starts at or after it, attempts counted exactly', async () => {
+  const r = rng(SEED)
+  for (let i = 0; i < 400; i++) {
+    const run = randomRun(r)
+    const t = fakeTime()
+    const start = t.now
+    const starts = []
+    const decisions = []
+    const where = `seed ${SEED} run ${i}: ${JSON.stringify({ ...run, latency: undefined })}`
+    const outcome = await rp
+      .retry(
+        async ({ attempt, remainingMs }) => {
+          starts.push(t.now)
+          assert.equal(attempt, starts.length, where)
+          assert.equal(remainingMs, Math.max(0, run.timeoutMs - (t.now - start)), where)
+          t.now += run.latency()
+          const reason = run.outcomes[attempt - 1]
+          if (reason === undefined) return 'done'
+          throw Object.assign(new Error(reason), { reason })
+        },
+        {
+          operation: run.operation,
+          timeoutMs: run.timeoutMs,
+          policy: run.doc && new rp.Policy(run.doc),
+          classify: (e) => e.reason,
+          clock: t.clock,
+          sleep: t.sleep,
+          random: r.next,
+          onRetry: (d) => decisions.push(d),
+          onGiveUp: (d) => decisions.push(d),
+        },
+      )
+      .then((v) => ({ v }), (e) => ({ e }))
+    for (const [at, ms] of t.sleeps) assert.ok(at + ms < start + run.timeoutMs, `${where}: slept ${ms} ms at ${at - start}`)
+    for (const s of starts.slice(1)) assert.ok(s < start + run.timeoutMs, where)
+    // every failed attempt got exactly one decision, numbered by the retries made before it
+    assert.equal(decisions.length, Math.min(starts.length, run.outcomes.length), where)
+    decisions.forEach((d, k) => assert.equal(d.attempts, k, where))
+    assert.equal(t.sleeps.filter(([, ms]) => ms > 0).length, decisions.filter((d) => d.action === 'retry' && !d.thenCancel && d.delayMs > 0).length, where)
+    if ('v' in outcome) assert.equal(starts.length, run.outcomes.length + 1, where)
+    else assert.ok(decisions.at(-1).action === 'no_retry' || decisions.at(-1).thenCancel, where)
+  }
+})
+
+test('property: a non-idempotent operation is never retried after a reason that forbids it', async () => {
+  const r = rng(SEED + 1)
+  for (let i = 0; i < 400; i++) {
+    const operation = r.pick([{ service: 'kv', operation: 'upsert' }, { service: 'kv', operation: 'increment' }, { service: 'management', method: 'POST' }])
+    const reasons = Array.from({ length: r.int(1, 6) }, () => r.pick(REASONS))
+    const t = fakeTime()
+    let calls = 0
+    const retried = []
+    await rp
+      .retry(
+        async ({ attempt }) => {
+          calls = attempt
+          const reason = reasons[attempt - 1]
+          if (reason === undefined) return
+          throw Object.assign(new Error(reason), { reason })
+        },
+        { operation, timeoutMs: 75_000, classify: (e) => e.reason, clock: t.clock, sleep: t.sleep, onRetry: (d) => retried.push(d.reason) },
+      )
+      .catch(() => {})
+    const where = `seed ${SEED + 1} run ${i}: ${JSON.stringify({ operation, reasons })}`
+    for (const reason of retried) assert.ok(!NOT_FOR_NON_IDEMPOTENT.has(reason), where)
+    const firstForbidden = reasons.findIndex((x) => NOT_FOR_NON_IDEMPOTENT.has(x))
+    if (firstForbidden >= 0) assert.ok(calls <= firstForbidden + 1, where)
+    else assert.equal(calls, reasons.length + 1, where)
+  }
+})
+
+test('success needs no decision; an error classified null surfaces at once, untouched', async () => {
+  assert.equal(await rp.retry(async ({ attempt }) => attempt * 10, { operation: GET, timeoutMs: 100 }), 10)
+  const boom = new Error('bad input')
+  let calls = 0
+  await assert.rejects(rp.retry(async () => { calls++; throw boom }, { operation: GET, timeoutMs: 1000 }), (e) => e === boom && e.retryDecision === undefined)
+  assert.equal(calls, 1)
+})
+
+test('giving up: not idempotent → the last error with the decision; the deadline → RetryTimeoutError with the cause', async () => {
+  const reset = coded('ECONNRESET')
+  let gaveUp
+  await assert.rejects(
+    rp.retry(async () => { throw reset }, { operation: { service: 'management', method: 'POST' }, timeoutMs: 1000, onGiveUp: (d, e) => (gaveUp = [d, e]) }),
+    (e) => e === reset && e.retryDecision.cause === 'not_idempotent' && e.retryDecision.rule === 'best_effort_not_idempotent',
+  )
+  assert.equal(gaveUp[1], reset)
+  const t = fakeTime()
+  const refused = coded('ECONNREFUSED')
+  await assert.rejects(
+    rp.retry(async () => { t.now += 40; throw refused }, { operation: GET, timeoutMs: 100, clock: t.clock, sleep: t.sleep }),
+    (e) => e instanceof rp.RetryTimeoutError && e.cause === refused && e.code === 'ETIMEDOUT' && e.decision.action !== undefined,
+  )
+  assert.ok(t.now - 1000 <= 100 + 40)
+})
+
+test('every decision is published on the retrypolicy:decision channel', async () => {
+  assert.equal(rp.DECISION_CHANNEL, 'retrypolicy:decision')
+  const seen = []
+  const listener = (m) => seen.push(m)
+  diagnostics.subscribe(rp.DECISION_CHANNEL, listener)
+  try {
+    const t = fakeTime()
+    await rp.retry(async ({ attempt }) => { if (attempt < 3) throw coded('EPIPE') }, { operation: GET, timeoutMs: 5000, clock: t.clock, sleep: t.sleep })
+  } finally {
+    diagnostics.unsubscribe(rp.DECISION_CHANNEL, listener)
+  }
+  assert.deepEqual(seen.map((m) => [m.runner, m.attempt, m.decision.action, m.decision.reason, m.error.code]), [
+    ['retry', 1, 'retry', 'SOCKET_CLOSED_WHILE_IN_FLIGHT', 'EPIPE'],
+    ['retry', 2, 'retry', 'SOCKET_CLOSED_WHILE_IN_FLIGHT', 'EPIPE'],
+  ])
+})
+
+test('an abort during the wait rejects with the signal reason and calls fn no more (real timers)', async () => {
+  const ac = new AbortController()
+  const why = new Error('shutting down')
+  let calls = 0
+  const started = performance.now()
+  const run = rp.retry(async () => { calls++; throw coded('ECONNREFUSED') }, {
+    operation: GET, timeoutMs: 60_000, signal: ac.signal, policy: new rp.Policy({ backoff: { kind: 'fixed', delay_ms: 10_000 } }),
+  })
+  setTimeout(() => ac.abort(why), 20)
+  await assert.rejects(run, (e) => e === why)
+  assert.equal(calls, 1)
+  assert.ok(performance.now() - started < 5000)
+  await assert.rejects(rp.retry(async () => calls++, { operation: GET, timeoutMs: 10, signal: AbortSignal.abort(why) }), (e) => e === why)
+  assert.equal(calls, 1)
+})
+
+test('bad arguments are typed errors', async () => {
+  await assert.rejects(rp.retry('nope', { operation: GET, timeoutMs: 1 }), { code: 'invalid_type', field: 'fn' })
+  await assert.rejects(rp.retry(async () => {}, { timeoutMs: 1 }), { code: 'invalid_type', field: 'operation' })
+  await assert.rejects(rp.retry(async () => {}, { operation: GET, timeoutMs: 1, classify: 3 }), { code: 'invalid_type', field: 'classify' })
+  await assert.rejects(rp.retry(async () => {}, { operation: GET, timeoutMs: 1, signal: {} }), { code: 'invalid_type', field: 'signal' })
+  await assert.rejects(rp.retry(async () => { throw coded('EPIPE') }, { operation: GET }), { code: 'missing_field' })
+})
+
+test('classifiers: Node and fetch network errors by whether the request left; HTTP status errors by class', () => {
+  const n = rp.classifyNetworkError
+  assert.equal(n(coded('ECONNREFUSED')), 'SOCKET_NOT_AVAILABLE')
+  assert.equal(n(coded('ETIMEDOUT', { syscall: 'connect' })), 'SOCKET_NOT_AVAILABLE')
+  assert.equal(n(coded('ETIMEDOUT', { syscall: 'read' })), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  assert.equal(n(coded('ECONNRESET')), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  assert.equal(n(coded('EPIPE')), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  assert.equal(n(new TypeError('fetch failed', { cause: coded('UND_ERR_SOCKET') })), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  const refusedTwice = Object.assign(new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')]), { code: undefined })
+  assert.equal(n(new TypeError('fetch failed', { cause: refusedTwice })), 'SOCKET_NOT_AVAILABLE')
+  assert.equal(n(new TypeError('fetch failed')), null)
+  assert.equal(n('ECONNRESET'), null)
+  const h = rp.classifyHttpStatus
+  assert.equal(h({ status: 503 }), 'SERVICE_RESPONSE_CODE_INDICATED')
+  assert.equal(h({ statusCode: 429 }), 'SERVICE_RESPONSE_CODE_INDICATED')
+  assert.equal(h({ response: { status: 404 } }), null)
+  assert.equal(h({ status: 501 }), null)
+  assert.equal(h(new Error('x')), null)
+  assert.equal(rp.classifyError(coded('ECONNRESET', { status: 404 })), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
+  assert.equal(rp.classifyError({ status: 500 }), 'SERVICE_RESPONSE_CODE_INDICATED')
+})
