@@ -33,8 +33,9 @@ function makeRetryFetch(http, isIdempotent) {
     let previousDelay
     for (let attempt = 1; ; attempt++) {
       o.signal?.throwIfAborted()
-      const limit = Math.min(timeoutMs ?? Infinity, (o.clock() - start) + (attemptTimeoutMs ?? Infinity))
-      const timer = Number.isFinite(limit) ? AbortSignal.timeout(Math.max(0, limit - (o.clock() - start))) : undefined
+      // the attempt ends by the deadline, or after attemptTimeoutMs
+      const left = Math.min((timeoutMs ?? Infinity) - (o.clock() - start), attemptTimeoutMs ?? Infinity)
+      const timer = Number.isFinite(left) ? AbortSignal.timeout(Math.max(0, Math.floor(left))) : undefined
       const signals = [o.signal, timer, init?.signal].filter(Boolean)
       let response, error, step, sent
       try {

@@ -1,0 +1,145 @@
+// retryFetch against a real node:http server on 127.0.0.1: 503 then 200, 429 with Retry-After in
+// seconds and as a date, a reset connection, a stall, POST after send, a refused connection, the
+// deadline. The server records when each request arrived; waits are measured from those times
+// (lower bounds firm, upper bounds loose for a busy 2-core machine).
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import rp from 'retrypolicy'
+
+const arrivals = new Map() // path → [{method, at}]
+// Each path's script: what to do with its nth request (0-based); past the end: 200.
+const SCRIPTS = {
+  '/flaky': [(res) => res.writeHead(503).end('busy')],
+  '/busy-seconds': [(res) => res.writeHead(429, { 'retry-after': '1' }).end()],
+  '/busy-date': [(res) => res.writeHead(503, { 'retry-after': 'Sun, 06 Nov 1994 08:49:38 GMT' }).end()],
+  '/reset': [(res, req) => req.socket.destroy()],
+  '/stall': [() => {}],
+  '/stall-forever': Array(50).fill(() => {}),
+  '/post-503': [(res) => res.writeHead(503).end()],
+  '/post-reset': [(res, req) => req.socket.destroy()],
+  '/post-reset-idempotent': [(res, req) => req.socket.destroy()],
+  '/always-503': Array(50).fill((res) => res.writeHead(503).end()),
+  '/far-retry-after': [(res) => res.writeHead(503, { 'retry-after': '5' }).end()],
+  '/not-found': [(res) => res.writeHead(404).end('no')],
+}
+
+let server
+let base
+before(async () => {
+  server = http.createServer((req, res) => {
+    const seen = arrivals.get(req.url) ?? []
+    seen.push({ method: req.method, at: performance.now() })
+    arrivals.set(req.url, seen)
+    const step = SCRIPTS[req.url]?.[seen.length - 1]
+    req.resume()
+    if (step) step(res, req)
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${server.address().port}`
+})
+after(() => {
+  server.closeAllConnections()
+  server.close()
+})
+
+const gaps = (path) => arrivals.get(path).map((a, i, all) => (i === 0 ? 0 : a.at - all[i - 1].at))
+
+test('503 then 200: retried after the backoff, which was waited', async () => {
+  const seen = []
+  const res = await rp.retryFetch(`${base}/flaky`, undefined, {
+    maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 150 }, onRetry: (d) => seen.push([d.rule, d.delay_ms]),
+  })
+  assert.equal(res.status, 200)
+  assert.equal(await res.text(), 'ok')
+  assert.deepEqual(seen, [['service_unavailable', 150]])
+  assert.equal(arrivals.get('/flaky').length, 2)
+  assert.ok(gaps('/flaky')[1] >= 150 && gaps('/flaky')[1] < 2000, String(gaps('/flaky')))
+})
+
+test('429 with Retry-After: 1 waits a second; a Retry-After date waits until it', async () => {
+  const res = await rp.retryFetch(`${base}/busy-seconds`, undefined, { timeoutMs: 10_000 })
+  assert.equal(res.status, 200)
+  assert.ok(gaps('/busy-seconds')[1] >= 1000 && gaps('/busy-seconds')[1] < 3000, String(gaps('/busy-seconds')))
+  const now = () => Date.parse('Sun, 06 Nov 1994 08:49:37 GMT') // the date is one second after "now"
+  let delay
+  const dated = await rp.retryFetch(`${base}/busy-date`, undefined, { timeoutMs: 10_000, now, onRetry: (d) => (delay = d.delay_ms) })
+  assert.equal(dated.status, 200)
+  assert.equal(delay, 1000)
+  assert.ok(gaps('/busy-date')[1] >= 1000 && gaps('/busy-date')[1] < 3000, String(gaps('/busy-date')))
+})
+
+test('a reset connection is retried for GET', async () => {
+  const res = await rp.retryFetch(`${base}/reset`, undefined, { maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 10 } })
+  assert.equal(res.status, 200)
+  assert.equal(arrivals.get('/reset').length, 2)
+})
+
+test('a stalled attempt is cut by the per-attempt timeout and retried', async () => {
+  const started = performance.now()
+  const res = await rp.retryFetch(`${base}/stall`, undefined, { timeoutMs: 5000, attemptTimeoutMs: 200, backoff: { kind: 'fixed', delay_ms: 10 } })
+  assert.equal(res.status, 200)
+  assert.equal(arrivals.get('/stall').length, 2)
+  assert.ok(gaps('/stall')[1] >= 200 && performance.now() - started < 3000, String(gaps('/stall')))
+  // with no answer at all, the deadline ends the last attempt and the run
+  const t0 = performance.now()
+  await assert.rejects(rp.retryFetch(`${base}/stall-forever`, undefined, { timeoutMs: 300 }), (e) =>
+    e instanceof rp.RetryTimeoutError && e.decision.rule === 'deadline_reached' && e.cause.name === 'TimeoutError')
+  assert.equal(arrivals.get('/stall-forever').length, 1)
+  assert.ok(performance.now() - t0 >= 295 && performance.now() - t0 < 2000)
+})
+
+test('POST is not retried once sent (a 503, a reset) unless marked idempotent', async () => {
+  let gaveUp
+  const res = await rp.retryFetch(`${base}/post-503`, { method: 'POST', body: 'x' }, { maxAttempts: 3, onGiveUp: (d) => (gaveUp = d) })
+  assert.equal(res.status, 503)
+  assert.equal(gaveUp.rule, 'not_idempotent_after_send')
+  assert.equal(arrivals.get('/post-503').length, 1)
+  await assert.rejects(rp.retryFetch(`${base}/post-reset`, { method: 'POST', body: 'x' }, { maxAttempts: 3 }), (e) =>
+    e.retryDecision.rule === 'not_idempotent_after_send')
+  assert.equal(arrivals.get('/post-reset').length, 1)
+  const ok = await rp.retryFetch(`${base}/post-reset-idempotent`, { method: 'POST', body: 'x' }, { maxAttempts: 3, idempotent: true, backoff: { kind: 'fixed', delay_ms: 10 } })
+  assert.equal(ok.status, 200)
+  assert.deepEqual(arrivals.get('/post-reset-idempotent').map((a) => a.method), ['POST', 'POST'])
+})
+
+test('a refused connection (nothing sent) is retried even for POST, up to the attempts', async () => {
+  const closed = http.createServer()
+  await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address()
+  await new Promise((resolve) => closed.close(resolve))
+  let calls = 0
+  const counting = (...args) => (calls++, fetch(...args))
+  await assert.rejects(
+    rp.retryFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' }, { maxAttempts: 3, fetch: counting, backoff: { kind: 'fixed', delay_ms: 1 } }),
+    (e) => e instanceof TypeError && e.retryDecision.rule === 'max_attempts_reached',
+  )
+  assert.equal(calls, 3)
+})
+
+test('no request arrives at or after the deadline; a Retry-After past it stops at once', async () => {
+  const started = performance.now()
+  const res = await rp.retryFetch(`${base}/always-503`, undefined, { timeoutMs: 600 })
+  assert.equal(res.status, 503)
+  const times = arrivals.get('/always-503').map((a) => a.at - started)
+  assert.ok(times.length >= 2 && times.every((t) => t < 600), String(times))
+  // the default backoff: 100 ms, then 200 ms (measured between arrivals)
+  assert.ok(gaps('/always-503')[1] >= 100 && gaps('/always-503')[2] >= 200, String(gaps('/always-503')))
+  let stop
+  const t0 = performance.now()
+  const far = await rp.retryFetch(`${base}/far-retry-after`, undefined, { timeoutMs: 1000, onGiveUp: (d) => (stop = d) })
+  assert.equal(far.status, 503)
+  assert.deepEqual([stop.rule, stop.retry_after_ms], ['deadline_before_retry', 5000])
+  assert.ok(performance.now() - t0 < 900)
+  assert.equal(arrivals.get('/far-retry-after').length, 1)
+})
+
+test('a final response is returned at once; an abort rejects with the reason', async () => {
+  const res = await rp.retryFetch(`${base}/not-found`, undefined, { maxAttempts: 3 })
+  assert.equal(res.status, 404)
+  assert.equal(arrivals.get('/not-found').length, 1)
+  const why = new Error('stop')
+  await assert.rejects(rp.retryFetch(`${base}/not-found`, undefined, { maxAttempts: 3, signal: AbortSignal.abort(why) }), (e) => e === why)
+  assert.equal(arrivals.get('/not-found').length, 1)
+})
