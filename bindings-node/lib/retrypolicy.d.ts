@@ -531,6 +531,15 @@ export declare const mongodb: Readonly<{
     upsert?: boolean,
     pendingField?: string,
   ): { readonly step1: JsonDocument; readonly step2: JsonDocument; readonly cleanup_pipeline: unknown }
+  /**
+   * Runs `callback(session)` in a transaction and commits it, retrying as the driver's
+   * `withTransaction` does (the core's state machine decides); resolves with the callback's result.
+   */
+  runTransaction<S extends TransactionSession, T>(
+    session: S,
+    callback: (session: S) => T | PromiseLike<T>,
+    options?: RunTransactionOptions,
+  ): Promise<T>
 }>
 
 /** HTTP retry rules (the core's JSON API; "now" is passed in as Unix milliseconds). */
@@ -557,3 +566,149 @@ export declare const http: Readonly<{
     random?: number,
   ): RuledVerdict & { readonly action: 'retry' | 'stop'; readonly delay_ms?: number }
 }>
+
+// ---- runners: the retry loop, fetch and withTransaction ------------------------------------------
+
+/** The `node:diagnostics_channel` channel on which every runner publishes each decision. */
+export declare const DECISION_CHANNEL: 'retrypolicy:decision'
+
+/** A message on DECISION_CHANNEL: which runner, its decision, the failure it followed, the attempt (1-based). */
+export interface DecisionMessage {
+  readonly runner: 'retry' | 'fetch' | 'transaction'
+  readonly decision: Decision | HttpStepDecision | TransactionAction
+  readonly error: unknown
+  readonly attempt: number
+}
+
+/** What every runner accepts besides its own inputs: cancellation, hooks, and time and chance for tests. */
+export interface RunnerOptions<D> {
+  /** Cancels the wait and the run: the promise rejects with the signal's reason. */
+  signal?: AbortSignal
+  /** Called before each wait. */
+  onRetry?: (decision: D, error: unknown) => void
+  /** Called when the run gives up. */
+  onGiveUp?: (decision: D, error: unknown) => void
+  /** A monotonic clock in ms (default `performance.now`). */
+  clock?: () => number
+  /** Draws in [0, 1) for jitter (default `Math.random`). */
+  random?: () => number
+  /** Waits `ms` (default `timers/promises` `setTimeout`, given the signal). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>
+}
+
+/** Maps a thrown error to the reason to retry for, or null/undefined: surface it now. */
+export type Classifier = (error: unknown) => RetryReasonInput | null | undefined
+
+/** What `fn` receives on each attempt. */
+export interface AttemptContext {
+  /** 1 for the first attempt. */
+  readonly attempt: number
+  /** Time left before `timeoutMs`, in ms. */
+  readonly remainingMs: number
+  /** The run's signal, if any. */
+  readonly signal: AbortSignal | undefined
+}
+
+/** Options of `retry`. */
+export interface RetryOptions extends RunnerOptions<Decision> {
+  /** What is retried (its idempotency comes from RFC 0049's list unless `idempotent` says). */
+  operation: Operation
+  /** The whole run's timeout in ms: nothing is retried, or waited for, past it. */
+  timeoutMs: number
+  policy?: Policy | null
+  strategy?: RetryStrategy | null
+  /** Overrides the idempotent-operation list. */
+  idempotent?: boolean | null
+  /** Default: `classifyError` (network errors, then HTTP status errors). */
+  classify?: Classifier
+}
+
+/** Runs `fn` until it succeeds or `decide` says stop; rejects with the last error (`retryDecision` set) or a RetryTimeoutError. */
+export declare function retry<T>(fn: (context: AttemptContext) => T | PromiseLike<T>, options: RetryOptions): Promise<T>
+
+/** A run ended at its deadline (or a transaction ran out of time): `decision` says why, `cause` is the last failure. */
+export declare class RetryTimeoutError extends Error {
+  readonly name: 'RetryTimeoutError'
+  readonly code: 'ETIMEDOUT'
+  readonly decision: Decision | HttpStepDecision | TransactionAction
+  readonly cause: unknown
+  /** For a transaction: the last error's labels. */
+  readonly errorLabels?: readonly string[]
+}
+
+/** A Node/undici network error: SOCKET_NOT_AVAILABLE (nothing sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
+export declare function classifyNetworkError(error: unknown): RetryReasonName | null
+/** An error carrying a transient HTTP status (`status`, `statusCode`, `response.status`): SERVICE_RESPONSE_CODE_INDICATED; else null. */
+export declare function classifyHttpStatus(error: unknown): RetryReasonName | null
+/** `classifyNetworkError`, then `classifyHttpStatus`. */
+export declare function classifyError(error: unknown): RetryReasonName | null
+
+/** The HTTP loop's decision after an attempt (`http.nextStep`, snake_case as in the shared JSON). */
+export interface HttpStepDecision {
+  readonly action: 'retry' | 'stop'
+  readonly outcome?: 'final' | 'transient'
+  readonly class: 'success' | 'redirect' | 'rejection' | 'transient'
+  readonly delay_ms?: number
+  readonly from_retry_after: boolean
+  readonly retry_after_ignored: boolean
+  readonly retry_after_ms?: number
+  readonly rule: string
+  readonly section: string
+}
+
+/** Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. */
+export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision> {
+  /** Attempts in all, the first included. */
+  maxAttempts?: number
+  /** No attempt starts after this many ms, and each one is cut at it. */
+  timeoutMs?: number
+  /** Cuts each attempt after this many ms (a stall). */
+  attemptTimeoutMs?: number
+  /** The backoff when no Retry-After applies (default 100 ms × 2^n up to 10 s). */
+  backoff?: PolicyDocument['backoff']
+  jitter?: PolicyDocument['jitter']
+  /** Marks a non-idempotent method safe to repeat once sent (default: RFC 0049's list; only GET is). */
+  idempotent?: boolean
+  /** The fetch to call (default the global one). */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+  /** Unix ms now, for Retry-After dates (default `Date.now`). */
+  now?: () => number
+}
+
+/**
+ * `fetch(input, init)` retried by the core's HTTP rules; resolves with the final response (or the
+ * last transient one when retries end); rejects with the last network error or a RetryTimeoutError.
+ */
+export declare function retryFetch(input: string | URL | Request, init?: RequestInit, options?: RetryFetchOptions): Promise<Response>
+
+/** A driver-shaped session (the Node driver's `ClientSession` fits). */
+export interface TransactionSession {
+  startTransaction(options?: unknown): void
+  commitTransaction(): Promise<unknown>
+  abortTransaction(): Promise<unknown>
+  /** Read when `transaction.state` is absent. */
+  inTransaction?(): boolean
+  /** The driver's state name, e.g. `TRANSACTION_IN_PROGRESS`. */
+  readonly transaction?: { readonly state: string }
+}
+
+/** What the withTransaction state machine tells the runner to do. */
+export interface TransactionAction {
+  readonly action: 'start_transaction' | 'commit' | 'retry_commit' | 'retry_transaction' | 'raise' | 'raise_timeout' | 'return'
+  readonly abort_first?: boolean
+  readonly backoff_ms?: number
+  readonly labels?: readonly string[]
+  readonly csot?: boolean
+  readonly error?: MongoError
+  readonly cause?: MongoError
+  readonly rule?: string
+  readonly section?: string
+}
+
+/** Options of `mongodb.runTransaction`. */
+export interface RunTransactionOptions extends RunnerOptions<TransactionAction> {
+  /** The CSOT timeoutMS (default: the spec's 120 s retry limit). */
+  timeoutMs?: number
+  /** Passed to `session.startTransaction`. */
+  transactionOptions?: unknown
+}

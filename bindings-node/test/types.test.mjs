@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 
 const pkg = fileURLToPath(new URL('..', import.meta.url))
 
-test('typecheck/example.ts passes tsc --noEmit --strict', () => {
+test('typecheck/example.ts and runners.ts (retry, retryFetch, runTransaction) pass tsc --noEmit --strict', () => {
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url))
   const r = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '-p', 'typecheck/tsconfig.json'], {
     cwd: pkg,

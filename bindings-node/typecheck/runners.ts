@@ -1,0 +1,82 @@
+// Compiled with `tsc --noEmit --strict` by the tests: retry, retryFetch and mongodb.runTransaction in
+// use as an application would write them, and what must not compile.
+import diagnostics from 'node:diagnostics_channel'
+import {
+  DECISION_CHANNEL,
+  DecisionMessage,
+  Policy,
+  RetryTimeoutError,
+  TransactionSession,
+  classifyNetworkError,
+  mongodb,
+  retry,
+  retryFetch,
+} from 'retrypolicy'
+
+diagnostics.subscribe(DECISION_CHANNEL, (message) => {
+  const m = message as DecisionMessage
+  console.log(m.runner, m.attempt, m.decision.action)
+})
+
+/** Wrap a call: an idempotent GET, retried on network errors for at most 2 s. */
+async function loadProfile(id: string, signal: AbortSignal): Promise<{ name: string }> {
+  return retry(
+    async ({ attempt, remainingMs, signal }) => {
+      const res = await fetch(`https://example.invalid/users/${id}?try=${attempt}`, { signal: AbortSignal.timeout(remainingMs) })
+      if (signal?.aborted) throw signal.reason
+      return (await res.json()) as { name: string }
+    },
+    {
+      operation: { service: 'management', method: 'GET' },
+      timeoutMs: 2000,
+      policy: new Policy({ jitter: 'full' }),
+      classify: classifyNetworkError,
+      signal,
+      onRetry: (d, err) => console.log(`retry ${d.attempts + 1} after ${d.action === 'retry' ? d.delayMs : 0} ms`, err),
+      onGiveUp: (d) => console.log(d.rule, d.section),
+    },
+  )
+}
+
+/** The fetch wrapper: Retry-After and backoff by the core's HTTP rules. */
+async function postOrder(body: string): Promise<number> {
+  try {
+    const res = await retryFetch('https://example.invalid/orders', { method: 'POST', body }, {
+      maxAttempts: 4,
+      timeoutMs: 10_000,
+      attemptTimeoutMs: 2_000,
+      idempotent: true, // the server dedupes on an idempotency key
+      onRetry: (d) => console.log(d.delay_ms, d.from_retry_after),
+    })
+    return res.status
+  } catch (e) {
+    if (e instanceof RetryTimeoutError) console.log(e.decision.action, e.cause)
+    throw e
+  }
+}
+
+/** A session as the MongoDB driver has it (only what the runner uses). */
+interface DriverSession extends TransactionSession {
+  id: string
+  insert(doc: { _id: number }): Promise<void>
+}
+
+async function transfer(session: DriverSession): Promise<string> {
+  const id: string = await mongodb.runTransaction(session, async (s) => {
+    await s.insert({ _id: 1 })
+    return s.id
+  }, { timeoutMs: 30_000, onRetry: (a) => console.log(a.action, a.backoff_ms) })
+  return id
+}
+
+// What must not compile.
+// @ts-expect-error: retry needs the operation it runs
+void retry(async () => 1, { timeoutMs: 100 })
+// @ts-expect-error: a classifier names a reason, not a delay
+void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, classify: () => 5 })
+// @ts-expect-error: the HTTP loop's delay is delay_ms, in the shared JSON shape
+void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onRetry: (d) => d.delayMs })
+// @ts-expect-error: a session needs commitTransaction and abortTransaction
+void mongodb.runTransaction({ startTransaction() {} }, async () => 1)
+
+export { loadProfile, postOrder, transfer }
