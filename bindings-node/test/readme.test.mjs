@@ -30,3 +30,14 @@ test('the quickstart runs as CommonJS', { skip }, () => {
   assert.notEqual(cjs, quickstart)
   assert.match(run(['--input-type=commonjs', '-e'], cjs), /^retry 8 after 500 ms/m)
 })
+
+test('"wrap a call" runs as written: two retries, then the answer', { skip }, () => {
+  const wrap = readme.split('## Wrap a call')[1].match(/```js\n([^]*?)```/)[1]
+  const out = run(['--input-type=module', '-e'], wrap)
+  assert.equal(out, [
+    'ECONNRESET: retry after 1 ms (best_effort_backoff)',
+    'ECONNRESET: retry after 2 ms (best_effort_backoff)',
+    'price 42 after 3 attempts',
+    '',
+  ].join('\n'))
+})
