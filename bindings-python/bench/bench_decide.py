@@ -12,16 +12,16 @@ N = 100_000
 ROUNDS = 15
 
 
-def timed(fns: dict[str, Callable[[], Any]]) -> dict[str, float]:
+def timed(fns: dict[str, Callable[[], Any]], n: int = N, rounds: int = ROUNDS) -> dict[str, float]:
     """Best ns per call of each function; rounds interleave them so that a busy machine slows
     every function alike instead of skewing one ratio."""
     best = {name: float("inf") for name in fns}
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for name, fn in fns.items():
             t0 = time.perf_counter_ns()
-            for _ in range(N // 10):
+            for _ in range(n // 10):
                 fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn(); fn()  # noqa: E702
-            best[name] = min(best[name], (time.perf_counter_ns() - t0) / N)
+            best[name] = min(best[name], (time.perf_counter_ns() - t0) / n)
     return best
 
 

@@ -30,6 +30,7 @@ from ._lowlevel import (
     decide_after_strategy,
     decide_before_strategy,
 )
+from ._log import LOGGER, log_decision
 from ._reason import RetryReason
 from .errors import (
     InvalidDurationError,
@@ -146,24 +147,11 @@ class Orchestrator:
     ) -> None:
         self.policy = policy
         self.strategy = strategy
-        self.logger = logger or logging.getLogger("retrypolicy")
+        self.logger = logger or LOGGER
         self.level = level
 
     def decide(self, request: Request, reason: RetryReason | str) -> Decision:
         """Decides, logs the decision record, and returns it."""
         decision = decide(request, reason, self.policy, self.strategy)
-        if self.logger.isEnabledFor(self.level):
-            self.logger.log(
-                self.level,
-                "%s attempt %d: %s",
-                request.operation.to_json(),
-                decision.attempts,
-                decision,
-                extra={
-                    "retry_reason": decision.reason.name,
-                    "retry_rule": decision.rule,
-                    "retry_delay_ms": decision.delay_ms,
-                    "retry_attempts": decision.attempts,
-                },
-            )
+        log_decision(self.logger, self.level, request.operation, decision)
         return decision

@@ -1,0 +1,92 @@
+"""Runner cost per call (one failure, then success, zero sleep), side by side in one run (make bench):
+retrypolicy.run.Retrying vs a hand-written loop calling decide vs tenacity, stamina and backoff."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, Callable
+
+import backoff
+import stamina
+import tenacity
+from bench_decide import timed
+
+from retrypolicy import Operation, Request, RetryReason, decide
+from retrypolicy.run import Retrying
+
+OP = Operation.kv("get")
+REASON = RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT
+
+
+def no_sleep(seconds: float) -> None:
+    """Every peer sleeps through this (or is configured to wait 0 s)."""
+
+
+def flaky() -> Callable[[], int]:
+    """A function that fails every other call: each run is one failed attempt, then one that returns."""
+    state = [False]
+
+    def call() -> int:
+        state[0] = not state[0]
+        if state[0]:
+            raise ConnectionResetError("reset")
+        return 1
+
+    return call
+
+
+def hand_loop(fn: Callable[[], int]) -> int:
+    """The loop an adopter writes around decide (the issue's 16-24 lines, without the logging)."""
+    start = time.monotonic()
+    attempts = 0
+    while True:
+        try:
+            return fn()
+        except ConnectionError:
+            request = Request(OP, timeout=2.5, elapsed=time.monotonic() - start, attempts=attempts, random=random.random())
+            decision = decide(request, REASON)
+            if not decision.is_retry or decision.then_cancel:
+                raise
+            no_sleep((decision.delay_ms or 0) / 1000)
+            attempts += 1
+
+
+def contenders() -> dict[str, Callable[[], Any]]:
+    """Each contender calls its own flaky function through its loop once."""
+    stamina.instrumentation.set_on_retry_hooks([])  # no log lines: no contender logs here
+    runner = Retrying(OP, timeout=2.5, sleep=no_sleep)
+    f_runner, f_hand, f_ten, f_sta, f_bo = flaky(), flaky(), flaky(), flaky(), flaky()
+    ten = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(3),
+        wait=tenacity.wait_none(),
+        retry=tenacity.retry_if_exception_type(ConnectionError),
+        sleep=no_sleep,
+    )
+    sta = stamina.retry(on=ConnectionError, attempts=3, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0)(f_sta)
+    bo = backoff.on_exception(backoff.constant, ConnectionError, max_tries=3, interval=0, jitter=None)(f_bo)
+    return {
+        "retrypolicy.run": lambda: runner(f_runner),
+        "hand-written loop + decide": lambda: hand_loop(f_hand),
+        "tenacity": lambda: ten(f_ten),
+        "stamina": sta,
+        "backoff": bo,
+    }
+
+
+def main() -> None:
+    fns = contenders()
+    for fn in fns.values():
+        assert fn() == 1
+    t = timed(fns, n=5_000, rounds=9)
+    base, runner = t["hand-written loop + decide"], t["retrypolicy.run"]
+    print("runner per call (one failure, then success; zero sleep), best of 9 interleaved rounds:")
+    print(f"{'contender':<28} {'us/call':>8} {'vs loop':>8} {'vs runner':>10}")
+    for name, ns in t.items():
+        print(f"{name:<28} {ns / 1000:>8.2f} {ns / base:>7.2f}x {ns / runner:>9.1f}x")
+    peers = min(t[p] for p in ("tenacity", "stamina", "backoff"))
+    print(f"runner/loop = {runner / base:.2f} (goal <= 1.5); cheapest peer/runner = {peers / runner:.1f} (goal >= 10)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,317 @@
+"""Retry runners: wrap a call, and the core decides every retry (RFC 0049's orchestrator, ready to use).
+
+``Retrying`` (sync) and ``AsyncRetrying`` (asyncio) run a call again while ``decide`` says retry;
+``retry(...)`` is the decorator form. The runner only orchestrates: it counts attempts, measures
+elapsed time on a monotonic clock, draws jitter, sleeps, logs and re-raises; every retry/no-retry
+choice and every delay comes from the core.
+
+Giving up: when the core says no retry because time ran out (``deadline_passed``), or says retry
+with a delay that reaches the timeout (``then_cancel``, so no further attempt could finish in
+time), the runner raises ``RetryTimeoutError`` (a ``TimeoutError``) from the last error. For any
+other no-retry (``not_idempotent``, ``strategy_declined``, ``unknown_reason``) it re-raises the
+last error itself. Either way the decision is attached as ``retry_decision`` (read it with
+``decision_of``) and, on Python 3.11+, as a note. An error ``classify`` maps to None is raised at
+once, untouched, without a decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import random as _random
+import time
+import urllib.error
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, cast
+
+from . import http as _http
+from ._log import LOGGER, log_decision
+from ._lowlevel import Decision, Operation, Policy, Request, classify_dispatch, decide
+from ._reason import RetryReason
+from .errors import RetryPolicyError
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from . import RetryStrategy
+
+__all__ = [
+    "AsyncRetrying",
+    "Classifier",
+    "Hook",
+    "RetryTimeoutError",
+    "Retrying",
+    "RunOptions",
+    "decision_of",
+    "first_of",
+    "http_status_errors",
+    "network_errors",
+    "retry",
+    "set_testing",
+    "is_testing",
+    "instant_sleeps",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+SleepT = TypeVar("SleepT")
+
+Classifier = Callable[[Exception], "RetryReason | None"]
+"""Maps an error to the reason to retry it for, or None: surface this error now."""
+Hook = Callable[[Decision, Exception], None]
+"""Called with the decision and the error it was made for."""
+
+
+def _dispatch_reason(failure: str) -> RetryReason:
+    """The core's reason for a dispatch-stage failure."""
+    reason = classify_dispatch(failure).reason
+    if reason is None:
+        raise RuntimeError(f"the core has no reason for {failure}")
+    return reason
+
+
+# The core's reasons for a failure before the request was sent, and for one while it may have
+# been in flight (RFC 0049 "Different Stage Retry Semantics").
+NOT_SENT = _dispatch_reason("socket_not_available")
+MAYBE_SENT = _dispatch_reason("socket_closed_while_in_flight")
+
+_instant = False
+
+
+def set_testing(instant: bool) -> None:
+    """Makes every runner's sleeps instant (True) or real again (False); decisions, hooks and logs stay."""
+    global _instant
+    _instant = instant
+
+
+def is_testing() -> bool:
+    """Whether ``set_testing`` made sleeps instant (the httpx transports read it too)."""
+    return _instant
+
+
+@contextmanager
+def instant_sleeps(instant: bool = True) -> Iterator[None]:
+    """``set_testing(instant)`` for the ``with`` block, then the previous setting."""
+    before = _instant
+    set_testing(instant)
+    try:
+        yield
+    finally:
+        set_testing(before)
+
+
+def network_errors(exc: Exception) -> RetryReason | None:
+    """Connection refused: not sent (SOCKET_NOT_AVAILABLE); any other ``ConnectionError`` or a
+    ``TimeoutError``: it may have been processed (SOCKET_CLOSED_WHILE_IN_FLIGHT); else surface."""
+    if isinstance(exc, ConnectionRefusedError):
+        return NOT_SENT
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return MAYBE_SENT
+    return None
+
+
+def http_status_errors(exc: Exception) -> RetryReason | None:
+    """An HTTP status error (``exc.response.status_code``, as httpx and requests raise, or
+    ``urllib.error.HTTPError``) whose status the core classifies transient:
+    SERVICE_RESPONSE_CODE_INDICATED; any other error: surface."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status is None and isinstance(exc, urllib.error.HTTPError):
+        status = exc.code
+    if not isinstance(status, int):
+        return None
+    try:
+        transient = _http.classify(status=status)["outcome"] == "transient"
+    except RetryPolicyError:
+        return None
+    return RetryReason.SERVICE_RESPONSE_CODE_INDICATED if transient else None
+
+
+def first_of(*classifiers: Classifier) -> Classifier:
+    """A classifier that asks each in turn and returns the first reason found."""
+
+    def classify(exc: Exception) -> RetryReason | None:
+        for c in classifiers:
+            reason = c(exc)
+            if reason is not None:
+                return reason
+        return None
+
+    return classify
+
+
+class RetryTimeoutError(TimeoutError):
+    """The run ended because no time was left for another attempt; ``__cause__`` is the last error."""
+
+    def __init__(self, decision: Decision, last_error: Exception) -> None:
+        super().__init__(f"retrypolicy: gave up after {decision.attempts + 1} attempts, no time left: {decision}")
+        self.retry_decision = decision
+        self.last_error = last_error
+
+
+def decision_of(exc: BaseException) -> Decision | None:
+    """The decision a runner attached to the error it raised, if any."""
+    decision = getattr(exc, "retry_decision", None)
+    return decision if isinstance(decision, Decision) else None
+
+
+class RunOptions(TypedDict, total=False):
+    """The runners' optional inputs (all keyword-only)."""
+
+    policy: Policy | None
+    strategy: RetryStrategy | None
+    idempotent: bool | None
+    classify: Classifier
+    on_retry: Hook | None
+    on_give_up: Hook | None
+    clock: Callable[[], float]
+    random: Callable[[], float]
+    logger: logging.Logger
+    log_level: int
+
+
+class _Runner(Generic[SleepT]):
+    """The inputs and the per-attempt orchestration shared by the sync and async runners."""
+
+    def __init__(
+        self, operation: Operation, *, timeout: float | timedelta, sleep: SleepT, **options: Unpack[RunOptions]
+    ) -> None:
+        Request(operation, timeout=timeout, idempotent=options.get("idempotent"))  # bad input raises here
+        self.operation = operation
+        self.timeout = timeout.total_seconds() if isinstance(timeout, timedelta) else float(timeout)
+        self.sleep = sleep
+        self.policy = options.get("policy")
+        self.strategy = options.get("strategy")
+        self.idempotent = options.get("idempotent")
+        self.classify = options.get("classify", network_errors)
+        self.on_retry = options.get("on_retry")
+        self.on_give_up = options.get("on_give_up")
+        self.clock = options.get("clock", time.monotonic)
+        self.random = options.get("random", _random.random)
+        self.logger = options.get("logger", LOGGER)
+        self.log_level = options.get("log_level", logging.DEBUG)
+
+    def _after(self, exc: Exception, run: list[Any]) -> float | None:
+        """Asks the core about ``exc``: the seconds to sleep before the next attempt, or None to
+        re-raise ``exc``; raises ``RetryTimeoutError`` when time is up. ``run`` is the run's
+        ``[start, retries so far, previous delay]``, updated here (a list: one allocation per run)."""
+        reason = self.classify(exc)
+        if reason is None:
+            return None
+        request = Request(
+            self.operation,
+            timeout=self.timeout,
+            elapsed=self.clock() - run[0],
+            attempts=run[1],
+            idempotent=self.idempotent,
+            random=self.random(),
+            previous_delay=run[2],
+        )
+        decision = decide(request, reason, self.policy, self.strategy)
+        log_decision(self.logger, self.log_level, self.operation, decision)
+        if decision.is_retry and not decision.then_cancel:
+            if self.on_retry is not None:
+                self.on_retry(decision, exc)
+            run[1] += 1
+            run[2] = delay = (decision.delay_ms or 0) / 1000
+            return delay
+        try:
+            setattr(exc, "retry_decision", decision)
+        except AttributeError:
+            pass
+        if hasattr(exc, "add_note"):
+            exc.add_note(f"retrypolicy: {decision}")
+        if self.on_give_up is not None:
+            self.on_give_up(decision, exc)
+        if decision.then_cancel or decision.cause == "deadline_passed":
+            raise RetryTimeoutError(decision, exc) from exc
+        return None
+
+
+class Retrying(_Runner[Callable[[float], object]]):
+    """A sync runner: ``Retrying(op, timeout=2.5)(fn, *args)`` calls ``fn`` until it returns or
+    the core says stop; ``.wraps(fn)`` is the decorator form."""
+
+    def __init__(
+        self,
+        operation: Operation,
+        *,
+        timeout: float | timedelta,
+        sleep: Callable[[float], object] = time.sleep,
+        **options: Unpack[RunOptions],
+    ) -> None:
+        super().__init__(operation, timeout=timeout, sleep=sleep, **options)
+
+    def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """Calls ``fn(*args, **kwargs)``, retrying as the core decides."""
+        run = [self.clock(), 0, None]
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                delay = self._after(exc, run)
+                if delay is None:
+                    raise
+            if not _instant:
+                self.sleep(delay)
+
+    def wraps(self, fn: Callable[P, T]) -> Callable[P, T]:
+        """``fn`` wrapped so that each call runs through this runner."""
+
+        @functools.wraps(fn)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+            return self(fn, *args, **kwargs)
+
+        return wrapper
+
+
+class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
+    """An asyncio runner: ``await AsyncRetrying(op, timeout=2.5)(fn, *args)``; it awaits
+    ``asyncio.sleep`` between attempts and lets cancellation through untouched."""
+
+    def __init__(
+        self,
+        operation: Operation,
+        *,
+        timeout: float | timedelta,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        **options: Unpack[RunOptions],
+    ) -> None:
+        super().__init__(operation, timeout=timeout, sleep=sleep, **options)
+
+    async def __call__(self, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """Awaits ``fn(*args, **kwargs)``, retrying as the core decides."""
+        run = [self.clock(), 0, None]
+        while True:
+            try:
+                return await fn(*args, **kwargs)
+            except Exception as exc:
+                delay = self._after(exc, run)
+                if delay is None:
+                    raise
+            if not _instant:
+                await self.sleep(delay)
+
+    def wraps(self, fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+        """``fn`` wrapped so that each call runs through this runner."""
+
+        @functools.wraps(fn)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+            return await self(fn, *args, **kwargs)
+
+        return wrapper
+
+
+def retry(operation: Operation, *, timeout: float | timedelta, **options: Unpack[RunOptions]) -> Callable[[F], F]:
+    """A decorator: each call of the function (sync, or ``async def``) runs through a runner."""
+
+    def decorate(fn: F) -> F:
+        if inspect.iscoroutinefunction(fn):
+            return cast(F, AsyncRetrying(operation, timeout=timeout, **options).wraps(fn))
+        return cast(F, Retrying(operation, timeout=timeout, **options).wraps(fn))
+
+    return decorate

@@ -1,0 +1,249 @@
+"""The httpx transports against a real HTTP server on 127.0.0.1 (stdlib http.server in a thread):
+503s, 429 with Retry-After (seconds and a date), closed and reset connections, a stall, a POST,
+and the deadline. Each test checks what the server saw and the waits the client made (lower
+bounds firm, upper bounds loose)."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import http.server
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
+
+FAST = {"kind": "fixed", "delay_ms": 20}
+
+
+@dataclass
+class Arrival:
+    """One request as the server saw it."""
+
+    method: str
+    body: bytes
+    mono: float
+    wall: float
+
+
+@dataclass
+class Script:
+    """What the server answers, one entry per request (the last repeats), and what it saw."""
+
+    answers: list[Any] = field(default_factory=list)
+    arrivals: list[Arrival] = field(default_factory=list)
+    sent_dates: list[float] = field(default_factory=list)
+
+    def next_answer(self) -> Any:
+        n = len(self.arrivals) - 1
+        return self.answers[min(n, len(self.answers) - 1)]
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    """Answers each request as the server's script says: a status (with headers), "close"
+    (no reply), "reset" (RST, no reply), ("stall", seconds, status), or ("date", seconds)
+    (429 with Retry-After as an HTTP date that many seconds ahead)."""
+
+    protocol_version = "HTTP/1.1"
+    server: Server
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        script = self.server.script
+        script.arrivals.append(Arrival(self.command, body, time.monotonic(), time.time()))
+        answer = script.next_answer()
+        if answer in ("close", "reset"):
+            if answer == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
+        headers: dict[str, str] = {}
+        if isinstance(answer, tuple) and answer[0] == "stall":
+            time.sleep(answer[1])
+            answer = answer[2]
+        elif isinstance(answer, tuple) and answer[0] == "date":
+            when = time.time() + answer[1]
+            script.sent_dates.append(float(int(when)))
+            answer, headers = 429, {"Retry-After": email.utils.formatdate(when, usegmt=True)}
+        elif isinstance(answer, tuple):
+            answer, headers = answer
+        self.send_response(answer)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    script: Script
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A stalled handler writing to a socket the client gave up on: expected, quiet."""
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, Script]]:
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.script = Script()
+    thread = threading.Thread(target=srv.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/", srv.script
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
+
+
+def gaps(script: Script) -> list[float]:
+    """The time between consecutive arrivals at the server."""
+    t = [a.mono for a in script.arrivals]
+    return [b - a for a, b in zip(t, t[1:])]
+
+
+def test_503_then_200(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [503, 503, 200]
+    with httpx.Client(transport=RetryTransport(backoff={"kind": "fixed", "delay_ms": 50})) as client:
+        response = client.get(url)
+    assert response.status_code == 200 and response.text == "ok"
+    assert [a.method for a in script.arrivals] == ["GET"] * 3
+    assert all(0.05 <= g < 1.0 for g in gaps(script))
+    assert response.extensions["retrypolicy"]["rule"] == "success_2xx"
+
+
+def test_429_retry_after_seconds(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [(429, {"Retry-After": "1"}), 200]
+    steps: list[dict[str, Any]] = []
+    transport = RetryTransport(on_retry=lambda step, result: steps.append(step))
+    with httpx.Client(transport=transport) as client:
+        assert client.get(url).status_code == 200
+    assert len(script.arrivals) == 2
+    assert 1.0 <= gaps(script)[0] < 2.5
+    assert steps[0]["delay_ms"] == 1000 and steps[0]["from_retry_after"] and steps[0]["rule"] == "retry_after"
+
+
+def test_429_retry_after_http_date(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [("date", 2), 200]
+    with httpx.Client(transport=RetryTransport()) as client:
+        assert client.get(url).status_code == 200
+    assert len(script.arrivals) == 2
+    # The date has whole seconds: the client waits until it, and not much longer.
+    assert script.arrivals[1].wall >= script.sent_dates[0]
+    assert script.arrivals[1].wall < script.sent_dates[0] + 1.5
+
+
+@pytest.mark.parametrize("how", ["close", "reset"])
+def test_connection_lost_get_is_retried(server: tuple[str, Script], how: str) -> None:
+    url, script = server
+    script.answers = [how, 200]
+    with httpx.Client(transport=RetryTransport(backoff=FAST)) as client:
+        assert client.get(url).status_code == 200
+    assert len(script.arrivals) == 2 and gaps(script)[0] >= 0.02
+
+
+def test_post_not_retried_after_it_was_sent(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = ["close", 200]
+    with httpx.Client(transport=RetryTransport(backoff=FAST)) as client:
+        with pytest.raises(httpx.RemoteProtocolError) as info:
+            client.post(url, content=b"charge 10")
+    assert [(a.method, a.body) for a in script.arrivals] == [("POST", b"charge 10")]
+    step = getattr(info.value, "retry_step")
+    assert step["rule"] == "best_effort_not_idempotent" and step["cause"] == "not_idempotent"
+
+
+def test_post_marked_idempotent_is_retried_with_its_body(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = ["close", 200]
+    with httpx.Client(transport=RetryTransport(backoff=FAST, idempotent=True)) as client:
+        assert client.post(url, content=b"put key=1").status_code == 200
+    assert [(a.method, a.body) for a in script.arrivals] == [("POST", b"put key=1")] * 2
+
+
+def test_post_retried_when_nothing_was_sent() -> None:
+    with socket.socket() as s:  # a port with nothing listening: connection refused, nothing sent
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    steps: list[dict[str, Any]] = []
+    transport = RetryTransport(backoff=FAST, max_attempts=3, on_retry=lambda step, r: steps.append(step))
+    with httpx.Client(transport=transport) as client:
+        with pytest.raises(httpx.ConnectError) as info:
+            client.post(f"http://127.0.0.1:{port}/", content=b"x")
+    assert len(steps) == 2 and getattr(info.value, "retry_step")["rule"] == "max_attempts_reached"
+
+
+def test_stall_past_the_read_timeout_is_retried(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [("stall", 0.6, 200), 200]
+    t0 = time.monotonic()
+    with httpx.Client(transport=RetryTransport(backoff=FAST), timeout=httpx.Timeout(5.0, read=0.2)) as client:
+        assert client.get(url).status_code == 200
+    assert len(script.arrivals) == 2
+    assert 0.22 <= gaps(script)[0] < 0.6  # the read timeout, then the backoff
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_no_request_arrives_after_the_deadline(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [503]
+    t0 = time.monotonic()
+    transport = RetryTransport(deadline=0.5, max_attempts=None, backoff={"kind": "fixed", "delay_ms": 200})
+    with httpx.Client(transport=transport) as client:
+        response = client.get(url)
+    # Sent at about 0, 0.2 and 0.4 s: the next wait (0.2 s) would reach the deadline, so the run
+    # stops there with the last 503 instead of sending a fourth request.
+    assert response.status_code == 503
+    assert response.extensions["retrypolicy"]["rule"] == "deadline_before_retry"
+    assert 2 <= len(script.arrivals) <= 3
+    assert all(a.mono < t0 + 0.5 for a in script.arrivals)
+    assert time.monotonic() - t0 < 0.5
+
+
+def test_retry_after_past_the_deadline_stops_at_once(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [(503, {"Retry-After": "30"})]
+    t0 = time.monotonic()
+    with httpx.Client(transport=RetryTransport(deadline=2.0)) as client:
+        response = client.get(url)
+    step = response.extensions["retrypolicy"]
+    assert step["rule"] == "deadline_before_retry" and step["retry_after_ms"] == 30_000
+    assert len(script.arrivals) == 1 and time.monotonic() - t0 < 1.0
+
+
+def test_async_transport_retries_and_lets_cancellation_through(server: tuple[str, Script]) -> None:
+    url, script = server
+
+    async def main() -> None:
+        script.answers = [503, "close", 200]
+        async with httpx.AsyncClient(transport=AsyncRetryTransport(backoff=FAST)) as client:
+            assert (await client.get(url)).status_code == 200
+        assert len(script.arrivals) == 3 and all(g >= 0.02 for g in gaps(script))
+        script.answers = [(503, {"Retry-After": "5"})]
+        async with httpx.AsyncClient(transport=AsyncRetryTransport()) as client:
+            task = asyncio.create_task(client.get(url))
+            await asyncio.sleep(0.3)  # the transport is now sleeping for the Retry-After
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        assert len(script.arrivals) == 4
+
+    asyncio.run(main())

@@ -1,0 +1,276 @@
+"""The retry runners (retrypolicy.run): decorator and call forms, sync and asyncio, giving up,
+hooks, logging, the testing switch, the ready classifiers; all with a fake clock and fake sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import sys
+import urllib.error
+from typing import Any
+
+import httpx
+import pytest
+
+import retrypolicy as rp
+from retrypolicy import Decision, Operation, RetryReason
+from retrypolicy.run import (
+    AsyncRetrying,
+    Retrying,
+    RetryTimeoutError,
+    decision_of,
+    first_of,
+    http_status_errors,
+    network_errors,
+    retry,
+    instant_sleeps,
+)
+
+GET, UPSERT = Operation.kv("get"), Operation.kv("upsert")
+
+
+class FakeTime:
+    """A monotonic clock that only sleeps move (plus each call's cost), recording the sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    async def asleep(self, seconds: float) -> None:
+        self.sleep(seconds)
+
+
+def failing(*errors: Exception, result: Any = "done") -> tuple[Any, list[int]]:
+    """A function raising ``errors`` in turn, then returning ``result``; and its call counter."""
+    calls = [0]
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] <= len(errors):
+            raise errors[calls[0] - 1]
+        return (result, args, kwargs)
+
+    return fn, calls
+
+
+def test_call_form_retries_until_success_with_the_core_delays() -> None:
+    t = FakeTime()
+    fn, calls = failing(ConnectionResetError(), ConnectionResetError(), ConnectionRefusedError())
+    runner = Retrying(GET, timeout=2.5, clock=t.clock, sleep=t.sleep)
+    assert runner(fn, 1, key="k") == ("done", (1,), {"key": "k"})
+    assert calls[0] == 4
+    assert t.sleeps == [0.001, 0.002, 0.004]  # RFC 0049 best effort: 1, 2, 4 ms
+
+
+def test_decorator_keeps_the_function_and_works_async() -> None:
+    t = FakeTime()
+    sync_fn, sync_calls = failing(TimeoutError())
+
+    @retry(GET, timeout=1.0, clock=t.clock)
+    def wrapped(x: int) -> Any:
+        """Doc."""
+        return sync_fn(x)
+
+    async_fn, async_calls = failing(ConnectionResetError())
+
+    @retry(GET, timeout=1.0)
+    async def awrapped(x: int) -> Any:
+        await asyncio.sleep(0)
+        return async_fn(x)
+
+    assert wrapped.__name__ == "wrapped" and wrapped.__doc__ == "Doc."
+    assert wrapped(3)[1] == (3,) and sync_calls[0] == 2
+    assert asyncio.run(awrapped(4))[1] == (4,) and async_calls[0] == 2
+
+
+def test_an_error_classify_rejects_is_raised_at_once_untouched(caplog: pytest.LogCaptureFixture) -> None:
+    error = ValueError("bad input")
+    fn, calls = failing(error)
+    with caplog.at_level(logging.DEBUG, logger="retrypolicy"), pytest.raises(ValueError) as info:
+        Retrying(GET, timeout=1.0)(fn)
+    assert info.value is error and calls[0] == 1
+    assert decision_of(error) is None and not getattr(error, "__notes__", None)
+    assert not [r for r in caplog.records if r.name == "retrypolicy"]
+
+
+def test_not_idempotent_gives_up_with_the_last_error_and_its_decision() -> None:
+    t = FakeTime()
+    given_up: list[tuple[Decision, Exception]] = []
+    error = ConnectionResetError("in flight")
+    fn, calls = failing(error)
+    runner = Retrying(UPSERT, timeout=1.0, clock=t.clock, sleep=t.sleep, on_give_up=lambda d, e: given_up.append((d, e)))
+    with pytest.raises(ConnectionResetError) as info:
+        runner(fn)
+    assert info.value is error and calls[0] == 1 and t.sleeps == []
+    decision = decision_of(error)
+    assert decision is not None and decision.cause == "not_idempotent" and decision.attempts == 0
+    assert given_up == [(decision, error)]
+    if sys.version_info >= (3, 11):
+        assert error.__notes__ == [f"retrypolicy: {decision}"]
+
+
+def test_not_idempotent_with_a_reason_that_allows_it_is_retried() -> None:
+    t = FakeTime()
+    fn, calls = failing(ConnectionRefusedError())  # not sent: SOCKET_NOT_AVAILABLE
+    assert Retrying(UPSERT, timeout=1.0, clock=t.clock, sleep=t.sleep)(fn)[0] == "done"
+    assert calls[0] == 2
+    fn, calls = failing(ConnectionResetError())
+    assert Retrying(UPSERT, timeout=1.0, idempotent=True, clock=t.clock, sleep=t.sleep)(fn)[0] == "done"
+
+
+def test_out_of_time_raises_retry_timeout_error_from_the_last_error() -> None:
+    t = FakeTime()
+    errors = [ConnectionResetError(str(i)) for i in range(50)]
+    fn, calls = failing(*errors)
+    with pytest.raises(RetryTimeoutError) as info:
+        Retrying(GET, timeout=0.05, clock=t.clock, sleep=t.sleep)(fn)
+    assert isinstance(info.value, TimeoutError)
+    decision = decision_of(info.value)
+    assert decision is not None and decision.then_cancel and decision.attempts == calls[0] - 1
+    assert info.value.__cause__ is errors[calls[0] - 1] is info.value.last_error
+    assert decision_of(errors[calls[0] - 1]) is decision
+    assert sum(t.sleeps) < 0.05  # 1+2+4+8+16 = 31 ms slept; the next 32 ms would reach 50
+
+
+def test_deadline_passed_during_a_call_raises_retry_timeout_error() -> None:
+    t = FakeTime()
+
+    def slow() -> None:
+        t.now += 2.0
+        raise TimeoutError("no reply")
+
+    with pytest.raises(RetryTimeoutError) as info:
+        Retrying(GET, timeout=1.0, clock=t.clock, sleep=t.sleep)(slow)
+    decision = decision_of(info.value)
+    assert decision is not None and decision.cause == "deadline_passed" and t.sleeps == []
+
+
+def test_hooks_logs_and_jitter_draws() -> None:
+    t = FakeTime()
+    retried: list[tuple[int | None, str]] = []
+    policy = rp.policy_from_dict({"backoff": {"kind": "exponential", "min_ms": 100, "max_ms": 1000}, "jitter": "full"})
+    fn, _ = failing(ConnectionResetError("a"), ConnectionResetError("b"))
+    stream = io.StringIO()
+    logger = logging.getLogger("retrypolicy.test_run")
+    logger.addHandler(logging.StreamHandler(stream))
+    logger.setLevel(logging.INFO)
+    runner = Retrying(
+        GET,
+        timeout=5,
+        policy=policy,
+        random=lambda: 0.5,
+        clock=t.clock,
+        sleep=t.sleep,
+        on_retry=lambda d, e: retried.append((d.delay_ms, str(e))),
+        logger=logger,
+        log_level=logging.INFO,
+    )
+    runner(fn)
+    assert retried == [(50, "a"), (100, "b")]  # full jitter at 0.5 of 100 ms, then of 200 ms
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and "attempt 0: retry 1 after 50 ms" in lines[0] and "attempt 1: retry 2 after 100 ms" in lines[1]
+
+
+def test_every_decision_is_logged_on_the_retrypolicy_logger(caplog: pytest.LogCaptureFixture) -> None:
+    t = FakeTime()
+    fn, _ = failing(ConnectionResetError(), ConnectionResetError())
+    with caplog.at_level(logging.DEBUG, logger="retrypolicy"), pytest.raises(ConnectionResetError):
+        Retrying(UPSERT, timeout=1, clock=t.clock, sleep=t.sleep)(failing(ConnectionResetError())[0])
+    with caplog.at_level(logging.DEBUG, logger="retrypolicy"):
+        Retrying(GET, timeout=1, clock=t.clock, sleep=t.sleep)(fn)
+    records = [r for r in caplog.records if r.name == "retrypolicy"]
+    assert [getattr(r, "retry_attempts") for r in records] == [0, 0, 1]
+    assert [getattr(r, "retry_rule") for r in records] == ["best_effort_not_idempotent", "best_effort_backoff", "best_effort_backoff"]
+    assert [getattr(r, "retry_delay_ms") for r in records] == [None, 1, 2]
+
+
+def test_testing_switch_makes_sleeps_instant_but_keeps_decisions() -> None:
+    t = FakeTime()
+    seen: list[int | None] = []
+    fn, calls = failing(ConnectionResetError(), ConnectionResetError())
+    with instant_sleeps():
+        Retrying(GET, timeout=1, clock=t.clock, sleep=t.sleep, on_retry=lambda d, e: seen.append(d.delay_ms))(fn)
+    assert t.sleeps == [] and seen == [1, 2] and calls[0] == 3
+    fn, _ = failing(ConnectionResetError())
+    Retrying(GET, timeout=1, clock=t.clock, sleep=t.sleep)(fn)
+    assert t.sleeps == [0.001]
+
+
+def test_async_sleeps_through_the_injected_sleep_and_lets_cancellation_through() -> None:
+    t = FakeTime()
+
+    async def main() -> None:
+        fn, calls = failing(ConnectionResetError(), ConnectionResetError())
+
+        async def afn() -> Any:
+            return fn()
+
+        assert (await AsyncRetrying(GET, timeout=1, clock=t.clock, sleep=t.asleep)(afn))[0] == "done"
+        assert t.sleeps == [0.001, 0.002]
+
+        classified: list[BaseException] = []
+
+        def spy(exc: Exception) -> RetryReason | None:
+            classified.append(exc)
+            return network_errors(exc)
+
+        started = asyncio.Event()
+
+        async def hangs() -> None:
+            started.set()
+            await asyncio.sleep(60)
+
+        task = asyncio.create_task(AsyncRetrying(GET, timeout=120, classify=spy)(hangs))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert classified == []
+
+        async def fails() -> None:
+            raise ConnectionResetError()
+
+        slow = AsyncRetrying(GET, timeout=120, policy=rp.policy_from_dict({"backoff": {"kind": "fixed", "delay_ms": 60_000}}))
+        task = asyncio.create_task(slow(fails))
+        await asyncio.sleep(0.05)  # now in the 60 s asyncio.sleep
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+def test_ready_classifiers() -> None:
+    request = httpx.Request("GET", "http://127.0.0.1/")
+
+    def status_error(code: int) -> httpx.HTTPStatusError:
+        return httpx.HTTPStatusError("x", request=request, response=httpx.Response(code, request=request))
+
+    assert network_errors(ConnectionRefusedError()) is RetryReason.SOCKET_NOT_AVAILABLE
+    assert network_errors(BrokenPipeError()) is RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT
+    assert network_errors(TimeoutError()) is RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT
+    assert network_errors(ValueError()) is None
+    assert http_status_errors(status_error(503)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
+    assert http_status_errors(status_error(429)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
+    assert http_status_errors(status_error(404)) is None
+    assert http_status_errors(status_error(501)) is None
+    assert http_status_errors(urllib.error.HTTPError("u", 502, "bad gateway", {}, None)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED  # type: ignore[arg-type]
+    both = first_of(network_errors, http_status_errors)
+    assert both(status_error(500)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED and both(OSError()) is None
+
+
+def test_bad_inputs_raise_typed_errors_at_construction() -> None:
+    with pytest.raises(rp.InvalidDurationError):
+        Retrying(GET, timeout=-1)
+    with pytest.raises(rp.InvalidTypeError):
+        Retrying(GET, timeout="2s")  # type: ignore[arg-type]
+    with pytest.raises(rp.InvalidTypeError):
+        AsyncRetrying("get", timeout=1)  # type: ignore[arg-type]

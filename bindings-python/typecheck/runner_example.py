@@ -1,0 +1,69 @@
+"""User code wrapping calls with the runners and the httpx transports, type-checked with mypy --strict."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from retrypolicy import Decision, Operation, RetryReason
+from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
+from retrypolicy.run import AsyncRetrying, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
+
+calls = {"n": 0}
+
+
+@retry(Operation.kv("get"), timeout=2.5)
+def fetch(key: str) -> bytes:
+    """Fails once with a reset connection, then returns."""
+    calls["n"] += 1
+    if calls["n"] == 1:
+        raise ConnectionResetError(key)
+    return key.encode()
+
+
+@retry(Operation.query(readonly=True), timeout=1.0, classify=first_of(network_errors, http_status_errors))
+async def query(text: str) -> list[str]:
+    """Returns at once."""
+    await asyncio.sleep(0)
+    return [text]
+
+
+def locked(exc: Exception) -> RetryReason | None:
+    """A classifier of the user's own errors."""
+    return RetryReason.KV_LOCKED if isinstance(exc, KeyError) else None
+
+
+def log_retry(decision: Decision, exc: Exception) -> None:
+    """An on_retry hook."""
+    print(f"retrying after {decision.delay_ms} ms: {exc!r}")
+
+
+def give_up() -> str:
+    """A non-idempotent upsert whose connection closed in flight is not retried."""
+    runner = Retrying(Operation.kv("upsert"), timeout=1.0, on_retry=log_retry)
+
+    def upsert(key: str, value: int) -> int:
+        raise ConnectionResetError(f"{key}={value}")
+
+    try:
+        return str(runner(upsert, "k", 1))
+    except ConnectionResetError as exc:
+        decision = decision_of(exc)
+        return f"gave up: {decision.cause if decision else None}"
+
+
+async def main() -> None:
+    print(fetch("a"), await query("select 1"), give_up())
+    n = await AsyncRetrying(Operation.kv("get"), timeout=1.0, classify=locked)(asyncio.sleep, 0, 7)
+    print(n)
+    transport = RetryTransport(deadline=5.0, max_attempts=3)
+    client = httpx.Client(transport=transport)
+    client.close()
+    async with httpx.AsyncClient(transport=AsyncRetryTransport(idempotent=True)) as aclient:
+        assert aclient.timeout is not None
+
+
+if __name__ == "__main__":
+    with instant_sleeps():
+        asyncio.run(main())
