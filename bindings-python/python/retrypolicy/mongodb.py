@@ -1,5 +1,6 @@
 """MongoDB retry rules from the core: error classification, retryable reads and writes, overload
-backoff, withTransaction, and the idempotency analysis of seeds 000 and 003.
+backoff, withTransaction (the state machine, and ``run_transaction`` driving it over a driver's
+session), and the idempotency analysis of seeds 000 and 003.
 
 Documents are plain dicts in the JSON shapes of ``spec-fixtures/README.md``; each function returns
 the core's answer as a dict. Durations are integer milliseconds (``*_ms``); random draws are
@@ -11,6 +12,28 @@ from __future__ import annotations
 from typing import Any
 
 from ._json_api import call
+from ._transaction import Session, TransactionTimeoutError, error_document, run_transaction
+
+__all__ = [
+    "Session",
+    "TransactionTimeoutError",
+    "classify_error",
+    "decide",
+    "duplicate_key",
+    "eligibility",
+    "error_document",
+    "idempotency",
+    "overload_backoff",
+    "pending_token_rewrite",
+    "retryable_read_error",
+    "retryable_write_error",
+    "run_transaction",
+    "surfaced_error",
+    "transaction_backoff",
+    "transaction_labels",
+    "transaction_step",
+    "with_transaction",
+]
 
 Doc = dict[str, Any]
 

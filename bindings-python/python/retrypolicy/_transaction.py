@@ -1,0 +1,171 @@
+"""``mongodb.run_transaction``: withTransaction over a driver's session, every step decided by the
+core's state machine (``transactions-convenient-api.md``, via ``mongodb.transaction_step``)."""
+
+from __future__ import annotations
+
+import logging
+import random as _random
+import time
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from typing import Any, Protocol, TypeVar, cast
+
+from ._json_api import call
+from ._log import LOGGER
+from .run import is_testing
+
+T = TypeVar("T")
+Doc = dict[str, Any]
+
+
+class Session(Protocol):
+    """What the runner needs of a driver session (pymongo's ``ClientSession`` has it)."""
+
+    def start_transaction(self) -> Any: ...
+    def commit_transaction(self) -> Any: ...
+    def abort_transaction(self) -> Any: ...
+    @property
+    def in_transaction(self) -> bool: ...
+
+
+class TransactionTimeoutError(TimeoutError):
+    """No time was left for another attempt: exposes the last error (``__cause__``, ``last_error``)
+    and copies its labels (the spec's "Timeout error propagation")."""
+
+    def __init__(self, action: Doc, last_error: Exception) -> None:
+        super().__init__(f"withTransaction: no time left to retry ({action['rule']}): {last_error}")
+        self.labels: list[str] = list(action["labels"])
+        self.csot: bool = action["csot"]
+        self.last_error = last_error
+
+    def has_error_label(self, label: str) -> bool:
+        """Whether the last error carried ``label``."""
+        return label in self.labels
+
+
+def _names(exc: Exception) -> set[str]:
+    """The names of the error's classes."""
+    return {c.__name__ for c in type(exc).__mro__}
+
+
+def _kind(exc: Exception) -> str:
+    """The core's failure kind from a pymongo-shaped error's class names."""
+    names = _names(exc)
+    if "ServerSelectionTimeoutError" in names:
+        return "server_selection"
+    if "PoolClearedError" in names:
+        return "pool_cleared"
+    if names & {"ConnectionFailure", "AutoReconnect", "NetworkTimeout"}:
+        return "network"
+    return "server"
+
+
+def error_document(exc: Exception) -> Doc:
+    """A pymongo-shaped error (``code``, ``_error_labels`` or ``error_labels``,
+    ``details["writeConcernError"]["code"]``, the exception class names: ``WriteConcernError``,
+    ``ConnectionFailure``, ``ServerSelectionTimeoutError``, ...) in the core's form."""
+    doc: Doc = {"kind": _kind(exc)}
+    code = getattr(exc, "code", None)
+    if isinstance(code, int):
+        # pymongo raises an ok: 1 reply's writeConcernError as WriteConcernError with its code.
+        doc["write_concern_code" if "WriteConcernError" in _names(exc) else "code"] = code
+    labels: Iterable[str] = getattr(exc, "error_labels", None) or getattr(exc, "_error_labels", None) or ()
+    doc["labels"] = sorted(labels)
+    details = getattr(exc, "details", None)
+    wce = details.get("writeConcernError") if isinstance(details, dict) else None
+    if isinstance(wce, dict) and isinstance(wce.get("code"), int):
+        doc["write_concern_code"] = wce["code"]
+    return doc
+
+
+def _abort(session: Session) -> None:
+    """abortTransaction, whose errors are never reported to the application (``transactions.md``)."""
+    try:
+        session.abort_transaction()
+    except Exception:  # noqa: BLE001 - the spec ignores them
+        pass
+
+
+def run_transaction(
+    session: Session,
+    callback: Callable[[Session], T],
+    *,
+    timeout: float | timedelta | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    random: Callable[[], float] = _random.random,
+    sleep: Callable[[float], object] = time.sleep,
+    error_document: Callable[[Exception], Doc] = error_document,
+    logger: logging.Logger = LOGGER,
+    log_level: int = logging.DEBUG,
+) -> T:
+    """withTransaction: starts a transaction, runs ``callback(session)``, commits; retries the
+    commit or the whole transaction as the core decides, then returns the callback's value or
+    raises its error as is (``TransactionTimeoutError`` when time ran out). ``timeout``: the
+    CSOT timeoutMS, or None for the spec's fixed limit."""
+    timeout_ms = None if timeout is None else round((timeout.total_seconds() if isinstance(timeout, timedelta) else timeout) * 1000)
+    state: Doc = call("mongodb_with_transaction", {"events": []}, timeout_ms=timeout_ms)["state"]
+    start = clock()
+    last: Exception | None = None
+    result: Any = None
+
+    def failed(name: str, exc: Exception, **more: Any) -> Doc:
+        nonlocal last
+        last = exc
+        return {"event": name, "error": error_document(exc), **more}
+
+    def timed() -> dict[str, Any]:
+        return {"elapsed_ms": round((clock() - start) * 1000), "random": random()}
+
+    def attempt() -> Doc:
+        nonlocal result
+        try:
+            session.start_transaction()
+        except Exception as exc:
+            return failed("start_failed", exc)
+        try:
+            result = callback(session)
+        except Exception as exc:
+            return failed("callback_raised", exc, session=_state(session), **timed())
+        return {"event": "callback_returned", "session": _state(session)}
+
+    event: Doc = {"event": "begin"}
+    while True:
+        step = call("mongodb_transaction_step", {"state": state, "event": event})
+        state, action = step["state"], step["action"]
+        name = action["action"]
+        if logger.isEnabledFor(log_level):
+            logger.log(
+                log_level,
+                "withTransaction attempt %d: %s after %s",
+                state["transaction_attempt"],
+                name,
+                event["event"],
+                extra={"retry_rule": action.get("rule"), "retry_delay_ms": action.get("backoff_ms"), "retry_attempts": state["transaction_attempt"]},
+            )
+        if action.get("abort_first"):
+            _abort(session)
+        if name == "start_transaction":
+            event = attempt()
+        elif name in ("commit", "retry_commit"):
+            try:
+                session.commit_transaction()
+                event = {"event": "commit_succeeded"}
+            except Exception as exc:
+                event = failed("commit_failed", exc, **timed())
+        elif name == "retry_transaction":
+            if not is_testing():
+                sleep(action["backoff_ms"] / 1000)
+            event = attempt()
+        elif name == "return":
+            return cast(T, result)
+        elif name == "raise_timeout" and last is not None:
+            raise TransactionTimeoutError(action, last) from last
+        elif last is not None:  # raise
+            raise last
+        else:
+            raise RuntimeError(f"withTransaction: unexpected action {action}")
+
+
+def _state(session: Session) -> str:
+    """The session's transaction state as the core names it: active or not is what it uses."""
+    return "in_progress" if session.in_transaction else "no_transaction"
