@@ -69,11 +69,12 @@ function makeRetry(decide, classifyError) {
     const o = runnerOptions(options)
     const { operation, timeoutMs, policy, strategy, idempotent } = options
     if (operation === null || typeof operation !== 'object') throw invalidType('operation', 'an operation object', operation)
+    const { service, operation: name, readonly, method } = operation
     const classify = options.classify ?? classifyError
     const start = o.clock()
     let attempts = 0
-    let previousDelayMs = null
-    const previousReasons = []
+    let previousDelayMs // unset until the first wait
+    const previousReasons = strategy ? [] : undefined // only host strategies read them
     for (;;) {
       o.signal?.throwIfAborted()
       const elapsed = o.clock() - start
@@ -83,8 +84,9 @@ function makeRetry(decide, classifyError) {
         o.signal?.throwIfAborted()
         const reason = classify(err)
         if (reason === null || reason === undefined) throw err
+        // A literal of one shape (a spread of `operation` here cost ~3 µs per decide on Node 20)
         const request = {
-          ...operation, timeoutMs, idempotent, attempts, previousDelayMs, previousReasons,
+          service, operation: name, readonly, method, timeoutMs, idempotent, attempts, previousDelayMs, previousReasons,
           elapsedMs: Math.ceil(o.clock() - start), random: o.random(),
         }
         const d = decide(request, reason, policy, strategy)
@@ -94,10 +96,11 @@ function makeRetry(decide, classifyError) {
           throw givenUp(d, err)
         }
         o.onRetry?.(d, err)
-        await pause(o.sleep, d.delayMs, o.signal)
+        if (d.delayMs > 0) await pause(o.sleep, d.delayMs, o.signal)
+        else o.signal?.throwIfAborted()
         attempts += 1
         previousDelayMs = d.delayMs
-        previousReasons.push(d.reason)
+        previousReasons?.push(d.reason)
       }
     }
   }
@@ -146,10 +149,15 @@ function errorStatus(err) {
 
 /** The classifiers over the core's `classifyDispatch` and `http.classify`. */
 function makeClassifiers(classifyDispatch, http) {
+  // The core's reason for each of the two failures, asked once (a call per error cost ~1 µs).
+  const reasons = {
+    socket_not_available: classifyDispatch('socket_not_available').reason,
+    socket_closed_while_in_flight: classifyDispatch('socket_closed_while_in_flight').reason,
+  }
   /** A Node/undici network error → SOCKET_NOT_AVAILABLE (not sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
   const classifyNetworkError = (err) => {
     const failure = dispatchFailure(err)
-    return failure === null ? null : classifyDispatch(failure).reason
+    return failure === null ? null : reasons[failure]
   }
   /** An error with a transient HTTP status → SERVICE_RESPONSE_CODE_INDICATED; a final one or none → null. */
   const classifyHttpStatus = (err) => {
