@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from retrypolicy import Decision, Operation, RetryReason
+from retrypolicy import Decision, Operation, RetryReason, mongodb
 from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
 from retrypolicy.run import AsyncRetrying, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
 
@@ -53,10 +53,37 @@ def give_up() -> str:
         return f"gave up: {decision.cause if decision else None}"
 
 
+class Session:
+    """A driver-shaped session (pymongo's ClientSession has these)."""
+
+    def __init__(self) -> None:
+        self.active = False
+
+    def start_transaction(self) -> None:
+        self.active = True
+
+    def commit_transaction(self) -> None:
+        self.active = False
+
+    def abort_transaction(self) -> None:
+        self.active = False
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.active
+
+
+def transfer(session: mongodb.Session) -> int:
+    """A withTransaction callback."""
+    return 10
+
+
 async def main() -> None:
     print(fetch("a"), await query("select 1"), give_up())
     n = await AsyncRetrying(Operation.kv("get"), timeout=1.0, classify=locked)(asyncio.sleep, 0, 7)
     print(n)
+    moved: int = mongodb.run_transaction(Session(), transfer)
+    print(moved)
     transport = RetryTransport(deadline=5.0, max_attempts=3)
     client = httpx.Client(transport=transport)
     client.close()

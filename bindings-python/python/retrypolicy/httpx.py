@@ -118,12 +118,14 @@ class _Steps:
         if self.logger.isEnabledFor(self.log_level):
             self.logger.log(
                 self.log_level,
-                "HTTP %s %s attempt %d: %s after %s",
+                "HTTP %s %s attempt %d: %s after %s (rule %s, delay %s ms)",
                 request.method,
                 request.url,
                 attempts,
                 step["action"],
                 attempt,
+                step["rule"],
+                step.get("delay_ms"),
                 extra={"retry_rule": step["rule"], "retry_delay_ms": step.get("delay_ms"), "retry_attempts": attempts},
             )
         if step["action"] == "retry":
