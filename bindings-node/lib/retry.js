@@ -74,7 +74,7 @@ function makeRetry(decide, classifyError) {
     const start = o.clock()
     let attempts = 0
     let previousDelayMs // unset until the first wait
-    const previousReasons = strategy ? [] : undefined // only host strategies read them
+    let previousReasons = strategy ? [] : undefined // only host strategies read them
     for (;;) {
       o.signal?.throwIfAborted()
       const elapsed = o.clock() - start
@@ -100,7 +100,7 @@ function makeRetry(decide, classifyError) {
         else o.signal?.throwIfAborted()
         attempts += 1
         previousDelayMs = d.delayMs
-        previousReasons?.push(d.reason)
+        if (previousReasons) previousReasons = [...previousReasons, d.reason] // a strategy may keep the last one
       }
     }
   }

@@ -194,3 +194,23 @@ test('classifiers: Node and fetch network errors by whether the request left; HT
   assert.equal(rp.classifyError(coded('ECONNRESET', { status: 404 })), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
   assert.equal(rp.classifyError({ status: 500 }), 'SERVICE_RESPONSE_CODE_INDICATED')
 })
+
+test('a host strategy sees each request as the runner counted it: attempts, elapsed time, earlier reasons and delay', async () => {
+  const t = fakeTime()
+  const seen = []
+  const strategy = (request, reason) => {
+    seen.push({ attempts: request.attempts, elapsedMs: request.elapsedMs, previousReasons: request.previousReasons, previousDelayMs: request.previousDelayMs, reason })
+    return 25
+  }
+  const reasons = ['KV_LOCKED', 'KV_TEMPORARY_FAILURE']
+  const out = await rp.retry(async ({ attempt }) => {
+    t.now += 10
+    if (attempt <= reasons.length) throw Object.assign(new Error('x'), { reason: reasons[attempt - 1] })
+    return 'ok'
+  }, { operation: { service: 'kv', operation: 'get' }, timeoutMs: 1000, strategy, classify: (e) => e.reason, clock: t.clock, sleep: t.sleep })
+  assert.equal(out, 'ok')
+  assert.deepEqual(seen, [
+    { attempts: 0, elapsedMs: 10, previousReasons: [], previousDelayMs: undefined, reason: 'KV_LOCKED' },
+    { attempts: 1, elapsedMs: 45, previousReasons: ['KV_LOCKED'], previousDelayMs: 25, reason: 'KV_TEMPORARY_FAILURE' },
+  ])
+})
