@@ -212,7 +212,8 @@ class _Runner(Generic[SleepT]):
             previous_delay=run[2],
         )
         decision = decide(request, reason, self.policy, self.strategy)
-        log_decision(self.logger, self.log_level, self.operation, decision)
+        if self.logger.isEnabledFor(self.log_level):
+            log_decision(self.logger, self.log_level, self.operation, decision)
         if decision.is_retry and not decision.then_cancel:
             if self.on_retry is not None:
                 self.on_retry(decision, exc)
