@@ -32,7 +32,7 @@ demo: setup-rust
 	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm
+test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm test-differential
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -79,6 +79,24 @@ test-node: setup-rust
 ## Node-compatible facade), and the explorer end to end in headless Chromium.
 test-wasm: setup-rust
 	$(MAKE) -C bindings-wasm test
+
+## The cross-runtime differential test: DIFFERENTIAL_N seeded inputs (valid and invalid) for decide,
+## the classifiers, http_next and mongodb_decide through Python, Node, C and wasm, each compared with
+## the core's answer (scripts/differential.sh). In `make test` it runs after the binding suites,
+## which build every binding; `make differential N=100000` builds them itself.
+DIFFERENTIAL_N ?= 2000
+N ?= 100000
+SEED ?= 1
+.PHONY: test-differential differential
+test-differential: setup-rust
+	scripts/differential.sh $(DIFFERENTIAL_N) $(SEED)
+
+differential: setup-rust
+	$(MAKE) -C bindings-python install
+	$(MAKE) -C bindings-c build programs
+	$(MAKE) -C bindings-node build
+	$(MAKE) -C bindings-wasm build
+	scripts/differential.sh $(N) $(SEED)
 
 ## Builds the wasm module and serves the browser explorer on 127.0.0.1, printing the URL.
 demo-web: setup-rust

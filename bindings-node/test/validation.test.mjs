@@ -110,7 +110,7 @@ const CASES = [
   ['decideMany bad attempts', () => rp.decideMany([req({ attempts: 1.5 })], 'KV_LOCKED'), 'out_of_range', 'requests[0].attempts'],
   // MongoDB / HTTP: JSON would write NaN as null; it must be a typed error instead
   ['mongodb random NaN', () => rp.mongodb.overloadBackoff(1, NaN), 'invalid_type', 'random'],
-  ['mongodb attempt 1.7', () => rp.mongodb.transactionBackoff(1.7, 0.5), 'invalid_type', 'transaction_attempt'],
+  ['mongodb attempt 1.7', () => rp.mongodb.transactionBackoff(1.7, 0.5), 'out_of_range', 'transaction_attempt'],
   ['mongodb random 1', () => rp.mongodb.transactionBackoff(1, 1), 'invalid_random', 'random'],
   ['mongodb unknown operation', () => rp.mongodb.eligibility({ name: 'mapreduce' }), 'unknown_name', 'operation.name'],
   ['http status -1', () => rp.http.classify(-1), 'out_of_range', 'status'],

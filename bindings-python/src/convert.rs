@@ -88,13 +88,16 @@ pub fn count_u32(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u32> {
     int_in(field, v, "0..=4294967295")
 }
 
-/// An integer that fits `T` (bools are refused), else `out_of_range` naming the field.
+/// An integer that fits `T` (bools are refused), else `out_of_range` naming the field (a float
+/// too, as a fraction is in JSON and JavaScript, which have one number type).
 pub fn int_in<T: TryFrom<u64>>(field: &str, v: &Bound<'_, PyAny>, expected: &str) -> PyResult<T> {
-    if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+    let float = v.is_instance_of::<PyFloat>();
+    if v.is_instance_of::<PyBool>() || !(v.is_instance_of::<PyInt>() || float) {
         return Err(wrong_type(field, "an int", v));
     }
     v.extract::<u64>()
         .ok()
+        .filter(|_| !float)
         .and_then(|n| T::try_from(n).ok())
         .ok_or_else(|| {
             CoreError(Error::OutOfRange {

@@ -58,3 +58,15 @@ def test_values_json_cannot_carry_are_typed_errors_naming_their_path(bad: object
     with pytest.raises(rp.InvalidTypeError) as e2:
         rp.request_from_dict({"service": "kv", "operation": "get", "timeout_ms": 2500, "x": [1, bad]})
     assert e2.value.field == "x[1]"
+
+
+@pytest.mark.parametrize("value", [1.5, 503.0])
+def test_a_float_where_an_int_is_expected_is_out_of_range_as_in_json(value: float) -> None:
+    # JSON and JavaScript have one number type, and the core reads 1.5 for a count as out of range;
+    # Python's float reads the same way, so the same input gets the same error code everywhere.
+    with pytest.raises(rp.OutOfRangeError) as e:
+        rp.classify_search(value)  # type: ignore[arg-type]
+    assert e.value.field == "http_status"
+    with pytest.raises(rp.OutOfRangeError) as e2:
+        rp.classify_kv("get", value)  # type: ignore[arg-type]
+    assert e2.value.field == "status"

@@ -23,11 +23,11 @@ pub(crate) struct KvInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct QueryInput {
     pub(crate) code: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub(crate) message: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub(crate) retry: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub(crate) compat: Compat,
 }
 
@@ -41,7 +41,7 @@ pub(crate) struct CodeInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpInput {
     pub(crate) http_status: u16,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub(crate) body: String,
 }
 
@@ -94,6 +94,14 @@ pub(crate) struct PolicyInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoErrorInput {
     pub(crate) error: MongoError,
+}
+
+/// An optional field given `null` reads as not given (its default), as `None` or `undefined` does
+/// in the host languages.
+fn null_as_default<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
 }
 
 fn yes() -> bool {

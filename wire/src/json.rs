@@ -150,6 +150,25 @@ fn number_text(n: &serde_json::Number) -> String {
     }
 }
 
+/// Whether serde refused a float for an integer field. JSON has one number type: a fraction (or
+/// a float) where a whole number is expected is a number out of the field's range, as in
+/// JavaScript, and as Python's binding reads a float given for an int.
+fn fraction_for_integer(msg: &str) -> bool {
+    let expected = expected_of(msg);
+    msg.starts_with("invalid type: floating point `")
+        && matches!(
+            expected.as_str(),
+            "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64"
+        )
+}
+
+/// Whether serde's "unknown variant" is a key of the object at the path (an object given where a
+/// name is expected), not a name given as a value (then the path may be the enclosing object's).
+fn variant_is_a_key(msg: &str, at: Option<&Value>) -> bool {
+    let variant = msg.split('`').nth(1).unwrap_or_default();
+    matches!(at, Some(Value::Object(map)) if map.contains_key(variant))
+}
+
 /// What serde says the field accepts: the derive's static text after the message's last
 /// "expected " (serde writes the input's value before it).
 fn expected_of(msg: &str) -> String {
@@ -217,14 +236,21 @@ fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
             field: join(&path, name),
         };
     }
-    if msg.starts_with("unknown variant `") {
+    if msg.starts_with("unknown variant `") && !variant_is_a_key(&msg, at) {
         return Error::UnknownName {
             field,
             value: render(at),
             expected: expected_of(&msg),
         };
     }
-    if msg.starts_with("invalid value: integer `") {
+    if msg.starts_with("unknown variant `") {
+        // serde read an object's key as the variant: the input is an object, not a name.
+        return Error::InvalidType {
+            field,
+            message: format!("expected a name, found {}", kind_of(at)),
+        };
+    }
+    if msg.starts_with("invalid value: integer `") || fraction_for_integer(&msg) {
         return Error::OutOfRange {
             field,
             value: render(at),

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The cross-runtime differential test (issue 15): N seeded inputs for decide, the classifiers,
+# http_next and mongodb_decide, valid and invalid, answered by the core's JSON API (the reference),
+# then run through every binding's public API by its own fixture runner (SPEC_FIXTURES_DIR):
+# Python, Node (native addon), C (shared library), wasm (its module test, and the Node suites over
+# the wasm facade). An input passes when every runtime gives the core's whole answer, or its error
+# code and field. Prints one line per runtime, then "N passed, N failed"; exits 1 on any failure.
+# Needs every binding built (make test builds them first; make differential builds them itself).
+# Usage: scripts/differential.sh N [SEED]
+set -euo pipefail
+n=${1:?usage: differential.sh N [SEED]}
+seed=${2:-1}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo run -q -p retrypolicy-wire --example differential -- "$work/cases" "$n" "$seed"
+
+# Each runner: a name and a command; its output goes to $work/<name>.out.
+run() {
+  local name=$1; shift
+  local status=0
+  (cd "$root" && SPEC_FIXTURES_DIR="$work/cases" "$@") > "$work/$name.out" 2>&1 || status=$?
+  local ids
+  # A failure line names the case followed by ":", " (" or "]" (passing tests' names end at the id).
+  ids=$({ grep -oE 'differential-[a-z-]+-[0-9]+(:| \(|\])' "$work/$name.out" || true; } \
+    | sed -E 's/(:| \(|\])$//' | sort -u | tee "$work/$name.ids" | wc -l)
+  if [ "$status" -ne 0 ] && [ "$ids" -eq 0 ]; then
+    tail -n 30 "$work/$name.out"
+    echo "$name: the runner failed without naming a case (exit $status)" >&2
+    exit 1
+  fi
+  printf '%-22s %s inputs disagree with the core\n' "$name:" "$ids"
+}
+
+run python .venv/bin/python -m pytest -q -p no:cacheprovider -rf bindings-python/tests/test_spec_fixtures.py
+run node node --test bindings-node/test/fixtures.test.mjs
+run c bindings-c/build/fixtures-shared spec-fixtures/cases
+run wasm node --test bindings-wasm/test/module.test.mjs
+run node-api-over-wasm env RETRYPOLICY_BINDING=wasm node --test bindings-node/test/fixtures.test.mjs
+
+failed=$(cat "$work"/*.ids | sort -u | wc -l)
+if [ "$failed" -gt 0 ]; then
+  for f in "$work"/*.out; do { grep -E 'differential-[a-z-]+-[0-9]+(:| \(|\])' "$f" || true; } | head -n 5 | cut -c1-400; done
+  echo "failing inputs are reproduced by: cargo run -p retrypolicy-wire --example differential -- DIR $n $seed" >&2
+fi
+echo "$((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
