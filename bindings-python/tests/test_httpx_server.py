@@ -171,12 +171,21 @@ def test_post_not_retried_after_it_was_sent(server: tuple[str, Script]) -> None:
     assert step["rule"] == "best_effort_not_idempotent" and step["cause"] == "not_idempotent"
 
 
+def test_post_answered_503_is_not_sent_again(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [502, 200]  # a gateway error: the upstream may have processed it
+    with httpx.Client(transport=RetryTransport(backoff=FAST)) as client:
+        response = client.post(url, content=b"charge 10")
+    assert response.status_code == 502 and response.extensions["retrypolicy"]["cause"] == "not_idempotent"
+    assert len(script.arrivals) == 1
+
+
 def test_post_marked_idempotent_is_retried_with_its_body(server: tuple[str, Script]) -> None:
     url, script = server
-    script.answers = ["close", 200]
+    script.answers = ["close", 503, 200]
     with httpx.Client(transport=RetryTransport(backoff=FAST, idempotent=True)) as client:
         assert client.post(url, content=b"put key=1").status_code == 200
-    assert [(a.method, a.body) for a in script.arrivals] == [("POST", b"put key=1")] * 2
+    assert [(a.method, a.body) for a in script.arrivals] == [("POST", b"put key=1")] * 3
 
 
 def test_post_retried_when_nothing_was_sent() -> None:
@@ -194,20 +203,33 @@ def test_post_retried_when_nothing_was_sent() -> None:
 def test_stall_past_the_read_timeout_is_retried(server: tuple[str, Script]) -> None:
     url, script = server
     script.answers = [("stall", 0.6, 200), 200]
-    t0 = time.monotonic()
     with httpx.Client(transport=RetryTransport(backoff=FAST), timeout=httpx.Timeout(5.0, read=0.2)) as client:
+        t0 = time.monotonic()
         assert client.get(url).status_code == 200
     assert len(script.arrivals) == 2
-    assert 0.22 <= gaps(script)[0] < 0.6  # the read timeout, then the backoff
+    # The read timeout (0.2 s) then the backoff (0.02 s), less the moment between the client's send
+    # and the server's arrival stamp.
+    assert 0.21 <= gaps(script)[0] < 0.6
     assert time.monotonic() - t0 < 2.0
+
+
+def test_a_stall_is_cut_at_the_deadline(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [("stall", 3.0, 200)]
+    with httpx.Client(transport=RetryTransport(deadline=0.4), timeout=5.0) as client:
+        t0 = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout) as info:
+            client.get(url)
+    assert 0.4 <= time.monotonic() - t0 < 1.5
+    assert len(script.arrivals) == 1 and getattr(info.value, "retry_step")["rule"] == "deadline_reached"
 
 
 def test_no_request_arrives_after_the_deadline(server: tuple[str, Script]) -> None:
     url, script = server
     script.answers = [503]
-    t0 = time.monotonic()
     transport = RetryTransport(deadline=0.5, max_attempts=None, backoff={"kind": "fixed", "delay_ms": 200})
     with httpx.Client(transport=transport) as client:
+        t0 = time.monotonic()
         response = client.get(url)
     # Sent at about 0, 0.2 and 0.4 s: the next wait (0.2 s) would reach the deadline, so the run
     # stops there with the last 503 instead of sending a fourth request.
@@ -221,8 +243,8 @@ def test_no_request_arrives_after_the_deadline(server: tuple[str, Script]) -> No
 def test_retry_after_past_the_deadline_stops_at_once(server: tuple[str, Script]) -> None:
     url, script = server
     script.answers = [(503, {"Retry-After": "30"})]
-    t0 = time.monotonic()
     with httpx.Client(transport=RetryTransport(deadline=2.0)) as client:
+        t0 = time.monotonic()
         response = client.get(url)
     step = response.extensions["retrypolicy"]
     assert step["rule"] == "deadline_before_retry" and step["retry_after_ms"] == 30_000

@@ -4,13 +4,13 @@
 the core's HTTP loop (``retrypolicy.http.next_step``) decides: the status class (5xx, 408, 429
 transient; 2xx-4xx final), ``Retry-After`` in seconds or as an HTTP date, the backoff, the attempt
 limit, and the deadline (no attempt starts at or after it; a wait that would reach it stops the
-run). Before a retry, the core's RFC 0049 ``decide`` rules on idempotency: a connection that
-failed before the request was sent (``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``:
-SOCKET_NOT_AVAILABLE) is retried for any method; a failure after it may have been sent (any
-other ``TransportError``, e.g. ``ReadError``, ``RemoteProtocolError``, ``ReadTimeout``:
-SOCKET_CLOSED_WHILE_IN_FLIGHT) is retried only for an idempotent request, which RFC 0049 makes
-GET alone unless the caller passes ``idempotent=True``; a response is SERVICE_RESPONSE_CODE_INDICATED,
-which RFC 0049 lets any method retry.
+run), and each attempt's timeouts are cut to the time left. Before a retry, the core's RFC 0049
+``decide`` rules on idempotency: a connection that failed before the request was sent
+(``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``: SOCKET_NOT_AVAILABLE) is retried for any
+method; once the request may have reached the server (any other ``TransportError``, e.g.
+``ReadError``, ``RemoteProtocolError``, ``ReadTimeout``, or any response: RFC 0049's network-time
+stage, SOCKET_CLOSED_WHILE_IN_FLIGHT) it is retried only when idempotent, which RFC 0049 makes
+GET alone unless the caller passes ``idempotent=True``.
 
 When the loop stops, the last response is returned (``response.extensions["retrypolicy"]`` holds
 the final step) or the last transport error is raised (its ``retry_step`` attribute, and a note on
@@ -34,7 +34,6 @@ from . import http as _http
 from . import run as _run
 from ._log import LOGGER, log_decision
 from ._lowlevel import Operation, Request, decide
-from ._reason import RetryReason
 from .errors import UnknownNameError
 
 if TYPE_CHECKING:
@@ -89,6 +88,12 @@ class _Steps:
         self.log_level = options.get("log_level", logging.DEBUG)
         _http.next_step(self.loop, {"attempts": 1, "elapsed_ms": 0}, {"kind": "response", "status": 200})  # bad input raises here
 
+    def cap(self, request: httpx.Request, run: list[Any]) -> None:
+        """Cuts the next attempt's timeouts (connect, read, write, pool) to the time left."""
+        left = max(self.deadline - (self.clock() - run[0]), 0.0)
+        timeout = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
+        request.extensions["timeout"] = {k: left if v is None else min(v, left) for k, v in timeout.items()}
+
     def after(self, request: httpx.Request, result: Result, run: list[Any]) -> float | None:
         """The core's ruling on an attempt: the seconds to sleep before the next, or None to stop.
         ``run`` is the run's ``[start, attempts so far, previous delay in ms]``, updated here."""
@@ -98,7 +103,7 @@ class _Steps:
             attempt: dict[str, Any] = {"kind": "response", "status": result.status_code}
             if "retry-after" in result.headers:
                 attempt["retry_after"] = result.headers["retry-after"]
-            reason = RetryReason.SERVICE_RESPONSE_CODE_INDICATED
+            reason = _run.MAYBE_SENT  # a response: the request was sent
         else:
             attempt = {"kind": "network_error"}
             reason = _run.NOT_SENT if isinstance(result, _NOT_SENT_ERRORS) else _run.MAYBE_SENT
@@ -180,6 +185,7 @@ class RetryTransport(httpx.BaseTransport):
         run = [self.steps.clock(), 0, None]
         while True:
             result: Result
+            self.steps.cap(request, run)
             try:
                 result = self.transport.handle_request(request)
             except httpx.TransportError as exc:
@@ -217,6 +223,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         run = [self.steps.clock(), 0, None]
         while True:
             result: Result
+            self.steps.cap(request, run)
             try:
                 result = await self.transport.handle_async_request(request)
             except httpx.TransportError as exc:
