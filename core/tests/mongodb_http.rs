@@ -1,7 +1,9 @@
 //! Properties of the MongoDB and HTTP rules, checked over random inputs.
 
 use proptest::prelude::*;
-use retrypolicy::http::{next, parse_imf_fixdate, LoopAction, LoopState, RetryLoop};
+use retrypolicy::http::{
+    next, parse_imf_fixdate, LoopAction, LoopState, RetryLoop, NOT_IDEMPOTENT_AFTER_SEND,
+};
 use retrypolicy::mongodb::backpressure::{overload_backoff_ceiling_ms, overload_backoff_ms, MAX_BACKOFF_MS};
 use retrypolicy::mongodb::errors::{
     surfaced_write_error, FailureKind, MongoError, NO_WRITES_PERFORMED, RETRYABLE_ERROR,
@@ -150,6 +152,8 @@ proptest! {
             deadline_ms: Some(deadline),
             backoff: Backoff::Exponential { min_ms: 100, max_ms: 10_000, factor: 2.0, first: FirstDelay::Min },
             jitter: Jitter::None,
+            method: None,
+            idempotent: None,
         };
         let state = LoopState { attempts, elapsed_ms: elapsed, previous_delay_ms: None };
         let attempt = HttpAttempt::Response { status, retry_after: retry_after.map(|s| s.to_string()) };
@@ -164,6 +168,40 @@ proptest! {
                 prop_assert_eq!(d.delay_ms, Some(wanted));
             }
             LoopAction::Stop => prop_assert!(elapsed + wanted >= deadline, "{d:?}"),
+        }
+    }
+
+    /// A request with a non-idempotent method is never retried once it may have reached the
+    /// server (RFC 9110 §9.2.2), unless the caller marks it idempotent; one known not to have been
+    /// sent is retried like any other (here with attempts and time to spare).
+    #[test]
+    fn http_non_idempotent_requests_are_not_retried_after_send(
+        method in prop::sample::select(vec!["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "POST", "PATCH", "CONNECT", "post", "delete"]),
+        idempotent in prop::option::of(any::<bool>()),
+        attempt in prop::sample::select(vec![
+            HttpAttempt::Response { status: 503, retry_after: None },
+            HttpAttempt::Response { status: 502, retry_after: None },
+            HttpAttempt::NetworkError { sent: None },
+            HttpAttempt::NetworkError { sent: Some(true) },
+            HttpAttempt::NetworkError { sent: Some(false) },
+        ]),
+    ) {
+        let retry_loop = RetryLoop {
+            max_attempts: Some(5),
+            deadline_ms: None,
+            backoff: Backoff::Fixed { delay_ms: 10 },
+            jitter: Jitter::None,
+            method: Some(method.to_owned()),
+            idempotent,
+        };
+        let state = LoopState { attempts: 1, elapsed_ms: 0, previous_delay_ms: None };
+        let d = next(&retry_loop, &state, &attempt, None, None).unwrap();
+        let by_method = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(&method.to_uppercase().as_str());
+        let sent = !matches!(attempt, HttpAttempt::NetworkError { sent: Some(false) });
+        let may_retry = idempotent.unwrap_or(by_method) || !sent;
+        prop_assert_eq!(d.action == LoopAction::Retry, may_retry, "{:?}", d);
+        if !may_retry {
+            prop_assert_eq!(d.rule, NOT_IDEMPOTENT_AFTER_SEND);
         }
     }
 

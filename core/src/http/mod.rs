@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::reason::RetryReason;
 
 /// Seed 004: "any code from 200-499 usually indicates a final acceptance or rejection of the
 /// input, while 5xx would indicate a transient failure".
@@ -191,6 +192,11 @@ pub struct HttpClassification {
     pub rule: &'static str,
     /// The source.
     pub section: &'static str,
+    /// The RFC 0049 reason a generic runner (`decide`) gives a transient result: a response code
+    /// that indicated a retry, or a connection lost while the request was in flight; none for a
+    /// final result. (`decide` then follows RFC 0049, which retries a non-idempotent request after
+    /// a response code; an HTTP client applies RFC 9110's method rule through `next` instead.)
+    pub retry_reason: Option<RetryReason>,
 }
 
 impl From<&StatusRule> for HttpClassification {
@@ -201,6 +207,8 @@ impl From<&StatusRule> for HttpClassification {
             retry_after: r.retry_after,
             rule: r.rule,
             section: r.section,
+            retry_reason: (r.class.outcome() == StepOutcome::Transient)
+                .then_some(RetryReason::ServiceResponseCodeIndicated),
         }
     }
 }
@@ -226,6 +234,7 @@ pub fn classify_network_error() -> HttpClassification {
         retry_after: false,
         rule: "network_error",
         section: SEED_HTTP_SECTION,
+        retry_reason: Some(RetryReason::SocketClosedWhileInFlight),
     }
 }
 
@@ -242,14 +251,41 @@ pub enum HttpAttempt {
         retry_after: Option<String>,
     },
     /// No response: the connection failed or timed out.
-    NetworkError,
+    NetworkError {
+        /// Whether the request may have reached the server: false only when the host knows it
+        /// was not sent (a refused connection, a failed DNS lookup); absent reads as maybe sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent: Option<bool>,
+    },
+}
+
+impl HttpAttempt {
+    /// Whether the request may have reached the server: always for a response.
+    pub fn maybe_sent(&self) -> bool {
+        match self {
+            HttpAttempt::Response { .. } => true,
+            HttpAttempt::NetworkError { sent } => sent.unwrap_or(true),
+        }
+    }
+}
+
+/// The RFC 9110 source of the idempotent-method rule.
+pub const IDEMPOTENT_METHODS_SECTION: &str = "RFC 9110 §9.2.2 Idempotent Methods";
+
+/// Whether an HTTP method is idempotent (RFC 9110 §9.2.2: PUT, DELETE and the safe methods GET,
+/// HEAD, OPTIONS and TRACE), its name compared without regard to case; any other method, POST and
+/// PATCH among them, is not.
+pub fn is_idempotent_method(method: &str) -> bool {
+    ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(method))
 }
 
 /// Classifies an attempt's result.
 pub fn classify_attempt(attempt: &HttpAttempt) -> Result<HttpClassification, Error> {
     match attempt {
         HttpAttempt::Response { status, .. } => classify_http_status(*status),
-        HttpAttempt::NetworkError => Ok(classify_network_error()),
+        HttpAttempt::NetworkError { .. } => Ok(classify_network_error()),
     }
 }
 
@@ -257,4 +293,6 @@ mod date;
 mod retry_loop;
 
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
-pub use retry_loop::{next, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY};
+pub use retry_loop::{
+    next, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY, NOT_IDEMPOTENT_AFTER_SEND,
+};

@@ -19,7 +19,7 @@ fn default_loop_backoff() -> Backoff {
 
 /// A bounded retry loop: at most `max_attempts` attempts and/or no attempt starting after
 /// `deadline_ms` (measured from the loop's start); at least one bound is required.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RetryLoop {
     /// Attempts in all, the first included (seed 004's `maxAttempts`).
@@ -38,6 +38,14 @@ pub struct RetryLoop {
     /// The jitter applied to that backoff (default none; a draw is then not needed).
     #[serde(default)]
     pub jitter: Jitter,
+    /// The request's HTTP method, for RFC 9110's idempotent-method rule; absent, the request is
+    /// taken as idempotent (seed 004's loop retries every transient result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The caller's word that the request is idempotent (or not) whatever its method, e.g. a POST
+    /// carrying an idempotency key; it wins over `method`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
 }
 
 impl RetryLoop {
@@ -56,6 +64,13 @@ impl RetryLoop {
             });
         }
         self.backoff.validate("backoff")
+    }
+
+    /// Whether the request may be sent again after it reached the server: the caller's
+    /// `idempotent`, else the method's RFC 9110 property, else yes.
+    pub fn request_is_idempotent(&self) -> bool {
+        self.idempotent
+            .unwrap_or_else(|| self.method.as_deref().is_none_or(is_idempotent_method))
     }
 }
 
@@ -142,6 +157,10 @@ impl fmt::Display for LoopDecision {
     }
 }
 
+/// The rule that stops the loop after a transient result of a non-idempotent request that may
+/// have reached the server (RFC 9110 §9.2.2: a client SHOULD NOT automatically retry it).
+pub const NOT_IDEMPOTENT_AFTER_SEND: &str = "not_idempotent_after_send";
+
 /// The rule that stops the loop when the wait before the next attempt would reach the deadline.
 pub const DEADLINE_BEFORE_RETRY: &str = "deadline_before_retry";
 /// Seed 004 with this project's deadline rule (README).
@@ -183,6 +202,7 @@ pub fn next(
                 retry_after: true,
                 rule: "content_too_large_retry_after",
                 section: CONTENT_TOO_LARGE_SECTION,
+                retry_reason: Some(RetryReason::ServiceResponseCodeIndicated),
             },
             Err(e) if e.code() == "missing_field" => return Err(e),
             Err(_) => c,
@@ -202,6 +222,17 @@ pub fn next(
     };
     if c.outcome == StepOutcome::Final {
         return Ok(stop(StepOutcome::Final, c.rule, c.section));
+    }
+    // RFC 9110 §9.2.2: "A client SHOULD NOT automatically retry a request with a non-idempotent
+    // method unless it has some means to know that the request semantics are actually idempotent
+    // ... or some means to detect that the original request was never applied." A response or a
+    // failure after sending may mean it was applied (as urllib3's `allowed_methods` reads it).
+    if !retry_loop.request_is_idempotent() && attempt.maybe_sent() {
+        return Ok(stop(
+            StepOutcome::Transient,
+            NOT_IDEMPOTENT_AFTER_SEND,
+            IDEMPOTENT_METHODS_SECTION,
+        ));
     }
     if retry_loop.max_attempts.is_some_and(|m| state.attempts >= m) {
         return Ok(stop(
