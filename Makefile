@@ -32,7 +32,7 @@ demo: setup-rust
 	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm test-differential
+test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm test-differential test-fuzz
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -110,6 +110,15 @@ differential: setup-rust
 	$(MAKE) -C bindings-node build
 	$(MAKE) -C bindings-wasm build
 	scripts/differential.sh $(N) $(SEED)
+
+## The libFuzzer targets (fuzz/, nightly toolchain): their regression inputs, then each target for
+## 10 s in `make test`, or for SECONDS in `make fuzz SECONDS=600`.
+.PHONY: test-fuzz fuzz
+test-fuzz:
+	$(MAKE) -C fuzz test
+
+fuzz:
+	$(MAKE) -C fuzz run SECONDS=$(or $(SECONDS),60)
 
 ## Builds the wasm module and serves the browser explorer on 127.0.0.1, printing the URL.
 demo-web: setup-rust
