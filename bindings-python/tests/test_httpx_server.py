@@ -83,7 +83,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b"ok")
 
-    do_GET = do_POST = _answer
+    do_GET = do_POST = do_PUT = do_DELETE = _answer
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet."""
@@ -168,7 +168,7 @@ def test_post_not_retried_after_it_was_sent(server: tuple[str, Script]) -> None:
             client.post(url, content=b"charge 10")
     assert [(a.method, a.body) for a in script.arrivals] == [("POST", b"charge 10")]
     step = getattr(info.value, "retry_step")
-    assert step["rule"] == "best_effort_not_idempotent" and step["cause"] == "not_idempotent"
+    assert step["rule"] == "not_idempotent_after_send" and step["outcome"] == "transient"
 
 
 def test_post_answered_503_is_not_sent_again(server: tuple[str, Script]) -> None:
@@ -176,7 +176,26 @@ def test_post_answered_503_is_not_sent_again(server: tuple[str, Script]) -> None
     script.answers = [502, 200]  # a gateway error: the upstream may have processed it
     with httpx.Client(transport=RetryTransport(backoff=FAST)) as client:
         response = client.post(url, content=b"charge 10")
-    assert response.status_code == 502 and response.extensions["retrypolicy"]["cause"] == "not_idempotent"
+    assert response.status_code == 502 and response.extensions["retrypolicy"]["rule"] == "not_idempotent_after_send"
+    assert len(script.arrivals) == 1
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE"])
+def test_put_and_delete_are_retried_after_a_503(server: tuple[str, Script], method: str) -> None:
+    url, script = server
+    script.answers = [503, 200]  # RFC 9110 §9.2.2: PUT and DELETE are idempotent methods
+    with httpx.Client(transport=RetryTransport(backoff=FAST)) as client:
+        response = client.request(method, url, content=b"key=1")
+    assert response.status_code == 200 and response.extensions["retrypolicy"]["rule"] == "success_2xx"
+    assert [(a.method, a.body) for a in script.arrivals] == [(method, b"key=1")] * 2
+
+
+def test_get_marked_not_idempotent_is_not_sent_again(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [503, 200]  # the caller's word wins over the method
+    with httpx.Client(transport=RetryTransport(backoff=FAST, idempotent=False)) as client:
+        response = client.get(url)
+    assert response.status_code == 503 and response.extensions["retrypolicy"]["rule"] == "not_idempotent_after_send"
     assert len(script.arrivals) == 1
 
 

@@ -1,16 +1,17 @@
 """httpx transports that retry by the core's HTTP rules (``pip install 'retrypolicy[httpx]'``).
 
 ``RetryTransport`` (sync) and ``AsyncRetryTransport`` wrap another transport. After each attempt
-the core's HTTP loop (``retrypolicy.http.next_step``) decides: the status class (5xx, 408, 429
-transient; 2xx-4xx final), ``Retry-After`` in seconds or as an HTTP date, the backoff, the attempt
-limit, and the deadline (no attempt starts at or after it; a wait that would reach it stops the
-run), and each attempt's timeouts are cut to the time left. Before a retry, the core's RFC 0049
-``decide`` rules on idempotency: a connection that failed before the request was sent
-(``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``: SOCKET_NOT_AVAILABLE) is retried for any
-method; once the request may have reached the server (any other ``TransportError``, e.g.
-``ReadError``, ``RemoteProtocolError``, ``ReadTimeout``, or any response: RFC 0049's network-time
-stage, SOCKET_CLOSED_WHILE_IN_FLIGHT) it is retried only when idempotent, which RFC 0049 makes
-GET alone unless the caller passes ``idempotent=True``.
+the core's HTTP loop (``retrypolicy.http.next_step``) alone decides: the status class (5xx, 408,
+429 transient; 2xx-4xx final), ``Retry-After`` in seconds or as an HTTP date, the backoff, the
+attempt limit, the deadline (no attempt starts at or after it; a wait that would reach it stops
+the run), and RFC 9110's method rule: the loop is given the request's method and the caller's
+``idempotent``, and each attempt says whether the request may have left. A connection that failed
+before the request was sent (``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``: ``sent:
+false``) is retried for any method; once the request may have reached the server (a response, or
+any other ``TransportError``: ``ReadError``, ``RemoteProtocolError``, ``ReadTimeout``, ...) the
+core retries only an idempotent method (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or a request the
+caller marks ``idempotent=True``, and otherwise stops (rule ``not_idempotent_after_send``). Each
+attempt's timeouts are cut to the time left.
 
 When the loop stops, the last response is returned (``response.extensions["retrypolicy"]`` holds
 the final step) or the last transport error is raised (its ``retry_step`` attribute, and a note on
@@ -32,9 +33,7 @@ import httpx
 
 from . import http as _http
 from . import run as _run
-from ._log import LOGGER, log_decision
-from ._lowlevel import Operation, Request, decide
-from .errors import UnknownNameError
+from ._log import LOGGER
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -46,6 +45,9 @@ Result = Union[httpx.Response, httpx.TransportError]
 StepHook = Callable[[dict[str, Any], Result], None]
 """Called with the core's step (a dict) and the attempt's response or error."""
 
+# The httpx errors raised before the request left (no connection was made or taken from the
+# pool): only Python sees the exception types, so this is the one table here; the core rules on
+# what "sent: false" allows.
 _NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
@@ -66,6 +68,19 @@ class TransportOptions(TypedDict, total=False):
     log_level: int
 
 
+class _Run:
+    """One request's run: its loop (with the method), when it started, the attempts made so far,
+    and the previous delay in ms."""
+
+    __slots__ = ("loop", "start", "attempts", "previous_ms")
+
+    def __init__(self, loop: dict[str, Any], start: float) -> None:
+        self.loop = loop
+        self.start = start
+        self.attempts = 0
+        self.previous_ms: int | None = None
+
+
 class _Steps:
     """The loop's inputs, and the core's ruling after each attempt."""
 
@@ -75,10 +90,9 @@ class _Steps:
         self.loop: dict[str, Any] = {"deadline_ms": round(self.deadline * 1000)}
         if options.get("max_attempts", 4) is not None:
             self.loop["max_attempts"] = options.get("max_attempts", 4)
-        for key in ("backoff", "jitter"):
+        for key in ("backoff", "jitter", "idempotent"):
             if options.get(key) is not None:
                 self.loop[key] = options.get(key)
-        self.idempotent = options.get("idempotent")
         self.clock = options.get("clock", time.monotonic)
         self.now = options.get("now", time.time)
         self.random = options.get("random", _random.random)
@@ -88,38 +102,33 @@ class _Steps:
         self.log_level = options.get("log_level", logging.DEBUG)
         _http.next_step(self.loop, {"attempts": 1, "elapsed_ms": 0}, {"kind": "response", "status": 200})  # bad input raises here
 
-    def cap(self, request: httpx.Request, run: list[Any]) -> None:
+    def begin(self, request: httpx.Request) -> _Run:
+        """A run of ``request``: the loop with its method (for RFC 9110's idempotent-method rule)."""
+        return _Run({**self.loop, "method": request.method}, self.clock())
+
+    def cap(self, request: httpx.Request, run: _Run) -> None:
         """Cuts the next attempt's timeouts (connect, read, write, pool) to the time left."""
-        left = max(self.deadline - (self.clock() - run[0]), 0.0)
+        left = max(self.deadline - (self.clock() - run.start), 0.0)
         timeout = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
         request.extensions["timeout"] = {k: left if v is None else min(v, left) for k, v in timeout.items()}
 
-    def after(self, request: httpx.Request, result: Result, run: list[Any]) -> float | None:
-        """The core's ruling on an attempt: the seconds to sleep before the next, or None to stop.
-        ``run`` is the run's ``[start, attempts so far, previous delay in ms]``, updated here."""
-        run[1] += 1
-        start, attempts, previous = run
+    def after(self, request: httpx.Request, result: Result, run: _Run) -> float | None:
+        """The core's ruling on an attempt: the seconds to sleep before the next, or None to stop;
+        ``run`` is updated here."""
+        run.attempts += 1
+        attempts = run.attempts
         if isinstance(result, httpx.Response):
             attempt: dict[str, Any] = {"kind": "response", "status": result.status_code}
             if "retry-after" in result.headers:
                 attempt["retry_after"] = result.headers["retry-after"]
-            reason = _run.MAYBE_SENT  # a response: the request was sent
+        elif isinstance(result, _NOT_SENT_ERRORS):
+            attempt = {"kind": "network_error", "sent": False}
         else:
-            attempt = {"kind": "network_error"}
-            reason = _run.NOT_SENT if isinstance(result, _NOT_SENT_ERRORS) else _run.MAYBE_SENT
-        elapsed = self.clock() - start
-        state: dict[str, Any] = {"attempts": attempts, "elapsed_ms": round(elapsed * 1000)}
-        if previous is not None:
-            state["previous_delay_ms"] = previous
-        step = _http.next_step(self.loop, state, attempt, now_unix_ms=int(self.now() * 1000), random=self.random())
-        if step["action"] == "retry":
-            decision = decide(
-                Request(_operation(request.method), timeout=self.deadline, elapsed=elapsed, attempts=attempts - 1, idempotent=self.idempotent),
-                reason,
-            )
-            if not decision.is_retry:
-                log_decision(self.logger, self.log_level, _operation(request.method), decision)
-                step = {"action": "stop", "outcome": "transient", "rule": decision.rule, "section": decision.section, "cause": decision.cause}
+            attempt = {"kind": "network_error"}  # may have been sent
+        state: dict[str, Any] = {"attempts": attempts, "elapsed_ms": round((self.clock() - run.start) * 1000)}
+        if run.previous_ms is not None:
+            state["previous_delay_ms"] = run.previous_ms
+        step = _http.next_step(run.loop, state, attempt, now_unix_ms=int(self.now() * 1000), random=self.random())
         if self.logger.isEnabledFor(self.log_level):
             self.logger.log(
                 self.log_level,
@@ -136,7 +145,7 @@ class _Steps:
         if step["action"] == "retry":
             if self.on_retry is not None:
                 self.on_retry(step, result)
-            run[2] = step["delay_ms"]
+            run.previous_ms = step["delay_ms"]
             return float(step["delay_ms"]) / 1000
         if isinstance(result, httpx.Response):
             result.extensions["retrypolicy"] = step
@@ -156,15 +165,6 @@ def _final(result: Result) -> httpx.Response:
     raise result
 
 
-def _operation(method: str) -> Operation:
-    """The request as an RFC 0049 management call; a method the core does not list counts as POST
-    (not idempotent)."""
-    try:
-        return Operation.management(method)
-    except UnknownNameError:
-        return Operation.management("POST")
-
-
 class RetryTransport(httpx.BaseTransport):
     """A sync transport that retries by the core's HTTP rules: ``httpx.Client(transport=RetryTransport())``."""
 
@@ -182,7 +182,7 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         request.read()
-        run = [self.steps.clock(), 0, None]
+        run = self.steps.begin(request)
         while True:
             result: Result
             self.steps.cap(request, run)
@@ -220,7 +220,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         await request.aread()
-        run = [self.steps.clock(), 0, None]
+        run = self.steps.begin(request)
         while True:
             result: Result
             self.steps.cap(request, run)
