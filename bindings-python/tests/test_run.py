@@ -262,6 +262,9 @@ def test_ready_classifiers() -> None:
     assert http_status_errors(status_error(429)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
     assert http_status_errors(status_error(404)) is None
     assert http_status_errors(status_error(501)) is None
+    assert http_status_errors(status_error(408)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
+    assert http_status_errors(status_error(413)) is None  # final (its Retry-After is the transport's business)
+    assert http_status_errors(status_error(101)) is None  # not a final status: the core rejects it
     assert http_status_errors(urllib.error.HTTPError("u", 502, "bad gateway", {}, None)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED  # type: ignore[arg-type]
     both = first_of(network_errors, http_status_errors)
     assert both(status_error(500)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED and both(OSError()) is None

@@ -75,10 +75,13 @@ def _dispatch_reason(failure: str) -> RetryReason:
     return reason
 
 
-# The core's reasons for a failure before the request was sent, and for one while it may have
-# been in flight (RFC 0049 "Different Stage Retry Semantics").
-NOT_SENT = _dispatch_reason("socket_not_available")
-MAYBE_SENT = _dispatch_reason("socket_closed_while_in_flight")
+# Which network errors surely did not send the request, and which may have: only Python sees the
+# exception types, so this one table maps them to the core's dispatch-stage failures (RFC 0049
+# "Different Stage Retry Semantics"); the core gives the reason, and first match wins.
+_NETWORK_ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], RetryReason], ...] = (
+    (ConnectionRefusedError, _dispatch_reason("socket_not_available")),  # not sent
+    ((ConnectionError, TimeoutError), _dispatch_reason("socket_closed_while_in_flight")),  # maybe sent
+)
 
 _instant = False
 
@@ -108,27 +111,26 @@ def instant_sleeps(instant: bool = True) -> Iterator[None]:
 def network_errors(exc: Exception) -> RetryReason | None:
     """Connection refused: not sent (SOCKET_NOT_AVAILABLE); any other ``ConnectionError`` or a
     ``TimeoutError``: it may have been processed (SOCKET_CLOSED_WHILE_IN_FLIGHT); else surface."""
-    if isinstance(exc, ConnectionRefusedError):
-        return NOT_SENT
-    if isinstance(exc, (ConnectionError, TimeoutError)):
-        return MAYBE_SENT
+    for types, reason in _NETWORK_ERRORS:
+        if isinstance(exc, types):
+            return reason
     return None
 
 
 def http_status_errors(exc: Exception) -> RetryReason | None:
     """An HTTP status error (``exc.response.status_code``, as httpx and requests raise, or
-    ``urllib.error.HTTPError``) whose status the core classifies transient:
-    SERVICE_RESPONSE_CODE_INDICATED; any other error: surface."""
+    ``urllib.error.HTTPError``): the core's ``retry_reason`` for its status
+    (SERVICE_RESPONSE_CODE_INDICATED when transient); a final status or any other error: surface."""
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status is None and isinstance(exc, urllib.error.HTTPError):
         status = exc.code
     if not isinstance(status, int):
         return None
     try:
-        transient = _http.classify(status=status)["outcome"] == "transient"
+        name = _http.classify(status=status)["retry_reason"]
     except RetryPolicyError:
         return None
-    return RetryReason.SERVICE_RESPONSE_CODE_INDICATED if transient else None
+    return None if name is None else RetryReason[name]
 
 
 def first_of(*classifiers: Classifier) -> Classifier:
