@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import pathlib
 import re
+import subprocess
+import sys
 import threading
 from datetime import timedelta
 from typing import Any
@@ -23,6 +25,28 @@ def test_readme_quickstart_runs() -> None:
     assert blocks, "README has no python block"
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+
+
+SUBMODULES = """
+import sys
+import retrypolicy
+assert retrypolicy.http.classify(status=503)["retry_reason"] == "SERVICE_RESPONSE_CODE_INDICATED"
+assert retrypolicy.mongodb.run_transaction is not None and retrypolicy.run.Retrying is not None
+assert "retrypolicy.httpx" not in sys.modules and sys.modules.get("httpx") is None
+"""
+
+
+def test_submodules_are_attributes_and_httpx_stays_lazy() -> None:
+    # A fresh interpreter: this one has imported every submodule already.
+    with_httpx = SUBMODULES + "assert retrypolicy.httpx.RetryTransport is not None\n"
+    subprocess.run([sys.executable, "-c", with_httpx], check=True)
+    # Without httpx installed (its import blocked): the package imports; retrypolicy.httpx says why not.
+    without = "import sys\nsys.modules['httpx'] = None\n" + SUBMODULES + (
+        "try:\n    retrypolicy.httpx\nexcept ImportError as e:\n    assert 'httpx' in str(e)\nelse:\n    raise AssertionError\n"
+    )
+    subprocess.run([sys.executable, "-c", without], check=True)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(rp, "nope")
 
 
 def test_enum_mirrors_the_core_table() -> None:

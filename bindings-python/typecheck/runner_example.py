@@ -6,6 +6,7 @@ import asyncio
 
 import httpx
 
+import retrypolicy
 from retrypolicy import Decision, Operation, RetryReason, mongodb
 from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
 from retrypolicy.run import AsyncRetrying, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
@@ -85,6 +86,11 @@ async def main() -> None:
     moved: int = mongodb.run_transaction(Session(), transfer)
     print(moved)
     transport = RetryTransport(deadline=5.0, max_attempts=3)
+    # The submodules as attributes of the package.
+    reason = retrypolicy.http.classify(status=503)["retry_reason"]
+    assert reason == "SERVICE_RESPONSE_CODE_INDICATED" and retrypolicy.run.is_testing()
+    put = retrypolicy.httpx.RetryTransport(backoff={"kind": "fixed", "delay_ms": 10}, idempotent=False)
+    put.close()
     client = httpx.Client(transport=transport)
     client.close()
     async with httpx.AsyncClient(transport=AsyncRetryTransport(idempotent=True)) as aclient:

@@ -6,11 +6,13 @@ milliseconds (``*_ms``), and ``Decision.delay`` is also offered as a ``timedelta
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
-from typing import Any, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
-from . import _json_api, _lowlevel
+from . import _json_api, _lowlevel, http, mongodb, run
 from ._lowlevel import (
     BestEffort,
     Classification,
@@ -48,6 +50,19 @@ from .errors import (
 
 __version__: str = _lowlevel.__version__
 
+# ``retrypolicy.httpx`` is imported on first use: httpx is an optional dependency (the ``[httpx]``
+# extra). The other submodules are imported above, so ``retrypolicy.http`` works without a
+# separate import.
+if TYPE_CHECKING:
+    from . import httpx
+else:
+
+    def __getattr__(name: str) -> ModuleType:
+        """``retrypolicy.httpx`` imported on first access (it needs httpx installed)."""
+        if name == "httpx":
+            return importlib.import_module(".httpx", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "BestEffort",
     "Classification",
@@ -82,8 +97,11 @@ __all__ = [
     "decide_after_strategy",
     "decide_before_strategy",
     "explain",
+    "http",
+    "mongodb",
     "policy_from_dict",
     "request_from_dict",
+    "run",
     "simulate",
 ]
 
