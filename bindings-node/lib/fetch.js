@@ -1,34 +1,21 @@
 'use strict'
 // `retryFetch(input, init, options)`: `fetch` retried by the core's HTTP loop (`http.nextStep`:
-// status classes, Retry-After seconds and dates, attempts and deadline, backoff). Orchestration
-// only; the one rule added here is RFC 9110 §9.2.2's: a non-idempotent request is not repeated
-// once it may have reached the server (the core's `http_next` has no method yet: see the report).
+// status classes, Retry-After seconds and dates, attempts and deadline, backoff, and RFC 9110's
+// rule that a non-idempotent request is not repeated once it may have reached the server, from the
+// method and the caller's `idempotent`). Orchestration only: it tells the core what it saw.
 
-const { RetryTimeoutError, publish, pause, runnerOptions, dispatchFailure, withDecision } = require('./retry.js')
+const { RetryTimeoutError, publish, pause, runnerOptions, mayHaveBeenSent, withDecision } = require('./retry.js')
 
-/** RFC 9110 §9.2.2 "Idempotent Methods": no automatic retry of a non-idempotent request. */
-const NOT_IDEMPOTENT_SECTION = 'RFC 9110 §9.2.2 Idempotent Methods'
-
-/** `retryFetch` over the core's `http.nextStep` and `isIdempotent`. */
-function makeRetryFetch(http, isIdempotent) {
-  /** Whether the core's idempotent list calls this HTTP method idempotent (unknown methods: no). */
-  const idempotentMethod = (method) => {
-    try {
-      return isIdempotent({ service: 'management', method })
-    } catch {
-      return false
-    }
-  }
-
+/** `retryFetch` over the core's `http.nextStep`. */
+function makeRetryFetch(http) {
   /** `fetch(input, init)` until a final response, the attempts run out or the deadline comes. */
   async function retryFetch(input, init, options) {
     const o = runnerOptions(options ?? {})
-    const { timeoutMs, maxAttempts, attemptTimeoutMs, backoff, jitter } = options ?? {}
+    const { timeoutMs, maxAttempts, attemptTimeoutMs, backoff, jitter, idempotent } = options ?? {}
     const fetchFn = options?.fetch ?? globalThis.fetch
     const now = options?.now ?? Date.now
-    const method = String(init?.method ?? input?.method ?? 'GET').toUpperCase()
-    const idempotent = options?.idempotent ?? idempotentMethod(method)
-    const loop = { max_attempts: maxAttempts, deadline_ms: timeoutMs, backoff, jitter }
+    const method = init?.method ?? input?.method ?? 'GET' // fetch's default
+    const loop = { max_attempts: maxAttempts, deadline_ms: timeoutMs, backoff, jitter, method, idempotent }
     const start = o.clock()
     let previousDelay
     for (let attempt = 1; ; attempt++) {
@@ -37,22 +24,19 @@ function makeRetryFetch(http, isIdempotent) {
       const left = Math.min((timeoutMs ?? Infinity) - (o.clock() - start), attemptTimeoutMs ?? Infinity)
       const timer = Number.isFinite(left) ? AbortSignal.timeout(Math.max(0, Math.floor(left))) : undefined
       const signals = [o.signal, timer, init?.signal].filter(Boolean)
-      let response, error, step, sent
+      let response, error, step
       try {
         response = await fetchFn(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined })
         step = { kind: 'response', status: response.status, retry_after: response.headers.get('retry-after') ?? undefined }
-        sent = true
       } catch (e) {
         o.signal?.throwIfAborted()
-        const failure = timer?.aborted ? 'socket_closed_while_in_flight' : dispatchFailure(e)
-        if (failure === null) throw e
-        ;[error, step, sent] = [e, { kind: 'network_error' }, failure !== 'socket_not_available']
+        const sent = timer?.aborted || mayHaveBeenSent(e) // a cut attempt may have been sent
+        if (sent === null) throw e
+        // `sent: false` only when the request surely did not leave; absent, the core reads "maybe sent"
+        ;[error, step] = [e, sent ? { kind: 'network_error' } : { kind: 'network_error', sent: false }]
       }
       const state = { attempts: attempt, elapsed_ms: Math.ceil(o.clock() - start), previous_delay_ms: previousDelay }
-      let d = http.nextStep(loop, state, step, now(), o.random())
-      if (d.action === 'retry' && sent && !idempotent) {
-        d = { ...d, action: 'stop', outcome: 'transient', delay_ms: undefined, rule: 'not_idempotent_after_send', section: NOT_IDEMPOTENT_SECTION }
-      }
+      const d = http.nextStep(loop, state, step, now(), o.random())
       publish('fetch', d, error ?? response, attempt)
       if (d.action === 'stop') {
         if (step.kind === 'response' && d.outcome === 'final') return response

@@ -3,18 +3,26 @@
 // orchestrator). Orchestration only: it counts attempts, measures elapsed time, draws jitter,
 // sleeps and reports; every retry/no-retry choice and every delay is the core's `decide`.
 
-const diagnostics = require('node:diagnostics_channel')
-const { setTimeout: sleepMs } = require('node:timers/promises')
-const { performance } = require('node:perf_hooks')
 const { invalidType } = require('./errors.js')
+
+/** A Node built-in, or null where there is none (a browser bundle of the wasm package). */
+function builtin(name) {
+  try {
+    return require(name)
+  } catch {
+    return null
+  }
+}
+const timers = builtin('node:timers/promises')
 
 /** The diagnostics channel every runner publishes each decision on. */
 const DECISION_CHANNEL = 'retrypolicy:decision'
-const channel = diagnostics.channel(DECISION_CHANNEL)
+// Published where `node:diagnostics_channel` exists (Node); elsewhere the hooks still report.
+const channel = builtin('node:diagnostics_channel')?.channel(DECISION_CHANNEL)
 
 /** Publishes `{runner, decision, error, attempt}` when someone listens. */
 function publish(runner, decision, error, attempt) {
-  if (channel.hasSubscribers) channel.publish({ runner, decision, error, attempt })
+  if (channel?.hasSubscribers) channel.publish({ runner, decision, error, attempt })
 }
 
 /** The run ended at its deadline: `decision` says why, `cause` is the last error. */
@@ -28,8 +36,15 @@ class RetryTimeoutError extends Error {
   }
 }
 
-/** The default sleep: `timers/promises` `setTimeout`, cancelled by `signal`. */
-const defaultSleep = (ms, signal) => sleepMs(ms, undefined, signal ? { signal } : undefined)
+/** The default sleep: `timers/promises` `setTimeout` (a timer otherwise), cancelled by `signal`. */
+function defaultSleep(ms, signal) {
+  if (timers) return timers.setTimeout(ms, undefined, signal ? { signal } : undefined)
+  return new Promise((resolve, reject) => {
+    const stop = () => (clearTimeout(id), reject(signal.reason))
+    const id = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms)
+    signal?.addEventListener('abort', stop, { once: true })
+  })
+}
 
 /** Sleeps `ms` (none for 0); an abort rejects with the signal's reason. */
 async function pause(sleep, ms, signal) {
@@ -52,7 +67,7 @@ function runnerOptions(o) {
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
   return {
-    clock: o.clock ?? (() => performance.now()),
+    clock: o.clock ?? (() => globalThis.performance.now()),
     random: o.random ?? Math.random,
     sleep: o.sleep ?? defaultSleep,
     signal: o.signal,
@@ -123,19 +138,26 @@ function withDecision(err, d) {
 
 // ---- classifiers: a thrown error → a RetryReason name, or null (surface it now) -------------------
 
-// Node and undici error codes: failures before the request left (nothing was sent) ...
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'])
-// ... and failures after it may have been sent.
-const MAYBE_SENT = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
-  'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+// Conversion, not a rule: whether a failed request may have left, read off the error codes only
+// JavaScript sees (Node's and undici's). false: it surely did not (refused, no DNS answer, no route,
+// a connect timeout); true: it may have reached the server. Other codes are not network failures.
+const MAY_HAVE_BEEN_SENT = new Map([
+  ['ECONNREFUSED', false], ['ENOTFOUND', false], ['EAI_AGAIN', false], ['ENETUNREACH', false],
+  ['EHOSTUNREACH', false], ['EADDRNOTAVAIL', false], ['UND_ERR_CONNECT_TIMEOUT', false],
+  ['ECONNRESET', true], ['EPIPE', true], ['ETIMEDOUT', true], ['ECONNABORTED', true], ['UND_ERR_SOCKET', true],
+  ['UND_ERR_CLOSED', true], ['UND_ERR_HEADERS_TIMEOUT', true], ['UND_ERR_BODY_TIMEOUT', true],
+])
 
-/** The network failure behind `err` (its own code, or its causes', e.g. fetch's `TypeError: fetch failed`). */
-function dispatchFailure(err) {
+/**
+ * Whether the network failure behind `err` (its own code, or its causes', e.g. fetch's `TypeError:
+ * fetch failed`) may have sent the request: true or false; null when it is no network failure.
+ */
+function mayHaveBeenSent(err) {
   for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = e.cause, depth++) {
     const { code, syscall } = e.code === undefined && Array.isArray(e.errors) ? e.errors[0] ?? {} : e
-    if (NOT_SENT.has(code) || (code === 'ETIMEDOUT' && syscall === 'connect')) return 'socket_not_available'
-    if (MAYBE_SENT.has(code)) return 'socket_closed_while_in_flight'
+    if (code === 'ETIMEDOUT' && syscall === 'connect') return false
+    const sent = MAY_HAVE_BEEN_SENT.get(code)
+    if (sent !== undefined) return sent
   }
   return null
 }
@@ -149,31 +171,29 @@ function errorStatus(err) {
 
 /** The classifiers over the core's `classifyDispatch` and `http.classify`. */
 function makeClassifiers(classifyDispatch, http) {
-  // The core's reason for each of the two failures, asked once (a call per error cost ~1 µs).
-  const reasons = {
-    socket_not_available: classifyDispatch('socket_not_available').reason,
-    socket_closed_while_in_flight: classifyDispatch('socket_closed_while_in_flight').reason,
-  }
+  // The core's two reasons, asked once (a call per error cost ~1 µs): a request that may have been
+  // in flight (the HTTP network error's `retry_reason`) and one whose socket was never available.
+  const inFlight = http.classify(undefined, true).retry_reason
+  const notSent = classifyDispatch('socket_not_available').reason
   /** A Node/undici network error → SOCKET_NOT_AVAILABLE (not sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
   const classifyNetworkError = (err) => {
-    const failure = dispatchFailure(err)
-    return failure === null ? null : reasons[failure]
+    const sent = mayHaveBeenSent(err)
+    return sent === null ? null : sent ? inFlight : notSent
   }
-  /** An error with a transient HTTP status → SERVICE_RESPONSE_CODE_INDICATED; a final one or none → null. */
+  /** An error with an HTTP status → the core's `retry_reason` for it (null when final); no status or none the core takes → null. */
   const classifyHttpStatus = (err) => {
     const status = errorStatus(err)
-    if (status === undefined || status < 200 || status > 599) return null
-    return http.classify(status).outcome === 'transient' ? 'SERVICE_RESPONSE_CODE_INDICATED' : null
+    if (status === undefined) return null
+    try {
+      return http.classify(status).retry_reason
+    } catch (e) {
+      if (e?.code === 'out_of_range') return null // 1xx, or no HTTP status at all
+      throw e
+    }
   }
   /** The default: a network error, else an HTTP status error, else null. */
   const classifyError = (err) => classifyNetworkError(err) ?? classifyHttpStatus(err)
   return { classifyNetworkError, classifyHttpStatus, classifyError }
 }
 
-/** `retry` and the classifiers over the core's functions `{decide, classifyDispatch, http}`. */
-function runners(core) {
-  const classifiers = makeClassifiers(core.classifyDispatch, core.http)
-  return { retry: makeRetry(core.decide, classifiers.classifyError), ...classifiers }
-}
-
-module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, publish, pause, runnerOptions, dispatchFailure, withDecision }
+module.exports = { makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, publish, pause, runnerOptions, mayHaveBeenSent, withDecision }

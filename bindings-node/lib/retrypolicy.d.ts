@@ -552,12 +552,19 @@ export declare const http: Readonly<{
     readonly class: 'success' | 'redirect' | 'rejection' | 'transient'
     readonly outcome: 'final' | 'transient'
     readonly retry_after: boolean
+    /** The RFC 0049 reason a generic runner gives a transient result; null for a final one. */
+    readonly retry_reason: RetryReasonName | null
   }
   /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
   retryAfter(value: string, nowUnixMs?: number): { readonly delay_ms: number }
   /** An HTTP-date (any of RFC 9110's three forms) as Unix milliseconds; an RFC 850 date's two-digit year needs `nowUnixMs`. */
   parseDate(value: string, nowUnixMs?: number): { readonly unix_ms: number }
-  /** What a bounded retry loop does after an attempt: retry after a delay, or stop and why. */
+  /**
+   * What a bounded retry loop does after an attempt: retry after a delay, or stop and why. `loop`:
+   * `{max_attempts?, deadline_ms?, backoff?, jitter?, method?, idempotent?}` (a non-idempotent
+   * request is not repeated once it may have reached the server); `attempt`: `{kind: 'response',
+   * status, retry_after?}` or `{kind: 'network_error', sent?}` (`sent: false`: it surely did not leave).
+   */
   nextStep(
     loop: JsonDocument,
     state: JsonDocument,
@@ -569,7 +576,7 @@ export declare const http: Readonly<{
 
 // ---- runners: the retry loop, fetch and withTransaction ------------------------------------------
 
-/** The `node:diagnostics_channel` channel on which every runner publishes each decision. */
+/** The `node:diagnostics_channel` channel on which every runner publishes each decision (where that module exists). */
 export declare const DECISION_CHANNEL: 'retrypolicy:decision'
 
 /** A message on DECISION_CHANNEL: which runner, its decision, the failure it followed, the attempt (1-based). */
@@ -638,7 +645,7 @@ export declare class RetryTimeoutError extends Error {
 
 /** A Node/undici network error: SOCKET_NOT_AVAILABLE (nothing sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
 export declare function classifyNetworkError(error: unknown): RetryReasonName | null
-/** An error carrying a transient HTTP status (`status`, `statusCode`, `response.status`): SERVICE_RESPONSE_CODE_INDICATED; else null. */
+/** An error carrying an HTTP status (`status`, `statusCode`, `response.status`): the core's `retry_reason` for it (SERVICE_RESPONSE_CODE_INDICATED when transient); else null. */
 export declare function classifyHttpStatus(error: unknown): RetryReasonName | null
 /** `classifyNetworkError`, then `classifyHttpStatus`. */
 export declare function classifyError(error: unknown): RetryReasonName | null
@@ -667,8 +674,12 @@ export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision> {
   /** The backoff when no Retry-After applies (default 100 ms × 2^n up to 10 s). */
   backoff?: PolicyDocument['backoff']
   jitter?: PolicyDocument['jitter']
-  /** Marks a non-idempotent method safe to repeat once sent (default: RFC 0049's list; only GET is). */
-  idempotent?: boolean
+  /**
+   * The caller's word on whether the request may be repeated once sent (e.g. a POST with an
+   * idempotency key); it wins over the method (default: RFC 9110 §9.2.2, by the core: GET, HEAD,
+   * OPTIONS, TRACE, PUT and DELETE are idempotent).
+   */
+  idempotent?: boolean | null
   /** The fetch to call (default the global one). */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
   /** Unix ms now, for Retry-After dates (default `Date.now`). */

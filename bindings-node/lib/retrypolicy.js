@@ -8,9 +8,7 @@ const { EventEmitter } = require('node:events')
 const native = require('../index.js')
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, fromWire, jsonApi } = require('./json.js')
-const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./retry.js')
-const { makeRetryFetch } = require('./fetch.js')
-const { makeRunTransaction } = require('./transaction.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./runners.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
 
@@ -340,14 +338,12 @@ class Orchestrator extends EventEmitter {
 
 // ---- runners: the retry loop, fetch and withTransaction, driven by the rules above ----------------
 
-/** `retry(fn, options)` and the classifiers of thrown errors (./retry.js). */
-const { retry, classifyNetworkError, classifyHttpStatus, classifyError } = runners({ decide, classifyDispatch, http })
-
-/** `fetch` retried by the core's HTTP loop (./fetch.js). */
-const retryFetch = makeRetryFetch(http, isIdempotent)
+/** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (./runners.js). */
+const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
+  runners({ decide, classifyDispatch, http, mongodb: mongodbRules })
 
 /** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
-const mongodb = Object.freeze({ ...mongodbRules, runTransaction: makeRunTransaction(mongodbRules) })
+const mongodb = Object.freeze({ ...mongodbRules, runTransaction })
 
 /** The core's version. */
 const version = native.version()

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
-import rp from 'retrypolicy'
+import rp from './binding.mjs'
 
 const arrivals = new Map() // path → [{method, at}]
 // Each path's script: what to do with its nth request (0-based); past the end: 200.
@@ -19,6 +19,8 @@ const SCRIPTS = {
   '/post-503': [(res) => res.writeHead(503).end()],
   '/post-reset': [(res, req) => req.socket.destroy()],
   '/post-reset-idempotent': [(res, req) => req.socket.destroy()],
+  '/put-503': [(res) => res.writeHead(503).end()],
+  '/delete-503': [(res) => res.writeHead(503).end()],
   '/always-503': Array(50).fill((res) => res.writeHead(503).end()),
   '/far-retry-after': [(res) => res.writeHead(503, { 'retry-after': '5' }).end()],
   '/not-found': [(res) => res.writeHead(404).end('no')],
@@ -94,7 +96,7 @@ test('POST is not retried once sent (a 503, a reset) unless marked idempotent', 
   let gaveUp
   const res = await rp.retryFetch(`${base}/post-503`, { method: 'POST', body: 'x' }, { maxAttempts: 3, onGiveUp: (d) => (gaveUp = d) })
   assert.equal(res.status, 503)
-  assert.equal(gaveUp.rule, 'not_idempotent_after_send')
+  assert.deepEqual([gaveUp.action, gaveUp.outcome, gaveUp.rule, gaveUp.section], ['stop', 'transient', 'not_idempotent_after_send', 'RFC 9110 §9.2.2 Idempotent Methods'])
   assert.equal(arrivals.get('/post-503').length, 1)
   await assert.rejects(rp.retryFetch(`${base}/post-reset`, { method: 'POST', body: 'x' }, { maxAttempts: 3 }), (e) =>
     e.retryDecision.rule === 'not_idempotent_after_send')
@@ -102,6 +104,18 @@ test('POST is not retried once sent (a 503, a reset) unless marked idempotent', 
   const ok = await rp.retryFetch(`${base}/post-reset-idempotent`, { method: 'POST', body: 'x' }, { maxAttempts: 3, idempotent: true, backoff: { kind: 'fixed', delay_ms: 10 } })
   assert.equal(ok.status, 200)
   assert.deepEqual(arrivals.get('/post-reset-idempotent').map((a) => a.method), ['POST', 'POST'])
+})
+
+test('PUT and DELETE are idempotent by their method: resent after a 503', async () => {
+  for (const [path, method] of [['/put-503', 'PUT'], ['/delete-503', 'delete']]) {
+    const seen = []
+    const res = await rp.retryFetch(new Request(`${base}${path}`, { method }), undefined, {
+      maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 10 }, onRetry: (d) => seen.push(d.rule),
+    })
+    assert.equal(res.status, 200)
+    assert.deepEqual(seen, ['service_unavailable'])
+    assert.deepEqual(arrivals.get(path).map((a) => a.method), [method.toUpperCase(), method.toUpperCase()])
+  }
 })
 
 test('a refused connection (nothing sent) is retried even for POST, up to the attempts', async () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import diagnostics from 'node:diagnostics_channel'
-import rp from 'retrypolicy'
+import rp from './binding.mjs'
 import { rng, KV_OPS, POLICY_DOCS } from './random.mjs'
 
 const SEED = Number(process.env.RETRYPOLICY_SEED ?? 20261125)
@@ -190,6 +190,11 @@ test('classifiers: Node and fetch network errors by whether the request left; HT
   assert.equal(h({ statusCode: 429 }), 'SERVICE_RESPONSE_CODE_INDICATED')
   assert.equal(h({ response: { status: 404 } }), null)
   assert.equal(h({ status: 501 }), null)
+  assert.equal(h({ status: 100 }), null) // an interim response, not a result
+  assert.equal(h({ status: 600 }), null)
+  assert.equal(n(coded('ENOTFOUND')), 'SOCKET_NOT_AVAILABLE')
+  assert.equal(n(coded('UND_ERR_CONNECT_TIMEOUT')), 'SOCKET_NOT_AVAILABLE')
+  assert.equal(n(coded('constructor')), null)
   assert.equal(h(new Error('x')), null)
   assert.equal(rp.classifyError(coded('ECONNRESET', { status: 404 })), 'SOCKET_CLOSED_WHILE_IN_FLIGHT')
   assert.equal(rp.classifyError({ status: 500 }), 'SERVICE_RESPONSE_CODE_INDICATED')

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import rp from 'retrypolicy'
+import rp from './binding.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const UNIFIED = path.join(here, '../../../shared/peer-specs/mongodb/transactions-convenient-api/tests/unified')
