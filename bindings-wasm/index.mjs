@@ -2,11 +2,15 @@
 // bindings-node/lib/retrypolicy.d.ts) over this crate's module, ./pkg/nodejs. Conversion only:
 // decide and the classifiers are typed exports of the module; everything else is the core's JSON
 // API (`call`), its input and answers converted by two generic functions (`call`, `fromWire`).
+// The runners (retry, retryFetch, mongodb.runTransaction) are the Node package's own files, copied
+// into ./pkg/runners at build and given this module's functions.
 import { createRequire } from 'node:module'
 import { EventEmitter } from 'node:events'
 import * as api from './index.mjs' // this module's own namespace, the default export
 
-const wasm = createRequire(import.meta.url)('./pkg/nodejs/retrypolicy_wasm.js')
+const require = createRequire(import.meta.url)
+const wasm = require('./pkg/nodejs/retrypolicy_wasm.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./pkg/runners/runners.js')
 const tables = JSON.parse(wasm.tables())
 const { freeze } = Object
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
@@ -341,7 +345,7 @@ function jsonApi(spec) {
 }
 
 /** MongoDB retry rules: errors, retryable reads and writes, overload backoff, withTransaction, idempotency. */
-const mongodb = jsonApi({
+const mongodbRules = jsonApi({
   classifyError: ['mongodb_classify_error', 'error'],
   retryableWriteError: ['mongodb_retryable_write_error', 'error', 'server', 'retry_writes'],
   retryableReadError: ['mongodb_retryable_read_error', 'error'],
@@ -366,6 +370,13 @@ const http = jsonApi({
   nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
 })
 
+/** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (the Node package's runners). */
+const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
+  runners({ decide, classifyDispatch, http, mongodb: mongodbRules })
+
+/** The MongoDB rules, with `runTransaction(session, callback, options)`. */
+const mongodb = freeze({ ...mongodbRules, runTransaction })
+
 /** The engine's version (the workspace version). */
 const version = wasm.version()
 
@@ -374,7 +385,7 @@ export {
   alwaysRetry, isIdempotent, Policy, ErrorMap, decide, decideMany, decideBeforeStrategy, decideAfterStrategy, bestEffortDelay, BestEffort, FailFast,
   formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics, classifySearch, classifyViews,
   classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson, requestToJson, simulate, mongodb, http,
-  Orchestrator,
+  Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL, classifyNetworkError, classifyHttpStatus, classifyError,
 }
 
 // The default export is this module's own namespace, so the name list above is written once.

@@ -3,8 +3,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync, mkdtempSync, cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 
@@ -57,7 +58,6 @@ test('every spec fixture passes through the wasm JSON API', () => {
       else passed++
     }
   }
-  for (const f of failures) console.log(`FAIL ${f}`)
   console.log(`${passed} passed, ${failures.length} failed`)
   assert.deepEqual(failures, [])
   assert.ok(passed > 800, `only ${passed} cases ran`)
@@ -131,14 +131,39 @@ test('the shipped module and the facade offer no bench or test export', async ()
   }
 })
 
-test("the README's quickstart runs and prints what it shows", () => {
+/** Runs the README's first js block under `heading`, importing this package's index.mjs; returns it and what it printed. */
+function runReadme(heading, name) {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-  const code = readme.match(/## Quickstart[^]*?```js\n([^]*?)```/)[1]
-  const printed = code.match(/^\/\/ (retry .*)$/m)[1]
-  const file = fileURLToPath(new URL('../build/readme-quickstart.mjs', import.meta.url))
+  const code = readme.match(new RegExp(`## ${heading}[^]*?\`\`\`js\n([^]*?)\`\`\``))[1]
+  const file = fileURLToPath(new URL(`../build/${name}.mjs`, import.meta.url))
   mkdirSync(fileURLToPath(new URL('../build/', import.meta.url)), { recursive: true })
   writeFileSync(file, code.replace("'./index.mjs'", JSON.stringify(new URL('../index.mjs', import.meta.url).href)))
-  assert.equal(execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim(), printed)
+  return [code, execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim()]
+}
+
+test("the README's quickstart runs and prints what it shows", () => {
+  const [code, out] = runReadme('Quickstart', 'readme-quickstart')
+  assert.equal(out, code.match(/^\/\/ (retry .*)$/m)[1])
+})
+
+test('the README\'s "wrap a call" runs and prints what it shows', () => {
+  const [code, out] = runReadme('Wrap a call', 'readme-wrap')
+  const printed = code.split('// prints:\n')[1].split('\n').filter(Boolean).map((l) => l.replace(/^\/\/ {3}/, ''))
+  assert.equal(out, printed.join('\n'))
+})
+
+test('the package runs on its own: index.mjs and pkg/ copied away from bindings-node give the runners', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rp-wasm-alone-'))
+  try {
+    for (const f of ['index.mjs', 'package.json', 'pkg']) cpSync(fileURLToPath(new URL(`../${f}`, import.meta.url)), join(dir, f), { recursive: true })
+    const script = `import { retry } from ${JSON.stringify(join(dir, 'index.mjs'))}
+      const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })
+      const n = await retry(async ({ attempt }) => { if (attempt < 3) throw refused; return attempt }, { operation: { service: 'search' }, timeoutMs: 1000 })
+      console.log(n)`
+    assert.equal(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' }).trim(), '3')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 // After a panic the instance's stack is not unwound: the testing build's instance, used for nothing else here.
