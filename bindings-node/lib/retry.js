@@ -14,6 +14,7 @@ function builtin(name) {
   }
 }
 const timers = builtin('node:timers/promises')
+const { performance } = globalThis // Node's perf_hooks one, or the browser's
 
 /** The diagnostics channel every runner publishes each decision on. */
 const DECISION_CHANNEL = 'retrypolicy:decision'
@@ -67,7 +68,7 @@ function runnerOptions(o) {
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
   return {
-    clock: o.clock ?? (() => globalThis.performance.now()),
+    clock: o.clock ?? (() => performance.now()),
     random: o.random ?? Math.random,
     sleep: o.sleep ?? defaultSleep,
     signal: o.signal,
