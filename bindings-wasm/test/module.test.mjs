@@ -58,6 +58,7 @@ test('every spec fixture passes through the wasm JSON API', () => {
       else passed++
     }
   }
+  for (const f of failures) console.log(`FAIL ${f}`)
   console.log(`${passed} passed, ${failures.length} failed`)
   assert.deepEqual(failures, [])
   assert.ok(passed > 800, `only ${passed} cases ran`)
