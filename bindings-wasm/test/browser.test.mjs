@@ -1,28 +1,37 @@
 // End to end: the explorer served on 127.0.0.1, driven in Debian's Chromium by playwright-core.
+// Expected schedules are worked out by hand from the spec (comments give the arithmetic), never
+// read back from the page. Screenshots of every domain's view at 1280x900 and 390x844 land in
+// build/screenshots/ (git-ignored) and their paths are printed.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
+import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
 import { chromium } from 'playwright-core'
 import { serve } from '../scripts/serve.mjs'
 
-const BUILD = fileURLToPath(new URL('../build/', import.meta.url))
+const SHOTS = fileURLToPath(new URL('../build/screenshots/', import.meta.url))
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const DESKTOP = { width: 1280, height: 900 }
+const PHONE = { width: 390, height: 844 }
 let server, context, page, profileDir
+const responses = []
 
 before(async () => {
-  mkdirSync(BUILD, { recursive: true })
+  mkdirSync(SHOTS, { recursive: true })
   server = await serve(0)
   profileDir = mkdtempSync(join(tmpdir(), 'rp-chromium-'))
   context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: FLAGS, viewport: { width: 1280, height: 800 }
+    executablePath: '/usr/bin/chromium', headless: true, args: FLAGS, viewport: DESKTOP
   })
   page = await context.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e.message))
+  page.on('response', (r) => responses.push(r))
   page.errors = errors
 })
 
@@ -39,6 +48,43 @@ async function open (hash) {
 
 const text = (sel) => page.locator(sel).textContent()
 
+// The schedule table's cells, row by row.
+const rows = () => page.$$eval('#steps tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)))
+
+test('the page is served compressed, with its content types, on 127.0.0.1', async () => {
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+  responses.length = 0
+  await open('profile=couchbase')
+  const byName = (end) => responses.find((r) => r.url().split('#')[0].endsWith(end))
+  const want = { 'index.html': 'text/html', 'app.js': 'text/javascript', 'style.css': 'text/css', '.wasm': 'application/wasm' }
+  for (const [end, type] of Object.entries(want)) {
+    const r = byName(end)
+    assert.ok(r, `no response for ${end}`)
+    const h = await r.allHeaders()
+    assert.equal(h['content-type'].split(';')[0], type, end)
+    assert.match(h['content-encoding'] ?? '', /^(gzip|br)$/, `${end} is not compressed`)
+  }
+  // Without Accept-Encoding the bytes go as they are; with gzip they unzip to the same file.
+  const get = (headers) => new Promise((resolve, reject) => {
+    request(`${server.url}/pkg/web/retrypolicy_wasm_bg.wasm`, { headers }, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+    }).on('error', reject).end()
+  })
+  const file = readFileSync(new URL('../pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url))
+  const plain = await get({})
+  assert.equal(plain.headers['content-encoding'], undefined)
+  assert.ok(plain.body.equals(file))
+  const zipped = await get({ 'accept-encoding': 'gzip' })
+  assert.equal(zipped.headers['content-encoding'], 'gzip')
+  assert.equal(zipped.headers['content-type'], 'application/wasm')
+  assert.ok(zipped.body.length < file.length / 2, `gzip body ${zipped.body.length} of ${file.length} bytes`)
+  assert.ok(gunzipSync(zipped.body).equals(file))
+  const refused = await get({ 'accept-encoding': 'gzip;q=0, br;q=0' })
+  assert.equal(refused.headers['content-encoding'], undefined)
+})
+
 test('a KV upsert whose socket closed in flight is not retried, a get is', async () => {
   await open('profile=couchbase&service=kv&operation=upsert&failure=reason&reason=SOCKET_CLOSED_WHILE_IN_FLIGHT&timeout=2500')
   assert.equal(await text('#action'), 'no retry')
@@ -51,7 +97,7 @@ test('a KV upsert whose socket closed in flight is not retried, a get is', async
   assert.match(page.url(), /operation=get/)
 })
 
-test('the schedule draws one bar per attempt and says how it ended', async () => {
+test('the Couchbase schedule draws one bar per attempt and says how it ended', async () => {
   await open('profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=temporary&latency=2')
   // 1, 2, 4 ... 256, then 500 ms three times; the 13th wait is cut at the 2.5 s timeout.
   assert.equal(await page.locator('#timeline').getAttribute('data-attempts'), '13')
@@ -63,7 +109,89 @@ test('the schedule draws one bar per attempt and says how it ended', async () =>
   await page.selectOption('select[name=pattern]', 'nmvb-storm')
   await page.selectOption('select[name=strategy]', 'fail_fast')
   assert.equal(await page.locator('#timeline rect.attempt').count(), 7)
-  await page.screenshot({ path: join(BUILD, 'explorer-1280x800.png'), fullPage: true })
+})
+
+test('a withTransaction run: a transient error, an unknown commit result, then success', async () => {
+  await open('profile=mongodb&txn_events=transient,unknown_commit,success&latency=2&random=0.5')
+  // Each callback run and each commit takes 2 ms. begin -> start_transaction (attempt 1). The
+  // callback fails at 2 ms with a network error, labelled TransientTransactionError: backoff
+  // floor(0.5 x min(5 x 1.5^1, 500)) = floor(3.75) = 3 ms, abort first. Attempt 2 runs 5-7 ms and
+  // returns -> commit; the commit's network error at 9 ms is UnknownTransactionCommitResult ->
+  // retry_commit; the second commit succeeds at 11 ms -> return.
+  assert.deepEqual(await rows(), [
+    ['1', '0', 'begin', 'start_transaction', ''],
+    ['2', '2', 'callback: network error', 'retry_transaction (transient_transaction_error), abort first', '3'],
+    ['3', '7', 'callback returned', 'commit', ''],
+    ['4', '9', 'commit: network error', 'retry_commit (unknown_commit_result)', ''],
+    ['5', '11', 'commit: ok', 'return', '']
+  ])
+  assert.match(await text('#ending'), /^returned after 2 transaction attempts, 11 ms/)
+  assert.equal(await page.locator('#timeline rect.attempt').count(), 4)
+  assert.equal(await page.locator('#timeline rect.wait').count(), 1)
+  assert.equal(await page.locator('#timeline').getAttribute('data-ending'), 'return')
+
+  // A callback error without labels is raised at once, after aborting.
+  await page.fill('input[name=txn_events]', 'error')
+  assert.deepEqual((await rows())[1], ['2', '2', 'callback: duplicate key (11000)', 'raise (callback_error_not_transient), abort first', ''])
+
+  // timeoutMS 10, the transient error every time. Draws: 0.5, then +0.618034 mod 1 = 0.118034.
+  // Attempt 1 fails at 2 ms: backoff floor(0.5 x 7.5) = 3 (2 + 3 < 10, retry). Attempt 2 fails
+  // at 7 ms: floor(0.118034 x 11.25) = 1 (7 + 1 < 10, retry). Attempt 3 fails at 10 ms, which
+  // has reached timeoutMS: a timeout error carrying the last error's labels.
+  await page.fill('input[name=txn_events]', 'transient')
+  await page.check('input[name=txn_repeat]')
+  await page.fill('input[name=txn_timeout]', '10')
+  const r = await rows()
+  assert.deepEqual(r.map((row) => [row[1], row[4]]), [['0', ''], ['2', '3'], ['7', '1'], ['10', '']])
+  assert.equal(r[3][3], 'raise_timeout (retry_timeout_exceeded), abort first')
+  assert.match(await text('#ending'), /^raised a timeout error after 3 transaction attempts, 10 ms: rule retry_timeout_exceeded, labels TransientTransactionError/)
+  assert.equal(await page.locator('#timeline line.limit').count(), 1)
+
+  // The buttons add outcomes to the list.
+  await page.fill('input[name=txn_events]', '')
+  await page.click('button[data-add=commit_transient]')
+  await page.click('button[data-add=success]')
+  assert.equal(await page.inputValue('input[name=txn_events]'), 'commit_transient, success')
+})
+
+test('an HTTP step: 503, 429 with Retry-After, a network error, then 200', async () => {
+  await open('profile=http&http_method=GET&max_attempts=5&timeout=2500&latency=2&http_results=503,429 ra=1,network,200')
+  // Backoff 100 ms x 2^(attempt-1) (seed 004's default loop), Retry-After in seconds:
+  // #1 sent 0, 503 at 2 -> 100 ms; #2 sent 102, 429 at 104 -> Retry-After 1 s; #3 sent 1104,
+  // network error at 1106 -> 400 ms; #4 sent 1506, 200 at 1508: final.
+  assert.deepEqual(await rows(), [
+    ['1', '0', '503', 'retry after 100 ms (service_unavailable)', '100'],
+    ['2', '102', '429, Retry-After: 1', 'retry after 1000 ms (retry_after)', '1000'],
+    ['3', '1104', 'network error', 'retry after 400 ms (network_error)', '400'],
+    ['4', '1506', '200', 'stop, final (success_2xx)', '']
+  ])
+  assert.match(await text('#ending'), /^succeeded after 4 attempts, 1508 ms/)
+  assert.equal(await page.locator('#timeline rect.attempt').count(), 4)
+  assert.equal(await page.locator('#timeline rect.wait').count(), 3)
+  assert.equal(await text('#timeline .limit-label'), 'deadline 2500 ms')
+})
+
+test('an HTTP step that reaches the deadline stops and shows what the server asked for', async () => {
+  await open('profile=http&http_method=GET&max_attempts=5&timeout=2500&latency=2&http_results=503,429 ra=3')
+  // #2's 429 arrives at 104 ms asking for 3 s: 104 + 3000 = 3104 is past the 2500 ms deadline,
+  // so the loop stops now, transient, with the server's 3000 ms.
+  const r = await rows()
+  assert.equal(r.length, 2)
+  assert.deepEqual(r[1], ['2', '102', '429, Retry-After: 3', 'stop, transient (deadline_before_retry); the server asked for 3000 ms', ''])
+  assert.equal(await text('#ending'), 'stopped, transient, after 2 attempts, 104 ms (rule deadline_before_retry): the server asked to retry after 3000 ms (at 3104 ms), the deadline is 2500 ms')
+  assert.equal(await text('#timeline .marker-label'), 'server: retry at 3104 ms')
+  assert.equal(await page.locator('#timeline line.limit').count(), 1)
+})
+
+test('a POST is not sent again once it may have reached the server (RFC 9110 §9.2.2)', async () => {
+  await open('profile=http&http_method=POST&max_attempts=5&timeout=2500&latency=2&http_results=503')
+  assert.deepEqual(await rows(), [['1', '0', '503', 'stop, transient (not_idempotent_after_send)', '']])
+  // A refused connection was never sent: retried after the first backoff, 100 ms.
+  await page.fill('input[name=http_results]', 'refused, 200')
+  assert.deepEqual((await rows()).map((row) => row[4]), ['100', ''])
+  await page.selectOption('select[name=http_method]', 'PUT')
+  await page.fill('input[name=http_results]', '503, 200')
+  assert.deepEqual((await rows()).map((row) => row[3]), ['retry after 100 ms (service_unavailable)', 'stop, final (success_2xx)'])
 })
 
 test('a response code is classified first, and the link reproduces the view', async () => {
@@ -87,7 +215,11 @@ test('MongoDB and HTTP profiles decide through the same engine', async () => {
   assert.equal(await text('#action'), 'retry')
   await open('profile=http&http_kind=response&http_status=503&attempts=0&elapsed=0&timeout=10000&max_attempts=5')
   assert.equal(await text('#action'), 'retry')
+  await page.selectOption('select[name=http_method]', 'POST')
+  assert.equal(await text('#action'), 'stop')
+  assert.equal(await text('#rule'), 'not_idempotent_after_send')
   await page.fill('input[name=http_status]', '404')
+  await page.selectOption('select[name=http_method]', 'GET')
   assert.equal(await text('#action'), 'stop')
 })
 
@@ -98,14 +230,66 @@ test('bad input shows a typed error instead of breaking the page', async () => {
   assert.match(await text('#error'), /timeout/)
   await page.fill('input[name=timeout]', '2500')
   assert.equal(await page.locator('#error').isVisible(), false)
+  await open('profile=http&http_results=503,teapot')
+  assert.match(await text('#error'), /^invalid_input: http_results: "teapot"/)
+  assert.equal(await text('#action'), 'retry')
 })
 
-test('it reads well at phone width', async () => {
-  await page.setViewportSize({ width: 390, height: 844 })
-  await open('profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_TEMPORARY_FAILURE&pattern=temporary')
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-  assert.ok(overflow <= 0, `page is ${overflow}px wider than the viewport`)
-  await page.screenshot({ path: join(BUILD, 'explorer-390x844.png'), fullPage: true })
-  await page.setViewportSize({ width: 1280, height: 800 })
+// Every panel, table and scrolling box fits its width; no two texts of the drawing overlap;
+// every select is wide enough for its longest option.
+async function layoutProblems () {
+  return page.evaluate(() => {
+    const problems = []
+    const name = (el) => el.id ? `#${el.id}` : `${el.tagName.toLowerCase()}.${el.className?.baseVal ?? el.className}`
+    if (document.documentElement.scrollWidth > window.innerWidth) problems.push(`page ${document.documentElement.scrollWidth} > ${window.innerWidth}`)
+    for (const el of document.querySelectorAll('*')) {
+      if (el.offsetParent === null && el.tagName !== 'BODY') continue
+      const ox = getComputedStyle(el).overflowX
+      const boxed = el.matches('.panel, table, .table-wrap, main') || ox === 'auto' || ox === 'scroll'
+      if (boxed && el.scrollWidth > el.clientWidth) problems.push(`${name(el)} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth}`)
+    }
+    const texts = [...document.querySelectorAll('#timeline text')].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }))
+    texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => {
+      if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom) problems.push(`timeline labels "${a.t}" and "${b.t}" overlap`)
+    }))
+    const svg = document.getElementById('timeline').getBoundingClientRect()
+    for (const x of texts) if (x.r.left < svg.left || x.r.right > svg.right) problems.push(`timeline label "${x.t}" runs off the drawing`)
+    const ctx = document.createElement('canvas').getContext('2d')
+    for (const s of document.querySelectorAll('select')) {
+      if (s.offsetParent === null) continue
+      ctx.font = getComputedStyle(s).font
+      const widest = Math.max(...[...s.options].map((o) => ctx.measureText(o.text).width))
+      // The text box is the select minus its padding and the arrow (about 24 px in Chromium).
+      if (widest + 24 + 14 > s.clientWidth) problems.push(`select ${s.name} cuts its options: ${Math.ceil(widest)} px text in ${s.clientWidth} px`)
+    }
+    return problems
+  })
+}
+
+const VIEWS = {
+  couchbase: 'profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&timeout=2500&pattern=temporary&latency=2',
+  mongodb: 'profile=mongodb&mongo_op=estimatedDocumentCount&txn_events=transient,unknown_commit,success',
+  http: 'profile=http&http_method=GET&timeout=2500&http_results=503,429 ra=3'
+}
+
+for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
+  test(`each domain's view fits at ${label}; screenshots`, async () => {
+    await page.setViewportSize(size)
+    for (const [domain, hash] of Object.entries(VIEWS)) {
+      await open(hash)
+      await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true })
+      assert.deepEqual(await layoutProblems(), [], `${domain} at ${label}`)
+      assert.ok(await page.locator('#steps tbody tr').count() > 0)
+      const path = join(SHOTS, `explorer-${domain}-${label}.png`)
+      await page.screenshot({ path, fullPage: true })
+      console.log(`screenshot: ${path}`)
+    }
+    await page.setViewportSize(DESKTOP)
+  })
+}
+
+test('no hint points the wrong way, and no page error was raised', async () => {
+  await open('profile=couchbase')
+  for (const hint of await page.locator('.hint').allTextContents()) assert.doesNotMatch(hint, /\b(above|below)\b/)
   assert.deepEqual(page.errors, [])
 })

@@ -1,0 +1,75 @@
+// The engine and the form, shared by every panel: calls go to the wasm module's JSON API (the
+// core's rules); fields are read from the one <form id="form"> (controls outside it carry form="form").
+import init, * as rp from '../pkg/web/retrypolicy_wasm.js'
+
+/** Loads the wasm module; resolves when `api` can be called. */
+export const ready = init()
+
+/** The engine's version string. */
+export const version = () => rp.version()
+
+/** The engine's tables (reasons, KV and MongoDB operations, error codes). */
+export const tables = () => JSON.parse(rp.tables())
+
+/** Calls the core's JSON API function `fn` with `input`; throws the core's typed error. */
+export function api (fn, input) {
+  return JSON.parse(rp.call(fn, JSON.stringify(input)))
+}
+
+/** The element with id `id`. */
+export const $ = (id) => document.getElementById(id)
+
+/** The form control (or radio group) named `name`. */
+export const field = (name) => $('form').elements.namedItem(name)
+
+/** A control's value: the checked radio's value, a checkbox's state, or the text. */
+export function value (name) {
+  const f = field(name)
+  if (f instanceof RadioNodeList) return f.value
+  return f.type === 'checkbox' ? f.checked : f.value
+}
+
+/** A page input error, shown like the engine's typed errors. */
+export function inputError (message) {
+  return Object.assign(new Error(message), { code: 'invalid_input' })
+}
+
+/** A field holding a whole number of ms or attempts. */
+export function num (name) {
+  const text = String(field(name).value).trim()
+  if (!/^\d+$/.test(text)) throw inputError(`${name}: expected a whole number, got "${text}"`)
+  return Number(text)
+}
+
+/** A field holding a whole number, or null when left empty. */
+export function optionalNum (name) {
+  return String(field(name).value).trim() === '' ? null : num(name)
+}
+
+/** Replaces a select's options with `values`. */
+export function fill (select, values) {
+  select.replaceChildren(...values.map((v) => new Option(v, v)))
+}
+
+/** The comma-separated items of a text field, trimmed, empty ones dropped. */
+export function items (name) {
+  return String(value(name)).split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+/** `n` reproducible draws in [0, 1) from the form's one (golden-ratio steps). */
+export function draws (n) {
+  const r = Number(value('random'))
+  return Array.from({ length: n }, (_, i) => (r + i * 0.6180339887) % 1)
+}
+
+/** Shows one decision in the result panel: badge, delay, sentence, rule, section, JSON. */
+export function show (r) {
+  $('action').textContent = r.label
+  $('action').className = `badge ${r.action}`
+  $('delay').textContent = r.delay
+  $('sentence').textContent = r.sentence
+  $('rule').textContent = r.rule
+  $('section').textContent = r.section
+  $('classified').textContent = r.classified || '—'
+  $('json').textContent = JSON.stringify(r.json, null, 2)
+}

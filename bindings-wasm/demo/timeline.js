@@ -1,0 +1,105 @@
+// The schedule's drawing and table, the same for every domain: each domain's module turns the
+// engine's answers into bars (attempts and waits), an optional limit line and marker, and rows.
+import { $ } from './engine.js'
+
+const HEIGHT = 160
+// An attempt label (11 px digits, ~7 px each) needs this much room before the next one.
+const labelRoom = (text) => 7 * text.length + 5
+
+function svgEl (name, attrs, text) {
+  const el = document.createElementNS('http://www.w3.org/2000/svg', name)
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v)
+  if (text !== undefined) el.textContent = text
+  return el
+}
+
+// Labels at x positions, left to right: one is dropped when it would touch the one before; the
+// last one always shows (it replaces its neighbour instead, and lies further from the one before).
+function spacedLabels (labels) {
+  const kept = []
+  for (const l of labels) {
+    if (kept.length === 0 || l.x - kept[kept.length - 1].x >= labelRoom(kept[kept.length - 1].text)) kept.push(l)
+    else if (l === labels[labels.length - 1]) kept[kept.length - 1] = l
+  }
+  return kept
+}
+
+// A text that stays inside the drawing: anchored at its end when it would run off the right.
+function edgeText (x, y, width, text, attrs) {
+  const anchor = x > width - 8 * text.length ? 'end' : 'start'
+  return svgEl('text', { x: anchor === 'end' ? x - 4 : x + 4, y, 'text-anchor': anchor, 'font-size': 12, ...attrs }, text)
+}
+
+/**
+ * Draws `bars` ({ start, end, kind: 'attempt' | 'wait', ok, label }) between `start` and the
+ * furthest bar, limit or marker; `limit` ({ at, label }) is the timeout or deadline line and
+ * `marker` ({ at, label }) a point past the end (the server's Retry-After), labelled under the
+ * axis so that the limit line never crosses its text. The drawing is as wide
+ * as the element, so text keeps its size on a phone.
+ */
+export function drawTimeline ({ bars, start, limit, marker }) {
+  const svg = $('timeline')
+  const W = Math.max(svg.clientWidth, 280)
+  svg.setAttribute('viewBox', `0 0 ${W} ${HEIGHT}`)
+  const left = 10; const right = 10
+  const end = Math.max(...bars.map((b) => b.end), limit?.at ?? 0, marker?.at ?? 0, start + 1)
+  const x = (ms) => left + ((ms - start) / (end - start)) * (W - left - right)
+  const items = [svgEl('line', { x1: left, x2: W - right, y1: 120, y2: 120, stroke: '#9aa5b1' })]
+  const labels = []
+  for (const b of bars) {
+    if (b.kind === 'wait') {
+      items.push(svgEl('rect', { class: 'wait', x: x(b.start), y: 80, width: Math.max(x(b.end) - x(b.start), 1), height: 20, fill: 'var(--wait)' }))
+      continue
+    }
+    items.push(svgEl('rect', { class: 'attempt', x: x(b.start), y: 70, width: Math.max(x(b.end) - x(b.start), 3), height: 40, fill: b.ok ? 'var(--ok)' : 'var(--fail)' }))
+    if (b.label !== undefined) labels.push({ x: x(b.start), text: String(b.label) })
+  }
+  for (const l of spacedLabels(labels)) items.push(svgEl('text', { class: 'label', x: l.x, y: 62, 'font-size': 11, fill: '#5b6673' }, l.text))
+  if (limit) {
+    items.push(svgEl('line', { class: 'limit', x1: x(limit.at), x2: x(limit.at), y1: 20, y2: 120, stroke: 'var(--no)', 'stroke-dasharray': '4 3' }))
+    items.push(edgeText(x(limit.at), 32, W, limit.label, { class: 'limit-label', fill: 'var(--no)' }))
+  }
+  if (marker) {
+    items.push(svgEl('line', { class: 'marker', x1: x(marker.at), x2: x(marker.at), y1: 40, y2: 120, stroke: 'var(--att)', 'stroke-dasharray': '2 2' }))
+    items.push(edgeText(x(marker.at), 137, W, marker.label, { class: 'marker-label', fill: 'var(--att)' }))
+  }
+  items.push(svgEl('text', { x: left, y: 154, 'font-size': 11, fill: '#5b6673' }, `${start} ms`))
+  items.push(svgEl('text', { x: W - right, y: 154, 'font-size': 11, fill: '#5b6673', 'text-anchor': 'end' }, `${end} ms`))
+  svg.replaceChildren(...items)
+  svg.dataset.attempts = String(bars.filter((b) => b.kind !== 'wait').length)
+}
+
+// A cell's text with a line-break chance (<wbr>) after each underscore, so a long rule or reason
+// name wraps between its words instead of pushing the table wider than its panel.
+function breakable (text) {
+  return text.split(/(?<=_)/).flatMap((part, i) => i === 0 ? [part] : [document.createElement('wbr'), part])
+}
+
+/** Fills the schedule table: `head` names the columns (a trailing '#' or ' ms' marks a number). */
+export function fillTable (head, rows) {
+  const table = $('steps')
+  const numeric = head.map((h) => h === '#' || h.endsWith(' ms'))
+  const tr = document.createElement('tr')
+  head.forEach((h, i) => {
+    const th = document.createElement('th')
+    th.textContent = h
+    if (numeric[i]) th.className = 'num'
+    tr.append(th)
+  })
+  table.tHead.replaceChildren(tr)
+  table.tBodies[0].replaceChildren(...rows.map((row) => {
+    const r = document.createElement('tr')
+    row.forEach((text, i) => {
+      const td = document.createElement('td')
+      td.append(...breakable(String(text ?? '')))
+      if (numeric[i]) td.className = 'num'
+      r.append(td)
+    })
+    return r
+  }))
+}
+
+/** Sets the sentence that says how the schedule ended. */
+export function setEnding (text) {
+  $('ending').textContent = text
+}
