@@ -79,7 +79,7 @@ function render () {
   $('error').textContent = errors.join('\n')
   const timeline = $('timeline')
   timeline.dataset.ending = results[1].error ? 'error' : String(results[1].value)
-  timeline.hidden = Boolean(results[1].error)
+  $('schedule-out').hidden = Boolean(results[1].error)
 }
 
 await ready

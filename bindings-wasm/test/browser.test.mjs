@@ -233,6 +233,11 @@ test('bad input shows a typed error instead of breaking the page', async () => {
   await open('profile=http&http_results=503,teapot')
   assert.match(await text('#error'), /^invalid_input: http_results: "teapot"/)
   assert.equal(await text('#action'), 'retry')
+  assert.equal(await page.locator('#steps').isVisible(), false)
+  // The core itself refuses a callback outcome where it asked for a commit: its typed error shows.
+  await open('profile=mongodb&txn_events=unknown_commit,transient')
+  assert.match(await text('#error'), /^unknown_name: .*callback_raised/)
+  assert.equal(await page.locator('#timeline').getAttribute('data-ending'), 'error')
 })
 
 // Every panel, table and scrolling box fits its width; no two texts of the drawing overlap;
