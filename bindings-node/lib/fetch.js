@@ -15,7 +15,7 @@ function makeRetryFetch(http) {
     const fetchFn = options?.fetch ?? globalThis.fetch
     const now = options?.now ?? Date.now
     const method = init?.method ?? input?.method ?? 'GET' // fetch's default
-    const loop = { max_attempts: maxAttempts, deadline_ms: timeoutMs, backoff, jitter, method, idempotent }
+    const loop = { maxAttempts, deadlineMs: timeoutMs, backoff, jitter, method, idempotent }
     const start = o.clock()
     let previousDelay
     for (let attempt = 1; ; attempt++) {
@@ -27,7 +27,7 @@ function makeRetryFetch(http) {
       let response, error, step
       try {
         response = await fetchFn(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined })
-        step = { kind: 'response', status: response.status, retry_after: response.headers.get('retry-after') ?? undefined }
+        step = { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined }
       } catch (e) {
         o.signal?.throwIfAborted()
         const sent = timer?.aborted || mayHaveBeenSent(e) // a cut attempt may have been sent
@@ -35,7 +35,7 @@ function makeRetryFetch(http) {
         // `sent: false` only when the request surely did not leave; absent, the core reads "maybe sent"
         ;[error, step] = [e, sent ? { kind: 'network_error' } : { kind: 'network_error', sent: false }]
       }
-      const state = { attempts: attempt, elapsed_ms: Math.ceil(o.clock() - start), previous_delay_ms: previousDelay }
+      const state = { attempts: attempt, elapsedMs: Math.ceil(o.clock() - start), previousDelayMs: previousDelay }
       const d = http.nextStep(loop, state, step, now(), o.random())
       publish('fetch', d, error ?? response, attempt)
       if (d.action === 'stop') {
@@ -47,8 +47,8 @@ function makeRetryFetch(http) {
       }
       o.onRetry?.(d, error ?? response)
       await response?.body?.cancel().catch(() => {})
-      await pause(o.sleep, d.delay_ms, o.signal)
-      previousDelay = d.delay_ms
+      await pause(o.sleep, d.delayMs, o.signal)
+      previousDelay = d.delayMs
     }
   }
   return retryFetch

@@ -1,10 +1,10 @@
 'use strict'
-// The JSON side of the API: documents as the core reads them, and the MongoDB and HTTP rules,
-// which keep the shared JSON shapes of spec-fixtures/README.md (snake_case keys, as in every
-// language; MongoDB filters and updates pass through untouched): thin calls of the core's JSON
-// API by function name.
+// The JSON side of the API: documents as the core reads them, and the MongoDB and HTTP rules as
+// thin calls of the core's JSON API by function name. Those take and return camelCase objects; the
+// wire stays snake_case (spec-fixtures/README.md), converted here by two generic functions
+// (`toWire` in, `fromWire` out) that leave the caller's own data (AS_IS) untouched.
 
-const { typedError, invalidType } = require('./errors.js')
+const { typedError, invalidType, renamed } = require('./errors.js')
 
 /**
  * Throws a typed error for a value JSON cannot carry as given, naming its path under `field`:
@@ -33,28 +33,65 @@ function jsonText(doc) {
   )
 }
 
-/** Wire milliseconds (a number, or a decimal string past 2^53 − 1) as the API returns them. */
+/** Wire milliseconds (a number, or a decimal string past 2^53 − 1; a list of them) as the API returns them. */
 function wireMillis(v) {
-  return typeof v === 'string' ? BigInt(v) : v
+  return typeof v === 'string' ? BigInt(v) : Array.isArray(v) ? v.map(wireMillis) : v
 }
 
 /** A snake_case name in camelCase. */
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
 
+/** A camelCase name in snake_case. */
+const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/**
+ * The wire keys whose values the MongoDB and HTTP functions take and return as they are, keys
+ * unconverted: the caller's own data (filters, updates, documents, `_id` values, index keys and
+ * values, the pending token, the cleanup pipeline), and `backoff`, a piece of the policy document,
+ * which is snake_case wherever Node takes it (`new Policy(...)`, `retryFetch`'s `backoff`).
+ */
+const AS_IS = new Set(['filter', 'update', 'documents', 'document_id', 'key_pattern', 'key_value', 'token',
+  'cleanup_pipeline', 'backoff'])
+
 /**
  * A wire document (a decision, timeline, request) as the API returns it: camelCase keys, `*_ms`
- * values through wireMillis, frozen unless `freeze` is false.
+ * values through wireMillis, frozen unless `freeze` is false; the values of `asIs` keys as they are.
  */
-function fromWire(v, freeze = true) {
+function fromWire(v, freeze = true, asIs = undefined) {
   if (v === null || typeof v !== 'object') return v
-  const entry = ([k, x]) => [camel(k), k.endsWith('_ms') ? wireMillis(x) : fromWire(x, freeze)]
-  const out = Array.isArray(v) ? v.map((x) => fromWire(x, freeze)) : Object.fromEntries(Object.entries(v).map(entry))
+  const value = (k, x) => (asIs?.has(k) ? x : k.endsWith('_ms') ? wireMillis(x) : fromWire(x, freeze, asIs))
+  const out = Array.isArray(v)
+    ? v.map((x) => fromWire(x, freeze, asIs))
+    : Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), value(k, x)]))
   return freeze ? Object.freeze(out) : out
+}
+
+/**
+ * A camelCase argument in the wire form: keys in snake_case, AS_IS values as they are. A key
+ * holding `_` is refused (`unknown_field`, named at `path`): the API's keys are camelCase, and a
+ * snake_case one would otherwise pass unnoticed.
+ */
+function toWire(v, path) {
+  if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function') return v
+  if (Array.isArray(v)) return v.map((x, i) => toWire(x, `${path}[${i}]`))
+  const entry = ([k, x]) => {
+    const at = path ? `${path}.${k}` : k
+    if (k.includes('_')) throw typedError('unknown_field', at, `unknown field: keys are camelCase (${camel(k)})`)
+    return [snake(k), AS_IS.has(snake(k)) ? x : toWire(x, at)]
+  }
+  return Object.fromEntries(Object.entries(v).map(entry))
+}
+
+/** A wire error path in camelCase up to the first AS_IS key, whose contents keep the caller's names. */
+function camelPath(field) {
+  const parts = field.split('.')
+  const end = parts.findIndex((p) => AS_IS.has(p.replace(/\[.*$/, '')))
+  return end < 0 ? camel(field) : [...parts.slice(0, end + 1).map(camel), ...parts.slice(end + 1)].join('.')
 }
 
 // Each method's JSON-API function and the names its arguments take in the input document, in
 // order (undefined ones are left out); `null` names: the one argument is the whole document.
-// Each method is documented in ./retrypolicy.d.ts.
+// Each method is documented in ./mongodb.d.ts and ./http.d.ts.
 const MONGODB = {
   classifyError: ['mongodb_classify_error', 'error'],
   retryableWriteError: ['mongodb_retryable_write_error', 'error', 'server', 'retry_writes'],
@@ -78,20 +115,28 @@ const HTTP = {
   nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
 }
 
-/** The `mongodb` and `http` namespaces, and `call(function, document, request?, policyHandle?)`, over the JSON API. */
+/**
+ * The `mongodb` and `http` namespaces, and `call(function, document, request?, policyHandle?)`, over
+ * `callJson(function, text, request?, policyHandle?)` → text (the addon's, or the wasm module's call).
+ */
 function jsonApi(callJson) {
   /** Calls a JSON-API function on a document; the addon adds the request and the policy handle when given. */
   const call = (fn, doc, request, handle) => JSON.parse(callJson(fn, jsonText(doc), request, handle))
-  const namespace = (table) =>
-    Object.freeze(
-      Object.fromEntries(
-        Object.entries(table).map(([method, [fn, ...names]]) => [
-          method,
-          (...args) => call(fn, names[0] === null ? args[0] : Object.fromEntries(names.map((n, i) => [n, args[i]]))),
-        ]),
-      ),
-    )
+  /** The wire input of a method: its arguments under their wire names, each through toWire. */
+  const input = (names, args) =>
+    names[0] === null ? toWire(args[0], '') : Object.fromEntries(names.map((n, i) => [n, AS_IS.has(n) ? args[i] : toWire(args[i], camel(n))]))
+  /** A method: camelCase in, camelCase out (frozen), errors naming camelCase fields. */
+  const method = ([fn, ...names]) => (...args) => {
+    const doc = input(names, args) // its errors name the keys as given
+    try {
+      return fromWire(call(fn, doc), true, AS_IS)
+    } catch (e) {
+      if (e instanceof Error && typeof e.code === 'string' && typeof e.field === 'string') renamed(e, camelPath(e.field))
+      throw e
+    }
+  }
+  const namespace = (table) => Object.freeze(Object.fromEntries(Object.entries(table).map(([m, spec]) => [m, method(spec)])))
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-module.exports = { documentText, wireMillis, camel, fromWire, jsonApi }
+module.exports = { documentText, wireMillis, camel, snake, fromWire, jsonApi }

@@ -174,7 +174,7 @@ function errorStatus(err) {
 function makeClassifiers(classifyDispatch, http) {
   // The core's two reasons, asked once (a call per error cost ~1 µs): a request that may have been
   // in flight (the HTTP network error's `retry_reason`) and one whose socket was never available.
-  const inFlight = http.classify(undefined, true).retry_reason
+  const inFlight = http.classify(undefined, true).retryReason
   const notSent = classifyDispatch('socket_not_available').reason
   /** A Node/undici network error → SOCKET_NOT_AVAILABLE (not sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
   const classifyNetworkError = (err) => {
@@ -186,7 +186,7 @@ function makeClassifiers(classifyDispatch, http) {
     const status = errorStatus(err)
     if (status === undefined) return null
     try {
-      return http.classify(status).retry_reason
+      return http.classify(status).retryReason
     } catch (e) {
       if (e?.code === 'out_of_range') return null // 1xx, or no HTTP status at all
       throw e

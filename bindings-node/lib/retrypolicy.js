@@ -7,7 +7,7 @@
 const { EventEmitter } = require('node:events')
 const native = require('../index.js')
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, fromWire, jsonApi } = require('./json.js')
+const { documentText, wireMillis, camel, snake, fromWire, jsonApi } = require('./json.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./runners.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
@@ -46,8 +46,6 @@ function isIdempotent(operation) {
 
 /** MongoDB and HTTP retry rules, and any JSON-API function by name (see ./json.js). */
 const { mongodb: mongodbRules, http, call } = jsonApi(native.callJson)
-
-const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /**
  * A JSON-API call behind the camelCase API: the addon adds `inputs.request` (when given: a request

@@ -39,7 +39,7 @@ function mongoError(err) {
     kind: KINDS[e.name] ?? 'server',
     code: e.name !== 'MongoWriteConcernError' && Number.isInteger(e.code) ? e.code : undefined,
     labels: Array.isArray(e.errorLabels) ? e.errorLabels : [],
-    write_concern_code: Number.isInteger(wc) ? wc : undefined,
+    writeConcernCode: Number.isInteger(wc) ? wc : undefined,
   }
 }
 
@@ -59,7 +59,7 @@ function makeRunTransaction(mongodb) {
       lastError = err
       const error = mongoError(err)
       error.labels = mongodb.transactionLabels(command, error).labels
-      return { event: name, error, elapsed_ms: Math.ceil(o.clock() - start), random: o.random() }
+      return { event: name, error, elapsedMs: Math.ceil(o.clock() - start), random: o.random() }
     }
     const attempt = async () => {
       try {
@@ -87,8 +87,8 @@ function makeRunTransaction(mongodb) {
       const step = mongodb.transactionStep(state, event)
       const a = step.action
       state = step.state
-      publish('transaction', a, lastError, state.transaction_attempt)
-      if (a.abort_first) await Promise.resolve().then(() => session.abortTransaction()).catch(() => {})
+      publish('transaction', a, lastError, state.transactionAttempt)
+      if (a.abortFirst) await Promise.resolve().then(() => session.abortTransaction()).catch(() => {})
       if (a.action === 'return') return result
       if (a.action === 'raise') throw withDecision(lastError, a)
       if (a.action === 'raise_timeout') {
@@ -97,7 +97,7 @@ function makeRunTransaction(mongodb) {
         throw Object.assign(e, { errorLabels: a.labels })
       }
       if (a.action === 'retry_transaction' || a.action === 'retry_commit') o.onRetry?.(a, lastError)
-      if (a.action === 'retry_transaction') await pause(o.sleep, a.backoff_ms, o.signal)
+      if (a.action === 'retry_transaction') await pause(o.sleep, a.backoffMs, o.signal)
       o.signal?.throwIfAborted()
       event = a.action === 'commit' || a.action === 'retry_commit' ? await commit() : await attempt()
     }

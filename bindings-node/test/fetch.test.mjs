@@ -51,7 +51,7 @@ const gaps = (path) => arrivals.get(path).map((a, i, all) => (i === 0 ? 0 : a.at
 test('503 then 200: retried after the backoff, which was waited', async () => {
   const seen = []
   const res = await rp.retryFetch(`${base}/flaky`, undefined, {
-    maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 150 }, onRetry: (d) => seen.push([d.rule, d.delay_ms]),
+    maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 150 }, onRetry: (d) => seen.push([d.rule, d.delayMs]),
   })
   assert.equal(res.status, 200)
   assert.equal(await res.text(), 'ok')
@@ -66,7 +66,7 @@ test('429 with Retry-After: 1 waits a second; a Retry-After date waits until it'
   assert.ok(gaps('/busy-seconds')[1] >= 1000 && gaps('/busy-seconds')[1] < 3000, String(gaps('/busy-seconds')))
   const now = () => Date.parse('Sun, 06 Nov 1994 08:49:37 GMT') // the date is one second after "now"
   let delay
-  const dated = await rp.retryFetch(`${base}/busy-date`, undefined, { timeoutMs: 10_000, now, onRetry: (d) => (delay = d.delay_ms) })
+  const dated = await rp.retryFetch(`${base}/busy-date`, undefined, { timeoutMs: 10_000, now, onRetry: (d) => (delay = d.delayMs) })
   assert.equal(dated.status, 200)
   assert.equal(delay, 1000)
   assert.ok(gaps('/busy-date')[1] >= 1000 && gaps('/busy-date')[1] < 3000, String(gaps('/busy-date')))
@@ -144,7 +144,7 @@ test('no request arrives at or after the deadline; a Retry-After past it stops a
   const t0 = performance.now()
   const far = await rp.retryFetch(`${base}/far-retry-after`, undefined, { timeoutMs: 1000, onGiveUp: (d) => (stop = d) })
   assert.equal(far.status, 503)
-  assert.deepEqual([stop.rule, stop.retry_after_ms], ['deadline_before_retry', 5000])
+  assert.deepEqual([stop.rule, stop.retryAfterMs], ['deadline_before_retry', 5000])
   assert.ok(performance.now() - t0 < 900)
   assert.equal(arrivals.get('/far-retry-after').length, 1)
 })

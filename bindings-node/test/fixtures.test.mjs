@@ -31,15 +31,31 @@ function millisIn(v) {
   return typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : v
 }
 
-// JS values → the fixture's JSON conventions: snake_case keys, big milliseconds as strings.
-function wire(v) {
+// The keys whose values the MongoDB and HTTP API passes as they are (the caller's documents, and the
+// policy's `backoff`), listed here apart from the library's own list so that a slip in either shows.
+const AS_IS = new Set(['filter', 'update', 'documents', 'document_id', 'key_pattern', 'key_value', 'token',
+  'cleanup_pipeline', 'backoff'])
+
+// JS values → the fixture's JSON conventions: snake_case keys (but under AS_IS keys, given `asIs`),
+// big milliseconds as strings.
+function wire(v, asIs) {
   if (typeof v === 'bigint') return v > MAX_SAFE ? v.toString() : Number(v)
-  if (Array.isArray(v)) return v.map(wire)
+  if (Array.isArray(v)) return v.map((x) => wire(x, asIs))
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), wire(x)]))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), asIs?.has(snake(k)) ? x : wire(x, asIs)]))
   }
   return v
 }
+
+// A fixture's MongoDB or HTTP input in the API's camelCase, AS_IS values as they are.
+function camelInput(v) {
+  if (Array.isArray(v)) return v.map(camelInput)
+  if (v === null || typeof v !== 'object') return v
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), AS_IS.has(k) ? x : camelInput(x)]))
+}
+
+// A MongoDB or HTTP adapter: the input in camelCase, the output back in the fixture's snake_case.
+const domain = (adapter) => (i) => wire(adapter(camelInput(i)), AS_IS)
 
 const policyOf = (i) => (i.policy === undefined ? undefined : new rp.Policy(i.policy))
 const compatPolicy = (i) => (i.compat === undefined ? undefined : new rp.Policy({ compat: i.compat }))
@@ -77,25 +93,25 @@ const ADAPTERS = {
     const decision = rp.decide(request, i.reason, policyOf(i))
     return { sentence: rp.explain(request, decision), decision: wire(decision) }
   },
-  // MongoDB and HTTP keep the shared JSON document shapes, so their outputs compare as they are.
-  mongodb_classify_error: (i) => rp.mongodb.classifyError(i.error),
-  mongodb_retryable_write_error: (i) => rp.mongodb.retryableWriteError(i.error, i.server, i.retry_writes),
-  mongodb_retryable_read_error: (i) => rp.mongodb.retryableReadError(i.error),
-  mongodb_surfaced_error: (i) => rp.mongodb.surfacedError(i.kind, i.errors),
-  mongodb_eligibility: (i) => rp.mongodb.eligibility(i.operation, i.retry_writes, i.retry_reads),
-  mongodb_decide: (i) => rp.mongodb.decide(i.request, i.error),
-  mongodb_overload_backoff: (i) => rp.mongodb.overloadBackoff(i.attempt, i.random, i.base_backoff_ms),
-  mongodb_transaction_labels: (i) => rp.mongodb.transactionLabels(i.command, i.error),
-  mongodb_transaction_backoff: (i) => rp.mongodb.transactionBackoff(i.transaction_attempt, i.random),
-  mongodb_with_transaction: (i) => rp.mongodb.withTransaction(i.events, i.timeout_ms),
-  mongodb_transaction_step: (i) => rp.mongodb.transactionStep(i.state, i.event),
-  mongodb_idempotency: (i) => rp.mongodb.idempotency(i),
-  mongodb_duplicate_key: (i) => rp.mongodb.duplicateKey(i.document_id, i.error),
-  mongodb_pending_token_rewrite: (i) => rp.mongodb.pendingTokenRewrite(i.filter, i.update, i.token, i.upsert, i.pending_field),
-  http_classify: (i) => rp.http.classify(i.status, i.network_error),
-  http_retry_after: (i) => rp.http.retryAfter(i.value, i.now_unix_ms),
-  http_date: (i) => rp.http.parseDate(i.value, i.now_unix_ms),
-  http_next: (i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.now_unix_ms, i.random),
+  // MongoDB and HTTP take and return camelCase; `domain` converts the fixture's documents.
+  mongodb_classify_error: domain((i) => rp.mongodb.classifyError(i.error)),
+  mongodb_retryable_write_error: domain((i) => rp.mongodb.retryableWriteError(i.error, i.server, i.retryWrites)),
+  mongodb_retryable_read_error: domain((i) => rp.mongodb.retryableReadError(i.error)),
+  mongodb_surfaced_error: domain((i) => rp.mongodb.surfacedError(i.kind, i.errors)),
+  mongodb_eligibility: domain((i) => rp.mongodb.eligibility(i.operation, i.retryWrites, i.retryReads)),
+  mongodb_decide: domain((i) => rp.mongodb.decide(i.request, i.error)),
+  mongodb_overload_backoff: domain((i) => rp.mongodb.overloadBackoff(i.attempt, i.random, i.baseBackoffMs)),
+  mongodb_transaction_labels: domain((i) => rp.mongodb.transactionLabels(i.command, i.error)),
+  mongodb_transaction_backoff: domain((i) => rp.mongodb.transactionBackoff(i.transactionAttempt, i.random)),
+  mongodb_with_transaction: domain((i) => rp.mongodb.withTransaction(i.events, i.timeoutMs)),
+  mongodb_transaction_step: domain((i) => rp.mongodb.transactionStep(i.state, i.event)),
+  mongodb_idempotency: domain((i) => rp.mongodb.idempotency(i)),
+  mongodb_duplicate_key: domain((i) => rp.mongodb.duplicateKey(i.documentId, i.error)),
+  mongodb_pending_token_rewrite: domain((i) => rp.mongodb.pendingTokenRewrite(i.filter, i.update, i.token, i.upsert, i.pendingField)),
+  http_classify: domain((i) => rp.http.classify(i.status, i.networkError)),
+  http_retry_after: domain((i) => rp.http.retryAfter(i.value, i.nowUnixMs)),
+  http_date: domain((i) => rp.http.parseDate(i.value, i.nowUnixMs)),
+  http_next: domain((i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.nowUnixMs, i.random)),
   simulate: (i) =>
     wire(
       rp.simulate({

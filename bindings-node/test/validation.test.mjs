@@ -110,12 +110,19 @@ const CASES = [
   ['decideMany bad attempts', () => rp.decideMany([req({ attempts: 1.5 })], 'KV_LOCKED'), 'out_of_range', 'requests[0].attempts'],
   // MongoDB / HTTP: JSON would write NaN as null; it must be a typed error instead
   ['mongodb random NaN', () => rp.mongodb.overloadBackoff(1, NaN), 'invalid_type', 'random'],
-  ['mongodb attempt 1.7', () => rp.mongodb.transactionBackoff(1.7, 0.5), 'out_of_range', 'transaction_attempt'],
+  ['mongodb attempt 1.7', () => rp.mongodb.transactionBackoff(1.7, 0.5), 'out_of_range', 'transactionAttempt'],
   ['mongodb random 1', () => rp.mongodb.transactionBackoff(1, 1), 'invalid_random', 'random'],
   ['mongodb unknown operation', () => rp.mongodb.eligibility({ name: 'mapreduce' }), 'unknown_name', 'operation.name'],
   ['http status -1', () => rp.http.classify(-1), 'out_of_range', 'status'],
-  ['http now -1', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', -1), 'invalid_duration', 'now_unix_ms'],
-  ['http now Infinity', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', Infinity), 'invalid_duration', 'now_unix_ms'],
+  ['http now -1', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', -1), 'invalid_duration', 'nowUnixMs'],
+  // MongoDB / HTTP: camelCase keys in, fields named in camelCase; a snake_case key is refused where
+  // given; the caller's own documents keep their names
+  ['http snake_case key', () => rp.http.nextStep({ max_attempts: 3 }, { attempts: 1, elapsedMs: 0 }, { kind: 'response', status: 503 }), 'unknown_field', 'loop.max_attempts'],
+  ['http state previousDelayMs -1', () => rp.http.nextStep({ maxAttempts: 3 }, { attempts: 1, elapsedMs: 0, previousDelayMs: -1 }, { kind: 'network_error' }), 'invalid_duration', 'state.previousDelayMs'],
+  ['mongodb state timeoutMs -1', () => rp.mongodb.transactionStep({ timeoutMs: -1, phase: 'not_started' }, { event: 'begin' }), 'invalid_duration', 'state.timeoutMs'],
+  ['mongodb writeConcernCode 1.5', () => rp.mongodb.classifyError({ kind: 'server', writeConcernCode: 1.5 }), 'out_of_range', 'error.writeConcernCode'],
+  ['mongodb update operator', () => rp.mongodb.pendingTokenRewrite({ _id: 1 }, { $foo_bar: { my_count: 1 } }, 't'), 'unknown_name', 'update.$foo_bar'],
+  ['http now Infinity', () => rp.http.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT', Infinity), 'invalid_duration', 'nowUnixMs'],
   // simulation
   ['simulate latency -1', () => rp.simulate({ request: req({}), outcomes: [null], latencyMs: -1 }), 'invalid_duration', 'latencyMs'],
   ['simulate unknown outcome', () => rp.simulate({ request: req({}), outcomes: ['NOPE'], latencyMs: 1 }), 'unknown_reason', 'outcomes[0]'],
