@@ -183,6 +183,15 @@ impl Error {
     }
 }
 
+/// `name` under `prefix` as an error's field path (`budget.max_tokens`); `name` alone at the top.
+pub(crate) fn join_field(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
 /// Shorthand for results whose error is the core's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -17,6 +17,9 @@
 #![forbid(unsafe_code)]
 
 pub mod backoff;
+pub mod breaker;
+pub mod budget;
+pub mod budgeted;
 pub mod classify;
 pub mod decide;
 pub mod error;
@@ -33,6 +36,15 @@ pub mod strategy;
 pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
+pub use breaker::{
+    BreakerConfig, BreakerDocument, BreakerOutcome, BreakerRule, BreakerSnapshot, BreakerState,
+    BreakerVerdict, CircuitBreaker,
+};
+pub use budget::{
+    BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetKind, BudgetRule, BudgetSnapshot,
+    BudgetVerdict, RetryBudget, RetryCause,
+};
+pub use budgeted::{decide_with_budget, explain_with_budget, BudgetRefusal, BudgetedDecision};
 pub use classify::analytics::classify_analytics;
 pub use classify::dispatch::{classify_dispatch, DispatchFailure};
 pub use classify::error_map::{ErrorMap, ErrorMapEntry};

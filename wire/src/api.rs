@@ -48,6 +48,10 @@ pub const FUNCTIONS: &[&str] = &[
     "http_retry_after",
     "http_date",
     "http_next",
+    "budget_run",
+    "breaker_run",
+    "decide_with_budget",
+    "explain_with_budget",
     "parse_request",
     "decide_before_strategy",
     "decide_after_strategy",
@@ -276,12 +280,28 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             let decision = i.decision.into_decision()?;
             Ok(json!({ "sentence": explain(&i.request, &decision) }))
         }),
+        "budget_run" => from_json_value::<BudgetRunInput>(input).and_then(|i| crate::runs::budget_run(&i)),
+        "breaker_run" => from_json_value::<BreakerRunInput>(input).and_then(|i| crate::runs::breaker_run(&i)),
+        "decide_with_budget" => from_json_value::<DecideWithBudgetInput>(input)
+            .and_then(|i| decide_budgeted(&i).map(|(_, d)| to_value(&d))),
+        "explain_with_budget" => from_json_value::<DecideWithBudgetInput>(input).and_then(|i| {
+            let (request, d) = decide_budgeted(&i)?;
+            Ok(json!({ "decision": to_value(&d), "sentence": explain_with_budget(request, &d) }))
+        }),
         other => Err(Error::UnknownName {
             field: "function".to_owned(),
             value: retrypolicy::error::shorten(other),
             expected: FUNCTIONS.join(", "),
         }),
     }
+}
+
+/// [`decide_with_budget`] on a `decide_with_budget` input, with the request it decided for.
+fn decide_budgeted(i: &DecideWithBudgetInput) -> Result<(&Request, BudgetedDecision), Error> {
+    i.policy.validate()?;
+    let verdict = i.budget_verdict.as_ref().map(VerdictInput::verdict).transpose()?;
+    let d = decide_with_budget(&i.request, i.reason, &i.policy, verdict.as_ref())?;
+    Ok((&i.request, d))
 }
 
 fn ms_json(key: &str, v: u64) -> Value {

@@ -8,6 +8,7 @@
 pub mod api;
 mod input;
 pub mod json;
+mod runs;
 
 pub use json::{from_json_str, from_json_value, parse_name};
 pub use retrypolicy::Error;

@@ -1,0 +1,243 @@
+//! A per-endpoint circuit breaker with Couchbase's parameters, as pure state with no clock.
+//!
+//! Couchbase's `LazyCircuitBreaker` (couchbase/couchbase-jvm-clients `core-io/src/main/java/com/
+//! couchbase/client/core/endpoint/LazyCircuitBreaker.java`, defaults in `CircuitBreakerConfig.java`:
+//! enabled, volumeThreshold 20, errorThresholdPercentage 50, sleepWindow 5 s, rollingWindow 1 min;
+//! `canaryTimeout` 5 s as in couchbase-net-client's `CircuitBreakerConfiguration` and gocb):
+//! - closed: every request passes; outcomes are counted in a window that restarts when it is
+//!   older than `rolling_window_ms`; a failure trips the circuit open when the window holds at
+//!   least `volume_threshold` outcomes and `failures × 100 / total ≥ error_threshold_percentage`;
+//! - open: requests are refused with RFC 0049's `CIRCUIT_BREAKER_OPEN` (which `decide` knows how
+//!   to retry) until more than `sleep_window_ms` has passed; then the next request passes as the
+//!   one canary and the circuit is half-open;
+//! - half-open: every other request is refused; the canary's success closes the circuit (counts
+//!   reset), its failure opens it again, and a canary without an answer `canary_timeout_ms` after
+//!   it was sent counts as a failure at that moment. As in Couchbase, any outcome recorded while
+//!   half-open settles the canary.
+//!
+//! Outcomes recorded while open still count, as in Couchbase (a failure that keeps the window over
+//! the threshold restarts the sleep). `now_ms` going back is read as no time passing.
+
+mod document;
+
+use serde::{Deserialize, Serialize};
+
+use crate::reason::RetryReason;
+
+pub use document::{BreakerConfig, BreakerDocument, BreakerSnapshot, BREAKER_VERSION};
+
+/// The three states of a circuit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerState {
+    /// Requests pass; outcomes are counted.
+    Closed,
+    /// Requests are refused until the sleep window ends.
+    Open,
+    /// One canary is out; other requests are refused.
+    HalfOpen,
+}
+
+impl BreakerState {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open => "open",
+            BreakerState::HalfOpen => "half_open",
+        }
+    }
+}
+
+/// How a request sent through the breaker ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerOutcome {
+    /// It succeeded.
+    Success,
+    /// It failed in a way the host counts against the endpoint.
+    Failure,
+    /// It timed out (a failure).
+    Timeout,
+}
+
+/// The rule behind a breaker's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerRule {
+    /// The breaker is disabled: everything passes.
+    BreakerDisabled,
+    /// Closed: the request passes.
+    BreakerClosed,
+    /// Open past the sleep window: this request is the canary.
+    BreakerCanary,
+    /// Open within the sleep window: refused.
+    BreakerOpen,
+    /// Half-open with the canary out: refused.
+    BreakerCanaryInFlight,
+}
+
+impl BreakerRule {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BreakerRule::BreakerDisabled => "breaker_disabled",
+            BreakerRule::BreakerClosed => "breaker_closed",
+            BreakerRule::BreakerCanary => "breaker_canary",
+            BreakerRule::BreakerOpen => "breaker_open",
+            BreakerRule::BreakerCanaryInFlight => "breaker_canary_in_flight",
+        }
+    }
+
+    /// Whether the rule lets the request through.
+    pub fn permits(self) -> bool {
+        matches!(
+            self,
+            BreakerRule::BreakerDisabled | BreakerRule::BreakerClosed | BreakerRule::BreakerCanary
+        )
+    }
+}
+
+/// The source of every breaker rule.
+pub const BREAKER_SOURCE: &str = "Couchbase circuit breaker (couchbase-jvm-clients core-io \
+     endpoint/LazyCircuitBreaker.java and CircuitBreakerConfig.java: volumeThreshold 20, \
+     errorThresholdPercentage 50, sleepWindow 5 s, rollingWindow 1 min; canaryTimeout 5 s); \
+     RFC 0049, RetryReason CIRCUIT_BREAKER_OPEN";
+
+/// A breaker's answer to "may a request be sent now?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BreakerVerdict {
+    /// Whether the request may be sent.
+    pub permitted: bool,
+    /// Whether this request is the half-open canary.
+    pub canary: bool,
+    /// The circuit's state after this call.
+    pub state: BreakerState,
+    /// `CIRCUIT_BREAKER_OPEN` when refused (the reason to hand `decide`), else null.
+    pub reason: Option<RetryReason>,
+    /// The rule that decided.
+    pub rule: BreakerRule,
+    /// The source text of that rule.
+    pub source: &'static str,
+}
+
+/// A circuit breaker: its configuration and state. A host calling it from several threads wraps
+/// it in its own lock: [`CircuitBreaker::permit`] changes state (it lets out at most one canary).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CircuitBreaker {
+    config: BreakerConfig,
+    state: BreakerState,
+    /// When the circuit opened (open) or the canary was sent (half-open); 0 when closed.
+    since_ms: u64,
+    /// When the counting window started; `None` until the first outcome after a reset.
+    window_start_ms: Option<u64>,
+    total: u64,
+    failures: u64,
+}
+
+impl CircuitBreaker {
+    /// A closed breaker of `config` with empty counts.
+    pub fn new(config: &BreakerConfig) -> CircuitBreaker {
+        CircuitBreaker {
+            config: *config,
+            state: BreakerState::Closed,
+            since_ms: 0,
+            window_start_ms: None,
+            total: 0,
+            failures: 0,
+        }
+    }
+
+    /// This breaker's configuration.
+    pub fn config(&self) -> BreakerConfig {
+        self.config
+    }
+
+    /// The state at `now_ms`, counting an unanswered canary past its timeout as failed; changes nothing.
+    pub fn state(&self, now_ms: u64) -> BreakerState {
+        let mut view = self.clone();
+        view.settle_canary(now_ms);
+        view.state
+    }
+
+    /// A canary unanswered for `canary_timeout_ms` failed when that time ran out.
+    fn settle_canary(&mut self, now_ms: u64) {
+        if self.state == BreakerState::HalfOpen
+            && now_ms.saturating_sub(self.since_ms) >= self.config.canary_timeout_ms
+        {
+            self.state = BreakerState::Open;
+            self.since_ms = self.since_ms.saturating_add(self.config.canary_timeout_ms);
+        }
+    }
+
+    fn verdict(&self, rule: BreakerRule) -> BreakerVerdict {
+        BreakerVerdict {
+            permitted: rule.permits(),
+            canary: rule == BreakerRule::BreakerCanary,
+            state: self.state,
+            reason: (!rule.permits()).then_some(RetryReason::CircuitBreakerOpen),
+            rule,
+            source: BREAKER_SOURCE,
+        }
+    }
+
+    /// Whether a request may be sent at `now_ms`. When the sleep window has passed, this request
+    /// becomes the canary and the circuit half-open: call it only for a request about to be sent.
+    pub fn permit(&mut self, now_ms: u64) -> BreakerVerdict {
+        if !self.config.enabled {
+            return self.verdict(BreakerRule::BreakerDisabled);
+        }
+        self.settle_canary(now_ms);
+        let rule = match self.state {
+            BreakerState::Closed => BreakerRule::BreakerClosed,
+            BreakerState::Open if now_ms.saturating_sub(self.since_ms) > self.config.sleep_window_ms => {
+                self.state = BreakerState::HalfOpen;
+                self.since_ms = now_ms;
+                BreakerRule::BreakerCanary
+            }
+            BreakerState::Open => BreakerRule::BreakerOpen,
+            BreakerState::HalfOpen => BreakerRule::BreakerCanaryInFlight,
+        };
+        self.verdict(rule)
+    }
+
+    /// Tells the breaker how a request ended at `now_ms`.
+    pub fn record(&mut self, now_ms: u64, outcome: BreakerOutcome) {
+        if !self.config.enabled {
+            return;
+        }
+        self.settle_canary(now_ms);
+        let failed = outcome != BreakerOutcome::Success;
+        match self.state {
+            BreakerState::HalfOpen if failed => {
+                self.state = BreakerState::Open;
+                self.since_ms = now_ms;
+            }
+            BreakerState::HalfOpen => *self = CircuitBreaker::new(&self.config),
+            BreakerState::Closed | BreakerState::Open => {
+                let window_over = self
+                    .window_start_ms
+                    .is_none_or(|start| now_ms.saturating_sub(start) > self.config.rolling_window_ms);
+                if window_over {
+                    self.window_start_ms = Some(now_ms);
+                    self.total = 0;
+                    self.failures = 0;
+                }
+                self.total = self.total.saturating_add(1);
+                if failed {
+                    self.failures = self.failures.saturating_add(1);
+                    if self.tripped() {
+                        self.state = BreakerState::Open;
+                        self.since_ms = now_ms;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Enough outcomes in the window, and enough of them failures.
+    fn tripped(&self) -> bool {
+        self.total >= self.config.volume_threshold
+            && self.failures.saturating_mul(100) / self.total.max(1) >= self.config.error_threshold_percentage
+    }
+}

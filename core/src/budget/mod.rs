@@ -1,0 +1,296 @@
+//! Retry budgets: bounds on retries across requests, as pure state with no clock of its own.
+//!
+//! Three kinds, chosen by a versioned document ([`BudgetDocument`]):
+//! - `token_bucket`: gRPC retry throttling, gRFC A6 "Throttling Retry Attempts and Hedged RPCs"
+//!   (grpc/proposal `A6-client-retries.md`; grpc/grpc `src/core/client_channel/retry_throttle.cc`);
+//! - `retry_quota`: the AWS SDKs' standard-mode retry quota (AWS SDKs and Tools Reference Guide,
+//!   "Retry behavior"; aws/aws-sdk-go-v2 `aws/retry/standard.go`);
+//! - `percentage`: Finagle's `RetryBudget` (twitter/finagle `finagle-core/.../service/RetryBudget.scala`):
+//!   a percentage of recent requests plus a minimum rate. Envoy's retry budget
+//!   (`envoy/config/cluster/v3/circuit_breaker.proto`, `budget_percent` 20%, `min_retry_concurrency`
+//!   3) bounds *concurrent* retries against *active* requests, a gauge a per-event budget does not
+//!   see (it needs "retry finished" events and in-flight counts); it is left out, and the percentage
+//!   kind follows Finagle's rate over a window.
+//!
+//! The host tells the budget what happened ([`RetryBudget::record`]) and asks it before a retry
+//! ([`RetryBudget::permit`], read-only, or [`RetryBudget::try_retry`], which records the retry when
+//! permitted). Every call takes the caller's `now_ms`; the state is a value the host may keep
+//! anywhere through [`BudgetSnapshot`].
+
+mod document;
+mod percentage;
+mod retry_quota;
+mod token_bucket;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+pub use document::{BucketSnapshot, BudgetConfig, BudgetDocument, BudgetSnapshot, BUDGET_VERSION};
+pub use percentage::{PercentageConfig, PercentageState};
+pub use retry_quota::{RetryQuotaConfig, RetryQuotaState};
+pub use token_bucket::{TokenBucketConfig, TokenBucketState};
+
+/// The kinds of retry budget, as named in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    /// gRPC's retry throttling token bucket (gRFC A6).
+    TokenBucket,
+    /// The AWS SDKs' standard-mode retry quota.
+    RetryQuota,
+    /// Finagle's percentage of recent requests plus a minimum rate.
+    Percentage,
+}
+
+impl BudgetKind {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetKind::TokenBucket => "token_bucket",
+            BudgetKind::RetryQuota => "retry_quota",
+            BudgetKind::Percentage => "percentage",
+        }
+    }
+}
+
+/// What failed, for the retry being asked about: the AWS quota charges more to retry a timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryCause {
+    /// Any retryable error other than a timeout.
+    #[default]
+    Error,
+    /// The attempt timed out.
+    Timeout,
+}
+
+/// Something that happened, told to a budget with [`RetryBudget::record`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BudgetEvent {
+    /// A new request (its first attempt) was sent: Finagle's deposit.
+    Request,
+    /// An attempt succeeded; `after_retry` names what the retry that succeeded was for, or `None`
+    /// when the first attempt succeeded (AWS refunds that retry's cost, else adds its increment).
+    Success {
+        /// The cause of the retry that succeeded, `None` for a first-attempt success.
+        after_retry: Option<RetryCause>,
+    },
+    /// An attempt failed with a retryable error (gRPC takes one token). Only failures the host
+    /// would retry count, as gRFC A6 says: a malformed request is not a server failure.
+    Failure,
+    /// An attempt timed out (a failure for gRPC's bucket).
+    Timeout,
+    /// A retry was sent for `cause` (Finagle's withdrawal; the AWS quota takes its cost).
+    Retry {
+        /// What the retry repeats.
+        cause: RetryCause,
+    },
+}
+
+/// The rule behind a budget's verdict; `source()` is the text it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetRule {
+    /// gRPC: tokens above `max_tokens / 2`, retries allowed.
+    TokenBucketAboveHalf,
+    /// gRPC: tokens at or below `max_tokens / 2`, retries throttled.
+    TokenBucketAtOrBelowHalf,
+    /// AWS: the quota holds the retry's cost.
+    RetryQuotaAvailable,
+    /// AWS: the quota holds less than the retry's cost.
+    RetryQuotaExhausted,
+    /// Finagle: the window's retries stay within the percentage plus the floor.
+    PercentageWithinBudget,
+    /// Finagle: the window's retries already reach the percentage plus the floor.
+    PercentageBudgetSpent,
+}
+
+impl BudgetRule {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetRule::TokenBucketAboveHalf => "token_bucket_above_half",
+            BudgetRule::TokenBucketAtOrBelowHalf => "token_bucket_at_or_below_half",
+            BudgetRule::RetryQuotaAvailable => "retry_quota_available",
+            BudgetRule::RetryQuotaExhausted => "retry_quota_exhausted",
+            BudgetRule::PercentageWithinBudget => "percentage_within_budget",
+            BudgetRule::PercentageBudgetSpent => "percentage_budget_spent",
+        }
+    }
+
+    /// The source text of this rule.
+    pub fn source(self) -> &'static str {
+        self.kind_and_permitted().0.source()
+    }
+
+    /// Whether this rule permits the retry.
+    pub fn permits(self) -> bool {
+        self.kind_and_permitted().1
+    }
+
+    /// The budget kind this rule belongs to.
+    pub fn kind(self) -> BudgetKind {
+        self.kind_and_permitted().0
+    }
+
+    fn kind_and_permitted(self) -> (BudgetKind, bool) {
+        match self {
+            BudgetRule::TokenBucketAboveHalf => (BudgetKind::TokenBucket, true),
+            BudgetRule::TokenBucketAtOrBelowHalf => (BudgetKind::TokenBucket, false),
+            BudgetRule::RetryQuotaAvailable => (BudgetKind::RetryQuota, true),
+            BudgetRule::RetryQuotaExhausted => (BudgetKind::RetryQuota, false),
+            BudgetRule::PercentageWithinBudget => (BudgetKind::Percentage, true),
+            BudgetRule::PercentageBudgetSpent => (BudgetKind::Percentage, false),
+        }
+    }
+}
+
+impl BudgetKind {
+    /// The text each kind's rules come from, with its defaults.
+    pub fn source(self) -> &'static str {
+        match self {
+            BudgetKind::TokenBucket => {
+                "gRFC A6 Client Retries, Throttling Retry Attempts and Hedged RPCs \
+                 (grpc/proposal A6-client-retries.md; grpc/grpc src/core/client_channel/retry_throttle.cc)"
+            }
+            BudgetKind::RetryQuota => {
+                "AWS SDKs and Tools Reference Guide, Retry behavior: standard mode retry quota \
+                 (aws/aws-sdk-go-v2 aws/retry/standard.go: 500 tokens, cost 5, timeout cost 10, increment 1)"
+            }
+            BudgetKind::Percentage => {
+                "Finagle RetryBudget (twitter/finagle finagle-core/src/main/scala/com/twitter/finagle/\
+                 service/RetryBudget.scala: ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2)"
+            }
+        }
+    }
+}
+
+/// A budget's answer to "may a retry be sent now?", with the rule and source behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetVerdict {
+    /// Whether the retry may be sent.
+    pub permitted: bool,
+    /// `budget_exhausted` when refused, else null.
+    pub cause: Option<BudgetCause>,
+    /// The budget's kind.
+    pub kind: BudgetKind,
+    /// The rule that decided.
+    pub rule: BudgetRule,
+    /// The source text of that rule.
+    pub source: &'static str,
+    /// What the budget holds now: thousandths of a token (token bucket), tokens (retry quota),
+    /// or retries still allowed in the window (percentage).
+    pub balance: u64,
+}
+
+/// Why a budget refused a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetCause {
+    /// The budget holds too little for another retry now.
+    BudgetExhausted,
+}
+
+impl BudgetVerdict {
+    /// The verdict of `rule` with `balance`.
+    pub fn of(rule: BudgetRule, balance: u64) -> BudgetVerdict {
+        BudgetVerdict {
+            permitted: rule.permits(),
+            cause: (!rule.permits()).then_some(BudgetCause::BudgetExhausted),
+            kind: rule.kind(),
+            rule,
+            source: rule.source(),
+            balance,
+        }
+    }
+}
+
+/// The state of one kind of budget.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    TokenBucket(TokenBucketConfig, TokenBucketState),
+    RetryQuota(RetryQuotaConfig, RetryQuotaState),
+    Percentage(PercentageConfig, PercentageState),
+}
+
+/// A retry budget: its configuration and its current state. Not shared by itself: a host that
+/// calls it from several threads wraps it in its own lock (every call is short and allocation-free
+/// except [`RetryBudget::snapshot`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryBudget {
+    kind: Kind,
+}
+
+impl RetryBudget {
+    /// A budget of `config`, in its initial state (full bucket or quota, empty window).
+    pub fn new(config: &BudgetConfig) -> RetryBudget {
+        let kind = match *config {
+            BudgetConfig::TokenBucket(c) => Kind::TokenBucket(c, TokenBucketState::new(&c)),
+            BudgetConfig::RetryQuota(c) => Kind::RetryQuota(c, RetryQuotaState::new(&c)),
+            BudgetConfig::Percentage(c) => Kind::Percentage(c, PercentageState::new(&c)),
+        };
+        RetryBudget { kind }
+    }
+
+    /// A budget of `config` in the state `snapshot`; errors name the field under `field`
+    /// (e.g. `state.balance`).
+    pub fn restore(
+        config: &BudgetConfig,
+        snapshot: &BudgetSnapshot,
+        field: &str,
+    ) -> Result<RetryBudget, Error> {
+        document::restore(config, snapshot, field)
+    }
+
+    /// This budget's configuration.
+    pub fn config(&self) -> BudgetConfig {
+        match &self.kind {
+            Kind::TokenBucket(c, _) => BudgetConfig::TokenBucket(*c),
+            Kind::RetryQuota(c, _) => BudgetConfig::RetryQuota(*c),
+            Kind::Percentage(c, _) => BudgetConfig::Percentage(*c),
+        }
+    }
+
+    /// Whether a retry for `cause` may be sent at `now_ms`; changes nothing.
+    pub fn permit(&self, now_ms: u64, cause: RetryCause) -> BudgetVerdict {
+        match &self.kind {
+            Kind::TokenBucket(c, s) => s.permit(c),
+            Kind::RetryQuota(c, s) => s.permit(c, cause),
+            Kind::Percentage(c, s) => s.permit(c, now_ms),
+        }
+    }
+
+    /// Tells the budget that `event` happened at `now_ms`.
+    pub fn record(&mut self, now_ms: u64, event: BudgetEvent) {
+        match &mut self.kind {
+            Kind::TokenBucket(c, s) => s.record(c, event),
+            Kind::RetryQuota(c, s) => s.record(c, event),
+            Kind::Percentage(c, s) => s.record(c, now_ms, event),
+        }
+    }
+
+    /// [`permit`](Self::permit), then, when permitted, [`record`](Self::record) of the retry:
+    /// the one call a host makes (under its lock) before sending a retry.
+    pub fn try_retry(&mut self, now_ms: u64, cause: RetryCause) -> BudgetVerdict {
+        let verdict = self.permit(now_ms, cause);
+        if verdict.permitted {
+            self.record(now_ms, BudgetEvent::Retry { cause });
+            // The balance after the withdrawal, so a host sees what is left.
+            return BudgetVerdict {
+                balance: self.permit(now_ms, cause).balance,
+                ..verdict
+            };
+        }
+        verdict
+    }
+
+    /// The state as a value that serialises to JSON and back ([`RetryBudget::restore`]).
+    pub fn snapshot(&self) -> BudgetSnapshot {
+        match &self.kind {
+            Kind::TokenBucket(_, s) => BudgetSnapshot::balance(BudgetKind::TokenBucket, s.milli_tokens),
+            Kind::RetryQuota(_, s) => BudgetSnapshot::balance(BudgetKind::RetryQuota, s.tokens),
+            Kind::Percentage(c, s) => BudgetSnapshot::buckets(s.live_buckets(c)),
+        }
+    }
+}
