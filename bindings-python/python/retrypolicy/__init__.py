@@ -32,6 +32,7 @@ from ._lowlevel import (
     decide_after_strategy,
     decide_before_strategy,
 )
+from ._decision import NoRetryDecision, RetryDecision
 from ._log import LOGGER, log_decision
 from ._reason import RetryReason
 from .errors import (
@@ -73,12 +74,14 @@ __all__ = [
     "InvalidTypeError",
     "MalformedJsonError",
     "MissingFieldError",
+    "NoRetryDecision",
     "Operation",
     "Orchestrator",
     "OutOfRangeError",
     "Policy",
     "Request",
     "RetryPolicyError",
+    "RetryDecision",
     "RetryReason",
     "RetryStrategy",
     "UnknownFieldError",
