@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from . import _lowlevel
@@ -34,7 +35,7 @@ def dumps(document: Any) -> str:
     return json.dumps(document)
 
 
-def call(function: str, required: dict[str, Any], **optional: Any) -> dict[str, Any]:
+def call(function: str, required: Mapping[str, object], **optional: Any) -> dict[str, Any]:
     """Calls a core JSON-API function: ``required`` inputs as given (None stays null), optional
     inputs omitted when None so the core applies its defaults."""
     payload = dict(required)

@@ -12,10 +12,12 @@ from typing import Any, Protocol, TypeVar, cast
 
 from ._json_api import call
 from ._log import LOGGER
+from ._mongodb_types import FailureKind, MongoError, RaiseTimeoutAction, SessionState, TransactionState, TransactionStep
 from .run import is_testing
 
 T = TypeVar("T")
-Doc = dict[str, Any]
+_Event = dict[str, Any]
+"""A ``TransactionEvent`` being built (its keys depend on the event)."""
 
 
 class Session(Protocol):
@@ -32,7 +34,7 @@ class TransactionTimeoutError(TimeoutError):
     """No time was left for another attempt: exposes the last error (``__cause__``, ``last_error``)
     and copies its labels (the spec's "Timeout error propagation")."""
 
-    def __init__(self, action: Doc, last_error: Exception) -> None:
+    def __init__(self, action: RaiseTimeoutAction, last_error: Exception) -> None:
         super().__init__(f"withTransaction: no time left to retry ({action['rule']}): {last_error}")
         self.labels: list[str] = list(action["labels"])
         self.csot: bool = action["csot"]
@@ -48,7 +50,7 @@ def _names(exc: Exception) -> set[str]:
     return {c.__name__ for c in type(exc).__mro__}
 
 
-def _kind(exc: Exception) -> str:
+def _kind(exc: Exception) -> FailureKind:
     """The core's failure kind from a pymongo-shaped error's class names."""
     names = _names(exc)
     if "ServerSelectionTimeoutError" in names:
@@ -60,15 +62,18 @@ def _kind(exc: Exception) -> str:
     return "server"
 
 
-def error_document(exc: Exception) -> Doc:
+def error_document(exc: Exception) -> MongoError:
     """A pymongo-shaped error (``code``, ``_error_labels`` or ``error_labels``,
     ``details["writeConcernError"]["code"]``, the exception class names: ``WriteConcernError``,
     ``ConnectionFailure``, ``ServerSelectionTimeoutError``, ...) in the core's form."""
-    doc: Doc = {"kind": _kind(exc)}
+    doc: MongoError = {"kind": _kind(exc)}
     code = getattr(exc, "code", None)
     if isinstance(code, int):
         # pymongo raises an ok: 1 reply's writeConcernError as WriteConcernError with its code.
-        doc["write_concern_code" if "WriteConcernError" in _names(exc) else "code"] = code
+        if "WriteConcernError" in _names(exc):
+            doc["write_concern_code"] = code
+        else:
+            doc["code"] = code
     labels: Iterable[str] = getattr(exc, "error_labels", None) or getattr(exc, "_error_labels", None) or ()
     doc["labels"] = sorted(labels)
     details = getattr(exc, "details", None)
@@ -94,7 +99,7 @@ def run_transaction(
     clock: Callable[[], float] = time.monotonic,
     random: Callable[[], float] = _random.random,
     sleep: Callable[[float], object] = time.sleep,
-    error_document: Callable[[Exception], Doc] = error_document,
+    error_document: Callable[[Exception], MongoError] = error_document,
     logger: logging.Logger = LOGGER,
     log_level: int = logging.DEBUG,
 ) -> T:
@@ -103,12 +108,12 @@ def run_transaction(
     raises its error as is (``TransactionTimeoutError`` when time ran out). ``timeout``: the
     CSOT timeoutMS, or None for the spec's fixed limit."""
     timeout_ms = None if timeout is None else round((timeout.total_seconds() if isinstance(timeout, timedelta) else timeout) * 1000)
-    state: Doc = call("mongodb_with_transaction", {"events": []}, timeout_ms=timeout_ms)["state"]
+    state: TransactionState = call("mongodb_with_transaction", {"events": []}, timeout_ms=timeout_ms)["state"]
     start = clock()
     last: Exception | None = None
     result: Any = None
 
-    def failed(name: str, exc: Exception, **more: Any) -> Doc:
+    def failed(name: str, exc: Exception, **more: Any) -> _Event:
         nonlocal last
         last = exc
         return {"event": name, "error": error_document(exc), **more}
@@ -116,7 +121,7 @@ def run_transaction(
     def timed() -> dict[str, Any]:
         return {"elapsed_ms": round((clock() - start) * 1000), "random": random()}
 
-    def attempt() -> Doc:
+    def attempt() -> _Event:
         nonlocal result
         try:
             session.start_transaction()
@@ -128,9 +133,9 @@ def run_transaction(
             return failed("callback_raised", exc, session=_state(session), **timed())
         return {"event": "callback_returned", "session": _state(session)}
 
-    event: Doc = {"event": "begin"}
+    event: _Event = {"event": "begin"}
     while True:
-        step = call("mongodb_transaction_step", {"state": state, "event": event})
+        step = cast(TransactionStep, call("mongodb_transaction_step", {"state": state, "event": event}))
         state, action = step["state"], step["action"]
         name = action["action"]
         if logger.isEnabledFor(log_level):
@@ -152,13 +157,13 @@ def run_transaction(
                 event = {"event": "commit_succeeded"}
             except Exception as exc:
                 event = failed("commit_failed", exc, **timed())
-        elif name == "retry_transaction":
+        elif action["action"] == "retry_transaction":
             if not is_testing():
                 sleep(action["backoff_ms"] / 1000)
             event = attempt()
         elif name == "return":
             return cast(T, result)
-        elif name == "raise_timeout" and last is not None:
+        elif action["action"] == "raise_timeout" and last is not None:
             raise TransactionTimeoutError(action, last) from last
         elif last is not None:  # raise
             raise last
@@ -166,6 +171,6 @@ def run_transaction(
             raise RuntimeError(f"withTransaction: unexpected action {action}")
 
 
-def _state(session: Session) -> str:
+def _state(session: Session) -> SessionState:
     """The session's transaction state as the core names it: active or not is what it uses."""
     return "in_progress" if session.in_transaction else "no_transaction"

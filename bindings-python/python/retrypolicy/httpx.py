@@ -42,8 +42,8 @@ __all__ = ["AsyncRetryTransport", "RetryTransport", "TransportOptions"]
 
 Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
-StepHook = Callable[[dict[str, Any], Result], None]
-"""Called with the core's step (a dict) and the attempt's response or error."""
+StepHook = Callable[[_http.Step, Result], None]
+"""Called with the core's step (``http.Step``, a dict) and the attempt's response or error."""
 
 # The httpx errors raised before the request left (no connection was made or taken from the
 # pool): only Python sees the exception types, so this is the one table here; the core rules on
@@ -56,8 +56,8 @@ class TransportOptions(TypedDict, total=False):
 
     deadline: float | timedelta
     max_attempts: int | None
-    backoff: dict[str, Any] | None
-    jitter: str | None
+    backoff: _http.Backoff | None
+    jitter: _http.Jitter | None
     idempotent: bool | None
     clock: Callable[[], float]
     now: Callable[[], float]
@@ -74,7 +74,7 @@ class _Run:
 
     __slots__ = ("loop", "start", "attempts", "previous_ms")
 
-    def __init__(self, loop: dict[str, Any], start: float) -> None:
+    def __init__(self, loop: _http.Loop, start: float) -> None:
         self.loop = loop
         self.start = start
         self.attempts = 0
@@ -87,12 +87,17 @@ class _Steps:
     def __init__(self, **options: Unpack[TransportOptions]) -> None:
         deadline = options.get("deadline", 10.0)
         self.deadline = deadline.total_seconds() if isinstance(deadline, timedelta) else float(deadline)
-        self.loop: dict[str, Any] = {"deadline_ms": round(self.deadline * 1000)}
-        if options.get("max_attempts", 4) is not None:
-            self.loop["max_attempts"] = options.get("max_attempts", 4)
-        for key in ("backoff", "jitter", "idempotent"):
-            if options.get(key) is not None:
-                self.loop[key] = options.get(key)
+        self.loop: _http.Loop = {"deadline_ms": round(self.deadline * 1000)}
+        max_attempts, backoff = options.get("max_attempts", 4), options.get("backoff")
+        jitter, idempotent = options.get("jitter"), options.get("idempotent")
+        if max_attempts is not None:
+            self.loop["max_attempts"] = max_attempts
+        if backoff is not None:
+            self.loop["backoff"] = backoff
+        if jitter is not None:
+            self.loop["jitter"] = jitter
+        if idempotent is not None:
+            self.loop["idempotent"] = idempotent
         self.clock = options.get("clock", time.monotonic)
         self.now = options.get("now", time.time)
         self.random = options.get("random", _random.random)
@@ -117,15 +122,16 @@ class _Steps:
         ``run`` is updated here."""
         run.attempts += 1
         attempts = run.attempts
+        attempt: _http.Attempt
         if isinstance(result, httpx.Response):
-            attempt: dict[str, Any] = {"kind": "response", "status": result.status_code}
+            attempt = {"kind": "response", "status": result.status_code}
             if "retry-after" in result.headers:
                 attempt["retry_after"] = result.headers["retry-after"]
         elif isinstance(result, _NOT_SENT_ERRORS):
             attempt = {"kind": "network_error", "sent": False}
         else:
             attempt = {"kind": "network_error"}  # may have been sent
-        state: dict[str, Any] = {"attempts": attempts, "elapsed_ms": round((self.clock() - run.start) * 1000)}
+        state: _http.LoopState = {"attempts": attempts, "elapsed_ms": round((self.clock() - run.start) * 1000)}
         if run.previous_ms is not None:
             state["previous_delay_ms"] = run.previous_ms
         step = _http.next_step(run.loop, state, attempt, now_unix_ms=int(self.now() * 1000), random=self.random())

@@ -1,0 +1,26 @@
+"""What mypy --strict must reject: each line ending in ``# E: <code>`` is an error with that code,
+and no other line is (tests/test_types.py runs mypy on this file). Never run."""
+
+from __future__ import annotations
+
+from retrypolicy import Decision, Operation, Request, decide, http, mongodb
+
+d: Decision = decide(Request(Operation.kv("get"), timeout=2.5), "KV_LOCKED")
+seconds = d.delay_ms / 1000  # E: operator
+if not d.is_retry:
+    late = d.delay_ms + 1  # E: operator
+    cause: str = d.cause
+else:
+    missing: str = d.cause  # E: assignment
+
+loop: http.Loop = {"max_attempt": 3}  # E: typeddict-unknown-key
+state: http.LoopState = {"attempts": 1}  # E: typeddict-item
+step = http.next_step({"max_attempts": 3}, {"attempts": 1, "elapsed_ms": 0}, {"kind": "response", "status": "503"})  # E: typeddict-item
+wait = step["delay_ms"]  # E: typeddict-item
+if step["action"] == "retry":
+    after: int = step["delay_ms"]
+    outcome = step["outcome"]  # E: typeddict-item
+
+mongodb.transaction_labels("commitTransaction", {"kind": "network"})  # E: arg-type
+mongodb.decide({"operation": {"name": "insert_one"}}, {"code": 91})  # E: typeddict-item
+labels: int = mongodb.classify_error({"code": 91})["class"]  # E: assignment
