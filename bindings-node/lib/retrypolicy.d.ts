@@ -3,6 +3,8 @@
 // to 2^53 − 1; a `bigint` is accepted where noted for the full u64 range of the wire format.
 
 import { EventEmitter } from 'node:events'
+import type { HttpStepDecision } from './http.js'
+import type { TransactionAction } from './mongodb.js'
 
 /** The RFC 0049 retry reasons. */
 export type RetryReasonName =
@@ -458,121 +460,10 @@ export declare class Orchestrator extends EventEmitter {
   once(event: 'decision', listener: (record: DecisionRecord) => void): this
 }
 
-/** A JSON document in the shared shapes of spec-fixtures/README.md (snake_case keys). */
-export type JsonDocument = { readonly [key: string]: unknown }
+// ---- MongoDB and HTTP: camelCase in and out, declared in their own files -------------------------
 
-/** A MongoDB error as the driver saw it. */
-export interface MongoError {
-  kind?: 'server' | 'network' | 'pool_cleared' | 'server_selection'
-  code?: number
-  labels?: readonly string[]
-  write_concern_code?: number
-  write_error_codes?: readonly number[]
-  base_backoff_ms?: number
-  message?: string
-}
-
-/** One MongoDB attempt's decision. */
-export interface MongoDecision {
-  readonly action: 'retry' | 'surface'
-  readonly delay_ms?: number
-  readonly attempts: number
-  readonly overloaded: boolean
-  readonly labels: readonly string[]
-  readonly retryable_as?: string | null
-  readonly rule: string
-  readonly section: string
-}
-
-/** A verdict with the rule and spec section behind it. */
-export interface RuledVerdict {
-  readonly rule: string
-  readonly section: string
-  readonly [key: string]: unknown
-}
-
-/** MongoDB retry rules (the core's JSON API; documents in the shared JSON shapes). */
-export declare const mongodb: Readonly<{
-  /** Network, command or state-change error, with the code's name, group and retryability. */
-  classifyError(error: MongoError): JsonDocument
-  /** Whether a write may be retried after `error` (RetryableWriteError label, pre-4.4 codes). */
-  retryableWriteError(
-    error: MongoError,
-    server?: 'modern' | 'legacy_mongod' | 'legacy_mongos',
-    retryWrites?: boolean,
-  ): RuledVerdict & { readonly retryable: boolean; readonly labels: readonly string[] }
-  /** Whether a read may be retried after `error`. */
-  retryableReadError(error: MongoError): RuledVerdict & { readonly retryable: boolean }
-  /** Which of the attempts' errors surfaces to the user (the NoWritesPerformed rules). */
-  surfacedError(kind: 'write' | 'read' | 'command', errors: readonly MongoError[]): JsonDocument
-  /** Whether an operation takes part in retryable writes or reads at all. */
-  eligibility(operation: JsonDocument, retryWrites?: boolean, retryReads?: boolean): RuledVerdict
-  /** Retry once, retry after an overload backoff, or surface: one attempt's decision. */
-  decide(request: JsonDocument, error: MongoError): MongoDecision
-  /** The client-backpressure backoff for an overload retry. */
-  overloadBackoff(attempt: number, random: number, baseBackoffMs?: number): { readonly delay_ms: number; readonly ceiling_ms: number }
-  /** The TransientTransactionError / UnknownTransactionCommitResult labels an error carries. */
-  transactionLabels(command: 'commit' | 'abort' | 'other', error: MongoError): { readonly labels: readonly string[] }
-  /** The backoff before retrying a whole transaction. */
-  transactionBackoff(transactionAttempt: number, random: number): { readonly backoff_ms: number }
-  /** Replays withTransaction over a list of events: the actions, the last one, backoffs and final state. */
-  withTransaction(events: readonly JsonDocument[], timeoutMs?: number): JsonDocument
-  /** One step of the withTransaction state machine: (state, event) → {state, action}. */
-  transactionStep(state: JsonDocument, event: JsonDocument): { readonly state: JsonDocument; readonly action: JsonDocument }
-  /** Seed 000's analysis of an operation `{op, filter?, update?, documents?, unique_fields?, upsert?}`. */
-  idempotency(operation: JsonDocument): RuledVerdict & { readonly idempotent: boolean }
-  /** Whether a DuplicateKeyError on a retried insert means the first attempt succeeded. */
-  duplicateKey(documentId: unknown, error: JsonDocument): RuledVerdict & { readonly first_attempt_succeeded: boolean }
-  /** Seed 000's two-step pending-token rewrite of a non-idempotent update (step1, step2). */
-  pendingTokenRewrite(
-    filter: JsonDocument,
-    update: JsonDocument,
-    token: unknown,
-    upsert?: boolean,
-    pendingField?: string,
-  ): { readonly step1: JsonDocument; readonly step2: JsonDocument; readonly cleanup_pipeline: unknown }
-  /**
-   * Runs `callback(session)` in a transaction and commits it, retrying as the driver's
-   * `withTransaction` does (the core's state machine decides); resolves with the callback's result.
-   */
-  runTransaction<S extends TransactionSession, T>(
-    session: S,
-    callback: (session: S) => T | PromiseLike<T>,
-    options?: RunTransactionOptions,
-  ): Promise<T>
-}>
-
-/** HTTP retry rules (the core's JSON API; "now" is passed in as Unix milliseconds). */
-export declare const http: Readonly<{
-  /** Final success, final rejection or transient, for an HTTP status, or a network error when `networkError`. */
-  classify(
-    status?: number,
-    networkError?: boolean,
-  ): RuledVerdict & {
-    readonly class: 'success' | 'redirect' | 'rejection' | 'transient'
-    readonly outcome: 'final' | 'transient'
-    readonly retry_after: boolean
-    /** The RFC 0049 reason a generic runner gives a transient result; null for a final one. */
-    readonly retry_reason: RetryReasonName | null
-  }
-  /** A Retry-After header (seconds or an HTTP date) as a delay in milliseconds. */
-  retryAfter(value: string, nowUnixMs?: number): { readonly delay_ms: number }
-  /** An HTTP-date (any of RFC 9110's three forms) as Unix milliseconds; an RFC 850 date's two-digit year needs `nowUnixMs`. */
-  parseDate(value: string, nowUnixMs?: number): { readonly unix_ms: number }
-  /**
-   * What a bounded retry loop does after an attempt: retry after a delay, or stop and why. `loop`:
-   * `{max_attempts?, deadline_ms?, backoff?, jitter?, method?, idempotent?}` (a non-idempotent
-   * request is not repeated once it may have reached the server); `attempt`: `{kind: 'response',
-   * status, retry_after?}` or `{kind: 'network_error', sent?}` (`sent: false`: it surely did not leave).
-   */
-  nextStep(
-    loop: JsonDocument,
-    state: JsonDocument,
-    attempt: JsonDocument,
-    nowUnixMs?: number,
-    random?: number,
-  ): RuledVerdict & { readonly action: 'retry' | 'stop'; readonly delay_ms?: number }
-}>
+export * from './mongodb.js'
+export * from './http.js'
 
 // ---- runners: the retry loop, fetch and withTransaction ------------------------------------------
 
@@ -645,23 +536,10 @@ export declare class RetryTimeoutError extends Error {
 
 /** A Node/undici network error: SOCKET_NOT_AVAILABLE (nothing sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
 export declare function classifyNetworkError(error: unknown): RetryReasonName | null
-/** An error carrying an HTTP status (`status`, `statusCode`, `response.status`): the core's `retry_reason` for it (SERVICE_RESPONSE_CODE_INDICATED when transient); else null. */
+/** An error carrying an HTTP status (`status`, `statusCode`, `response.status`): the core's `retryReason` for it (SERVICE_RESPONSE_CODE_INDICATED when transient); else null. */
 export declare function classifyHttpStatus(error: unknown): RetryReasonName | null
 /** `classifyNetworkError`, then `classifyHttpStatus`. */
 export declare function classifyError(error: unknown): RetryReasonName | null
-
-/** The HTTP loop's decision after an attempt (`http.nextStep`, snake_case as in the shared JSON). */
-export interface HttpStepDecision {
-  readonly action: 'retry' | 'stop'
-  readonly outcome?: 'final' | 'transient'
-  readonly class: 'success' | 'redirect' | 'rejection' | 'transient'
-  readonly delay_ms?: number
-  readonly from_retry_after: boolean
-  readonly retry_after_ignored: boolean
-  readonly retry_after_ms?: number
-  readonly rule: string
-  readonly section: string
-}
 
 /** Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. */
 export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision> {
@@ -691,35 +569,3 @@ export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision> {
  * last transient one when retries end); rejects with the last network error or a RetryTimeoutError.
  */
 export declare function retryFetch(input: string | URL | Request, init?: RequestInit, options?: RetryFetchOptions): Promise<Response>
-
-/** A driver-shaped session (the Node driver's `ClientSession` fits). */
-export interface TransactionSession {
-  startTransaction(options?: unknown): void
-  commitTransaction(): Promise<unknown>
-  abortTransaction(): Promise<unknown>
-  /** Read when `transaction.state` is absent. */
-  inTransaction?(): boolean
-  /** The driver's state name, e.g. `TRANSACTION_IN_PROGRESS`. */
-  readonly transaction?: { readonly state: string }
-}
-
-/** What the withTransaction state machine tells the runner to do. */
-export interface TransactionAction {
-  readonly action: 'start_transaction' | 'commit' | 'retry_commit' | 'retry_transaction' | 'raise' | 'raise_timeout' | 'return'
-  readonly abort_first?: boolean
-  readonly backoff_ms?: number
-  readonly labels?: readonly string[]
-  readonly csot?: boolean
-  readonly error?: MongoError
-  readonly cause?: MongoError
-  readonly rule?: string
-  readonly section?: string
-}
-
-/** Options of `mongodb.runTransaction`. */
-export interface RunTransactionOptions extends RunnerOptions<TransactionAction> {
-  /** The CSOT timeoutMS (default: the spec's 120 s retry limit). */
-  timeoutMs?: number
-  /** Passed to `session.startTransaction`. */
-  transactionOptions?: unknown
-}

@@ -83,12 +83,4 @@ try {
   }
 }
 
-// MongoDB and HTTP: documents in the shared JSON shapes.
-import { http, mongodb } from 'retrypolicy'
-const mongo = mongodb.decide({ operation: { name: 'find' } }, { kind: 'network' })
-if (mongo.action === 'retry') console.log(mongo.rule, mongo.delay_ms ?? 0)
-const status = http.classify(503)
-const transient: boolean = status.outcome === 'transient'
-console.log(transient, http.retryAfter('120').delay_ms)
-// @ts-expect-error the transaction command is a closed set
-mongodb.transactionLabels('commitTransaction', { kind: 'network' })
+// MongoDB and HTTP: see domains.ts.

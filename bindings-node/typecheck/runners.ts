@@ -46,7 +46,7 @@ async function postOrder(body: string): Promise<number> {
       timeoutMs: 10_000,
       attemptTimeoutMs: 2_000,
       idempotent: true, // the server dedupes on an idempotency key
-      onRetry: (d) => console.log(d.delay_ms, d.from_retry_after),
+      onRetry: (d) => console.log(d.delayMs, d.fromRetryAfter),
     })
     return res.status
   } catch (e) {
@@ -65,7 +65,7 @@ async function transfer(session: DriverSession): Promise<string> {
   const id: string = await mongodb.runTransaction(session, async (s) => {
     await s.insert({ _id: 1 })
     return s.id
-  }, { timeoutMs: 30_000, onRetry: (a) => console.log(a.action, a.backoff_ms) })
+  }, { timeoutMs: 30_000, onRetry: (a) => console.log(a.action, a.action === 'retry_transaction' ? a.backoffMs : 0) })
   return id
 }
 
@@ -74,8 +74,8 @@ async function transfer(session: DriverSession): Promise<string> {
 void retry(async () => 1, { timeoutMs: 100 })
 // @ts-expect-error: a classifier names a reason, not a delay
 void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, classify: () => 5 })
-// @ts-expect-error: the HTTP loop's delay is delay_ms, in the shared JSON shape
-void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onRetry: (d) => d.delayMs })
+// @ts-expect-error: the HTTP loop's decision is camelCase (delayMs), not the wire's delay_ms
+void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onRetry: (d) => d.delay_ms })
 // @ts-expect-error: a session needs commitTransaction and abortTransaction
 void mongodb.runTransaction({ startTransaction() {} }, async () => 1)
 
