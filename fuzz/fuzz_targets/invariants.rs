@@ -4,8 +4,9 @@
 //!    at or before the timeout (`delay_ms <= timeout_ms - elapsed_ms`, so no overflow either).
 //!    RFC 0049 "Capping the Retry Duration" as `decide.rs` implements it: a longer delay is cut to
 //!    the time left (`capped`), and a delay that ends exactly at the timeout cancels the request
-//!    when it ends (`then_cancel` exactly when `delay_ms == timeout_ms - elapsed_ms`). At or past
-//!    the timeout the answer is no retry, cause `deadline_passed`.
+//!    when it ends (`then_cancel` exactly when `delay_ms == timeout_ms - elapsed_ms`). The delay is
+//!    the deciding rule's backoff (controlled, or the policy's best effort) cut to the time left,
+//!    `capped` exactly when cut. At or past the timeout the answer is no retry, `deadline_passed`.
 //! 2. A request that is not idempotent is retried only for a reason whose RFC table row allows
 //!    non-idempotent retry (`allows_non_idempotent_retry`: the request never reached the server).
 //! 3. UNKNOWN is never retried, unless the policy opts into `retry_unknown_if_idempotent`, and then
@@ -54,6 +55,7 @@ impl Draw {
     }
 }
 
+/// An operation of any service; the bytes index the KV catalog and the HTTP methods.
 #[derive(Arbitrary, Debug)]
 enum Op {
     Kv(u8),
@@ -65,6 +67,7 @@ enum Op {
     Management(u8),
 }
 
+/// Every HTTP method.
 const METHODS: [HttpMethod; 7] = [
     HttpMethod::Get,
     HttpMethod::Head,
@@ -97,6 +100,7 @@ enum Factor {
     Any(u32),
 }
 
+/// A backoff calculator; exponential bounds are put in order.
 #[derive(Arbitrary, Debug)]
 enum BackoffIn {
     Exponential {
@@ -109,6 +113,7 @@ enum BackoffIn {
     Fixed(Ms),
 }
 
+/// A policy: strategy, backoff, jitter (indexing `JITTERS`) and the four compat options.
 #[derive(Arbitrary, Debug)]
 struct PolicyIn {
     fail_fast: bool,
@@ -117,8 +122,10 @@ struct PolicyIn {
     compat: [bool; 4],
 }
 
+/// Every jitter mode.
 const JITTERS: [Jitter; 4] = [Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated];
 
+/// Fail fast or best effort.
 fn strategy(fail_fast: bool) -> StrategyKind {
     if fail_fast {
         StrategyKind::FailFast
@@ -170,6 +177,7 @@ impl PolicyIn {
     }
 }
 
+/// One fuzz case: a request, the reason it failed, and a policy.
 #[derive(Arbitrary, Debug)]
 struct Input {
     operation: Op,
@@ -185,6 +193,7 @@ struct Input {
     policy: PolicyIn,
 }
 
+/// The reason a byte picks from the RFC table.
 fn reason_at(i: u8) -> RetryReason {
     RetryReason::ALL[usize::from(i) % RetryReason::ALL.len()]
 }
@@ -210,10 +219,21 @@ fn check_promises(request: &Request, reason: RetryReason, policy: &Policy, decis
                     "UNKNOWN retried: {r:?}"
                 );
             }
-            assert!(matches!(
-                r.rule,
-                Rule::AlwaysRetryControlledBackoff | Rule::BestEffortBackoff
-            ));
+            // The delay is the rule's backoff, cut to the time left (`capped` exactly when it was cut).
+            let uncapped = match r.rule {
+                Rule::AlwaysRetryControlledBackoff => controlled_backoff(request.attempts),
+                Rule::BestEffortBackoff => backoff_delay(
+                    &policy.backoff,
+                    policy.jitter,
+                    request.attempts,
+                    request.random,
+                    request.previous_delay_ms,
+                )
+                .expect("best effort retried, so its backoff has what it needs"),
+                other => panic!("a retry by rule {other:?}: only built-in rules decide here"),
+            };
+            assert_eq!(r.delay_ms, uncapped.min(remaining), "{r:?}");
+            assert_eq!(r.capped, uncapped > remaining, "capped: {r:?}");
             assert_eq!(
                 (r.reason, r.attempts, r.idempotent),
                 (reason, request.attempts, idempotent)
