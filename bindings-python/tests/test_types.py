@@ -168,3 +168,18 @@ def test_mypy_strict_rejects_each_marked_line_and_nothing_else() -> None:
         for m in re.finditer(r"^[^:\n]+:(\d+): error: .*\[([a-z-]+)\]$", out.stdout, re.M)
     }
     assert found == expected, out.stdout + out.stderr
+
+
+def test_the_readme_types_block_passes_mypy_strict(tmp_path: pathlib.Path) -> None:
+    readme = (HERE.parent / "README.md").read_text()
+    block = re.search(r"## Types\n```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    (tmp_path / "readme_types.py").write_text(block.group(1))
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir=/dev/null", "readme_types.py"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -1,4 +1,5 @@
-"""An SDK-style retry loop, type-checked with mypy --strict in CI."""
+"""An SDK-style retry loop, the decision kinds, an HTTP saga step and a MongoDB transaction
+replay, type-checked with mypy --strict in CI."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import time
 from datetime import timedelta
 
 import retrypolicy
-from retrypolicy import Operation, Request, RetryReason
+from retrypolicy import NoRetryDecision, Operation, Request, RetryDecision, RetryReason, http, mongodb
 
 
 class NoLockRetries(retrypolicy.BestEffort):
@@ -28,10 +29,12 @@ def run(statuses: list[int]) -> str:
         if reason is None:
             return "failed: not retryable"
         decision = orchestrator.decide(request, reason)
-        if not decision.is_retry or decision.then_cancel:
+        if not decision.is_retry:
             return f"failed: {decision.cause}"
-        delay_ms: int = decision.delay_ms or 0
-        request = request.replace(attempts=request.attempts + 1, elapsed=time.monotonic() - start + delay_ms / 1000)
+        # Narrowed to RetryDecision: delay_ms is an int here.
+        if decision.then_cancel:
+            return f"timed out after {decision.delay_ms} ms"
+        request = request.replace(attempts=request.attempts + 1, elapsed=time.monotonic() - start + decision.delay_ms / 1000)
     return "succeeded"
 
 
@@ -44,6 +47,54 @@ def two_steps(request: Request, reason: RetryReason) -> retrypolicy.Decision:
     return retrypolicy.decide_after_strategy(request, reason, answer)
 
 
+def describe(decision: retrypolicy.Decision) -> str:
+    """The two kinds of decision, told apart by a class pattern."""
+    match decision:
+        case RetryDecision(delay_ms=ms):
+            return f"retry in {ms / 1000:.3f} s"
+        case NoRetryDecision(cause=cause):
+            return f"no retry: {cause}"
+    raise AssertionError(decision)
+
+
+def saga_step(statuses: list[int]) -> str:
+    """Seed 004's bounded loop over HTTP results, with the TypedDicts of retrypolicy.http."""
+    loop: http.Loop = {"max_attempts": 4, "deadline_ms": 2_500, "method": "POST", "idempotent": True}
+    state: http.LoopState = {"attempts": 0, "elapsed_ms": 0}
+    for status in statuses:
+        state["attempts"] += 1
+        attempt: http.ResponseAttempt = {"kind": "response", "status": status}
+        if status == 429:
+            attempt["retry_after"] = "1"
+        step = http.next_step(loop, state, attempt)
+        if step["action"] == "stop":
+            return f"{step['outcome']} ({step['rule']})"
+        state["elapsed_ms"] += step["delay_ms"]  # an int: the step is a RetryStep here
+        state["previous_delay_ms"] = step["delay_ms"]
+    return "no result"
+
+
+def transaction() -> list[str]:
+    """withTransaction replayed over events: a transient error, then a commit."""
+    transient: mongodb.MongoError = {"kind": "network", "labels": ["TransientTransactionError"]}
+    events: list[mongodb.TransactionEvent] = [
+        {"event": "begin"},
+        {"event": "callback_raised", "session": "in_progress", "error": transient, "elapsed_ms": 10, "random": 0.5},
+        {"event": "callback_returned", "session": "in_progress"},
+        {"event": "commit_succeeded"},
+    ]
+    result = mongodb.with_transaction(events)
+    last = result["last"]
+    assert last is not None and last["action"] == "return"
+    report = mongodb.idempotency(op="updateOne", filter={"_id": 1}, update={"$inc": {"n": 1}})
+    decision = mongodb.decide({"operation": {"name": "insertOne"}}, {"kind": "network"})
+    retry_as = decision["retryable_as"] if decision["action"] == "retry" else "surface"
+    return result["actions"] + [report["rule"], retry_as]
+
+
 if __name__ == "__main__":
     print(run([0x86, 0x07, 0x09]))
     print(two_steps(Request(Operation.kv("get"), timeout=2.5), RetryReason.KV_TEMPORARY_FAILURE))
+    print(describe(retrypolicy.decide(Request(Operation.kv("upsert"), timeout=1), "SOCKET_CLOSED_WHILE_IN_FLIGHT")))
+    print(saga_step([503, 429, 201]), saga_step([503, 503, 503, 503]))
+    print(transaction())

@@ -3,7 +3,8 @@ and no other line is (tests/test_types.py runs mypy on this file). Never run."""
 
 from __future__ import annotations
 
-from retrypolicy import Decision, Operation, Request, decide, http, mongodb
+from retrypolicy import Decision, Operation, Request, RetryDecision, decide, http, mongodb
+from retrypolicy.run import Retrying
 
 d: Decision = decide(Request(Operation.kv("get"), timeout=2.5), "KV_LOCKED")
 seconds = d.delay_ms / 1000  # E: operator
@@ -24,3 +25,12 @@ if step["action"] == "retry":
 mongodb.transaction_labels("commitTransaction", {"kind": "network"})  # E: arg-type
 mongodb.decide({"operation": {"name": "insert_one"}}, {"code": 91})  # E: typeddict-item
 labels: int = mongodb.classify_error({"code": 91})["class"]  # E: assignment
+
+
+def on_retry(decision: RetryDecision, exc: Exception) -> None:
+    """A hook for decisions to retry only."""
+
+
+Retrying(Operation.kv("get"), timeout=1.0, on_retry=on_retry)
+Retrying(Operation.kv("get"), timeout=1.0, on_give_up=on_retry)  # E: arg-type
+later = d.delay.total_seconds()  # E: union-attr

@@ -7,7 +7,7 @@ import asyncio
 import httpx
 
 import retrypolicy
-from retrypolicy import Decision, Operation, RetryReason, mongodb
+from retrypolicy import Decision, Operation, RetryDecision, RetryReason, mongodb
 from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
 from retrypolicy.run import AsyncRetrying, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
 
@@ -35,14 +35,25 @@ def locked(exc: Exception) -> RetryReason | None:
     return RetryReason.KV_LOCKED if isinstance(exc, KeyError) else None
 
 
-def log_retry(decision: Decision, exc: Exception) -> None:
-    """An on_retry hook."""
-    print(f"retrying after {decision.delay_ms} ms: {exc!r}")
+def log_retry(decision: RetryDecision, exc: Exception) -> None:
+    """An on_retry hook: it only sees decisions to retry, so delay_ms is an int."""
+    print(f"retrying in {decision.delay_ms / 1000} s: {exc!r}")
+
+
+def log_give_up(decision: Decision, exc: Exception) -> None:
+    """An on_give_up hook: either kind of decision (a retry whose delay would pass the timeout)."""
+    print(f"giving up ({decision.cause or decision.rule}): {exc!r}")
+
+
+def log_http_retry(step: retrypolicy.http.Step, result: httpx.Response | httpx.TransportError) -> None:
+    """An on_retry hook of the httpx transports: the step narrows on its action."""
+    if step["action"] == "retry":
+        print(f"HTTP retry in {step['delay_ms'] / 1000} s after {result!r}")
 
 
 def give_up() -> str:
     """A non-idempotent upsert whose connection closed in flight is not retried."""
-    runner = Retrying(Operation.kv("upsert"), timeout=1.0, on_retry=log_retry)
+    runner = Retrying(Operation.kv("upsert"), timeout=1.0, on_retry=log_retry, on_give_up=log_give_up)
 
     def upsert(key: str, value: int) -> int:
         raise ConnectionResetError(f"{key}={value}")
@@ -85,7 +96,7 @@ async def main() -> None:
     print(n)
     moved: int = mongodb.run_transaction(Session(), transfer)
     print(moved)
-    transport = RetryTransport(deadline=5.0, max_attempts=3)
+    transport = RetryTransport(deadline=5.0, max_attempts=3, on_retry=log_http_retry)
     # The submodules as attributes of the package.
     reason = retrypolicy.http.classify(status=503)["retry_reason"]
     assert reason == "SERVICE_RESPONSE_CODE_INDICATED" and retrypolicy.run.is_testing()

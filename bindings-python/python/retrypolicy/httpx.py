@@ -44,6 +44,8 @@ Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
 StepHook = Callable[[_http.Step, Result], None]
 """Called with the core's step (``http.Step``, a dict) and the attempt's response or error."""
+RetryStepHook = Callable[[_http.RetryStep, Result], None]
+"""``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
 
 # The httpx errors raised before the request left (no connection was made or taken from the
 # pool): only Python sees the exception types, so this is the one table here; the core rules on
@@ -62,7 +64,7 @@ class TransportOptions(TypedDict, total=False):
     clock: Callable[[], float]
     now: Callable[[], float]
     random: Callable[[], float]
-    on_retry: StepHook | None
+    on_retry: RetryStepHook | None
     on_give_up: StepHook | None
     logger: logging.Logger
     log_level: int

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, c
 
 from . import http as _http
 from ._log import LOGGER, log_decision
+from ._decision import RetryDecision
 from ._lowlevel import Decision, Operation, Policy, Request, classify_dispatch, decide
 from ._reason import RetryReason
 from .errors import RetryPolicyError
@@ -43,6 +44,7 @@ __all__ = [
     "AsyncRetrying",
     "Classifier",
     "Hook",
+    "RetryHook",
     "RetryTimeoutError",
     "Retrying",
     "RunOptions",
@@ -65,6 +67,8 @@ Classifier = Callable[[Exception], "RetryReason | None"]
 """Maps an error to the reason to retry it for, or None: surface this error now."""
 Hook = Callable[[Decision, Exception], None]
 """Called with the decision and the error it was made for."""
+RetryHook = Callable[[RetryDecision, Exception], None]
+"""``on_retry``: called with the decision to retry (its ``delay_ms`` an int) and the error."""
 
 
 def _dispatch_reason(failure: str) -> RetryReason:
@@ -168,7 +172,7 @@ class RunOptions(TypedDict, total=False):
     strategy: RetryStrategy | None
     idempotent: bool | None
     classify: Classifier
-    on_retry: Hook | None
+    on_retry: RetryHook | None
     on_give_up: Hook | None
     clock: Callable[[], float]
     random: Callable[[], float]
