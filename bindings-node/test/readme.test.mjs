@@ -1,4 +1,4 @@
-// The README's quickstart runs, as written (ESM) and as CommonJS.
+// The README's examples run, as written (ESM; the quickstart also as CommonJS), and print what they show.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -38,6 +38,18 @@ test('"wrap a call" runs as written: two retries, then the answer', { skip }, ()
     'ECONNRESET: retry after 1 ms (best_effort_backoff)',
     'ECONNRESET: retry after 2 ms (best_effort_backoff)',
     'price 42 after 3 attempts',
+    '',
+  ].join('\n'))
+})
+
+test('"MongoDB and HTTP" runs as written and prints what the README shows', { skip }, () => {
+  const [, code, printed] = readme.split('## MongoDB and HTTP')[1].match(/```js\n([^]*?)```\nprints\n```\n([^]*?)```/)
+  assert.equal(run(['--input-type=module', '-e'], code), printed)
+  assert.equal(printed, [
+    'retry 100 service_unavailable', // RFC 9110: 503 is transient; the default backoff starts at 100 ms
+    'transient deadline_before_retry 3000', // the 3 s asked for would pass the deadline: stop now, say so
+    'retry read retryable_read_error',
+    '{"$addToSet":{"pending":"inc-1"}} {"_id":"counter","pending":"inc-1"}',
     '',
   ].join('\n'))
 })
