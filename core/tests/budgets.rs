@@ -1,0 +1,292 @@
+//! Properties of the retry budgets and the circuit breaker (issue 20 item 4): a budget never lets
+//! retries exceed its stated bound, a breaker never lets more than one canary through while
+//! half-open, and every state survives its JSON snapshot.
+
+use proptest::prelude::*;
+use retrypolicy::budget::{PercentageConfig, RetryQuotaConfig, TokenBucketConfig};
+use retrypolicy::*;
+
+/// An event a host may tell a budget, or a retry it may ask for.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Request,
+    Success(Option<RetryCause>),
+    Failure,
+    Timeout,
+    AskRetry(RetryCause),
+}
+
+fn cause() -> impl Strategy<Value = RetryCause> {
+    prop_oneof![Just(RetryCause::Error), Just(RetryCause::Timeout)]
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        Just(Step::Request),
+        proptest::option::of(cause()).prop_map(Step::Success),
+        Just(Step::Failure),
+        Just(Step::Timeout),
+        cause().prop_map(Step::AskRetry),
+    ]
+}
+
+/// Steps at non-decreasing times: each a gap of 0 to `max_gap − 1` ms after the previous.
+fn timed<S: Strategy>(step: S, max_gap: u64) -> impl Strategy<Value = Vec<(u64, S::Value)>> {
+    proptest::collection::vec((0..max_gap, step), 0..300).prop_map(|v| {
+        let mut now = 0;
+        v.into_iter()
+            .map(|(gap, s)| {
+                now += gap;
+                (now, s)
+            })
+            .collect()
+    })
+}
+
+fn timed_steps() -> impl Strategy<Value = Vec<(u64, Step)>> {
+    timed(step(), 3000)
+}
+
+fn apply(budget: &mut RetryBudget, now: u64, step: Step) -> Option<BudgetVerdict> {
+    match step {
+        Step::Request => budget.record(now, BudgetEvent::Request),
+        Step::Success(after_retry) => budget.record(now, BudgetEvent::Success { after_retry }),
+        Step::Failure => budget.record(now, BudgetEvent::Failure),
+        Step::Timeout => budget.record(now, BudgetEvent::Timeout),
+        Step::AskRetry(cause) => return Some(budget.try_retry(now, cause)),
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// gRFC A6: a failure after which a retry is permitted leaves more than max/2 tokens, each such
+    /// failure takes 1000 milli-tokens and only successes add any (`token_ratio` each), so with P
+    /// permitted failures and S successes, 1000·P < max − max/2 + ratio·S. Under a storm (S = 0)
+    /// at most max_tokens/2 failures are ever retried: retries per failure go to 0.
+    #[test]
+    fn token_bucket_retries_per_failure_are_bounded(
+        max in 1u64..=1_000_000,
+        ratio in 1u64..=2_000,
+        steps in timed_steps(),
+    ) {
+        let c = TokenBucketConfig { max_milli_tokens: max, milli_token_ratio: ratio };
+        let mut budget = RetryBudget::new(&BudgetConfig::TokenBucket(c));
+        let (mut permitted_failures, mut successes) = (0u128, 0u128);
+        for (now, s) in steps {
+            apply(&mut budget, now, s);
+            match s {
+                Step::Failure | Step::Timeout if budget.permit(now, RetryCause::Error).permitted => {
+                    permitted_failures += 1;
+                }
+                Step::Success(_) => successes += 1,
+                _ => {}
+            }
+            let bound = u128::from(max - c.threshold()) + u128::from(ratio) * successes;
+            prop_assert!(1000 * permitted_failures < bound, "{permitted_failures} retried failures, {successes} successes");
+        }
+    }
+
+    /// AWS: the quota never goes below zero, so the costs of permitted retries are at most the
+    /// capacity plus every increment and refund credited; with no success, at most
+    /// capacity / cheapest cost retries.
+    #[test]
+    fn retry_quota_spends_at_most_what_it_was_given(
+        capacity in 0u64..2_000,
+        retry_cost in 1u64..20,
+        timeout_cost in 1u64..40,
+        increment in 0u64..3,
+        steps in timed_steps(),
+    ) {
+        let c = RetryQuotaConfig { capacity, retry_cost, timeout_cost, no_retry_increment: increment };
+        let mut budget = RetryBudget::new(&BudgetConfig::RetryQuota(c));
+        let (mut spent, mut credited, mut retries, mut any_success) = (0u64, 0u64, 0u64, false);
+        for (now, s) in steps {
+            if let Some(v) = apply(&mut budget, now, s) {
+                if v.permitted {
+                    spent += c.cost(if let Step::AskRetry(cause) = s { cause } else { unreachable!() });
+                    retries += 1;
+                }
+            }
+            if let Step::Success(after) = s {
+                any_success = true;
+                credited += after.map_or(increment, |cause| c.cost(cause));
+            }
+            prop_assert!(spent <= capacity + credited, "spent {spent} of {capacity} + {credited}");
+            if !any_success {
+                prop_assert!(retries <= capacity / retry_cost.min(timeout_cost));
+            }
+        }
+    }
+
+    /// Finagle: when a retry is permitted at second s, the retries of the window (s − ttl, s],
+    /// that one included, are at most ⌊percent/100 × that window's requests⌋ + the floor
+    /// (min_retries_per_sec × ttl); and a retry is refused only when that bound is reached.
+    #[test]
+    fn percentage_retries_stay_within_percent_of_requests_plus_floor(
+        percent in 0u64..=300,
+        ttl_s in 1u64..=5,
+        min in 0u64..=3,
+        steps in timed_steps(),
+    ) {
+        let c = PercentageConfig { percent: percent as f64, ttl_s, min_retries_per_sec: min };
+        let mut budget = RetryBudget::new(&BudgetConfig::Percentage(c));
+        // The reference model: every request and permitted retry with its second.
+        let (mut requests, mut retries): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+        for (now, s) in steps {
+            let second = now / 1000;
+            let in_window = |v: &Vec<u64>| v.iter().filter(|t| second - **t < ttl_s).count() as u64;
+            let allowed = percent * in_window(&requests) / 100 + min * ttl_s;
+            let retries_before = in_window(&retries);
+            match apply(&mut budget, now, s) {
+                Some(v) => {
+                    prop_assert_eq!(v.permitted, retries_before < allowed, "at {} ms", now);
+                    if v.permitted {
+                        retries.push(second);
+                        prop_assert!(in_window(&retries) <= allowed);
+                    }
+                }
+                None => {
+                    if let Step::Request = s {
+                        requests.push(second);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every budget's state survives its JSON snapshot: the restored budget answers every later
+    /// step as the original does.
+    #[test]
+    fn budget_snapshots_round_trip_through_json(
+        kind in 0u8..3,
+        before in timed_steps(),
+        after in timed_steps(),
+    ) {
+        let config = match kind {
+            0 => BudgetConfig::TokenBucket(TokenBucketConfig { max_milli_tokens: 10_000, milli_token_ratio: 100 }),
+            1 => BudgetConfig::RetryQuota(RetryQuotaConfig { capacity: 50, retry_cost: 5, timeout_cost: 10, no_retry_increment: 1 }),
+            _ => BudgetConfig::Percentage(PercentageConfig { percent: 20.0, ttl_s: 3, min_retries_per_sec: 1 }),
+        };
+        let mut original = RetryBudget::new(&config);
+        let mut last = 0;
+        for (now, s) in before {
+            apply(&mut original, now, s);
+            last = now;
+        }
+        let text = serde_json::to_string(&original.snapshot()).unwrap();
+        let snapshot: BudgetSnapshot = serde_json::from_str(&text).unwrap();
+        let mut restored = RetryBudget::restore(&config, &snapshot, "state").unwrap();
+        for (gap, s) in after {
+            let now = last + gap;
+            prop_assert_eq!(apply(&mut original, now, s), apply(&mut restored, now, s));
+            prop_assert_eq!(original.permit(now, RetryCause::Error), restored.permit(now, RetryCause::Error));
+        }
+    }
+}
+
+/// A request asked of a breaker, or how one ended.
+#[derive(Debug, Clone, Copy)]
+enum BreakerStep {
+    Request,
+    Outcome(BreakerOutcome),
+}
+
+fn breaker_steps() -> impl Strategy<Value = Vec<(u64, BreakerStep)>> {
+    let step = prop_oneof![
+        3 => Just(BreakerStep::Request),
+        1 => Just(BreakerStep::Outcome(BreakerOutcome::Success)),
+        2 => Just(BreakerStep::Outcome(BreakerOutcome::Failure)),
+        1 => Just(BreakerStep::Outcome(BreakerOutcome::Timeout)),
+    ];
+    timed(step, 700)
+}
+
+fn breaker_config() -> impl Strategy<Value = BreakerConfig> {
+    (
+        any::<bool>(),
+        0u64..6,
+        0u64..=100,
+        0u64..2000,
+        0u64..5000,
+        0u64..1000,
+    )
+        .prop_map(|(disabled, volume, pct, sleep, rolling, canary)| BreakerConfig {
+            enabled: !disabled,
+            volume_threshold: volume,
+            error_threshold_percentage: pct,
+            sleep_window_ms: sleep,
+            rolling_window_ms: rolling,
+            canary_timeout_ms: canary,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// While a canary is out (sent, no outcome recorded since, its timeout not yet run out), no
+    /// request is let through, canary or not; a request is refused only with CIRCUIT_BREAKER_OPEN.
+    #[test]
+    fn breaker_lets_one_canary_through_while_half_open(config in breaker_config(), steps in breaker_steps()) {
+        let mut breaker = CircuitBreaker::new(&config);
+        let mut canary_out: Option<u64> = None;
+        for (now, s) in steps {
+            match s {
+                BreakerStep::Outcome(o) => {
+                    breaker.record(now, o);
+                    canary_out = None;
+                }
+                BreakerStep::Request => {
+                    let v = breaker.permit(now);
+                    if let Some(sent) = canary_out {
+                        if now - sent < config.canary_timeout_ms {
+                            prop_assert!(!v.permitted, "a second request through at {now} ms, canary sent at {sent} ms: {v:?}");
+                        }
+                    }
+                    if v.canary {
+                        canary_out = Some(now);
+                    }
+                    prop_assert_eq!(v.permitted, v.reason.is_none());
+                    if !v.permitted {
+                        prop_assert_eq!(v.reason, Some(RetryReason::CircuitBreakerOpen));
+                    }
+                    prop_assert!(!v.canary || v.state == BreakerState::HalfOpen);
+                }
+            }
+        }
+    }
+
+    /// A breaker's state survives its JSON snapshot.
+    #[test]
+    fn breaker_snapshots_round_trip_through_json(
+        config in breaker_config(),
+        before in breaker_steps(),
+        after in breaker_steps(),
+    ) {
+        let mut original = CircuitBreaker::new(&config);
+        let mut last = 0;
+        for (now, s) in before {
+            match s {
+                BreakerStep::Request => { original.permit(now); }
+                BreakerStep::Outcome(o) => original.record(now, o),
+            }
+            last = now;
+        }
+        let text = serde_json::to_string(&original.snapshot()).unwrap();
+        let snapshot: BreakerSnapshot = serde_json::from_str(&text).unwrap();
+        let mut restored = CircuitBreaker::restore(&config, &snapshot, "state").unwrap();
+        prop_assert_eq!(&restored, &original);
+        for (gap, s) in after {
+            let now = last + gap;
+            match s {
+                BreakerStep::Request => prop_assert_eq!(original.permit(now), restored.permit(now)),
+                BreakerStep::Outcome(o) => {
+                    original.record(now, o);
+                    restored.record(now, o);
+                }
+            }
+            prop_assert_eq!(original.state(now), restored.state(now));
+        }
+    }
+}
