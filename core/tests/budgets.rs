@@ -290,3 +290,50 @@ proptest! {
         }
     }
 }
+
+fn any_rule() -> impl Strategy<Value = BudgetRule> {
+    proptest::sample::select(vec![
+        BudgetRule::TokenBucketAboveHalf,
+        BudgetRule::TokenBucketAtOrBelowHalf,
+        BudgetRule::RetryQuotaAvailable,
+        BudgetRule::RetryQuotaExhausted,
+        BudgetRule::PercentageWithinBudget,
+        BudgetRule::PercentageBudgetSpent,
+    ])
+}
+
+proptest! {
+    /// Without a verdict, or with a permitting one, `decide_with_budget` is `decide`; with a
+    /// refusing one, exactly `decide`'s retries become budget refusals, every other decision stays.
+    #[test]
+    fn a_budget_verdict_only_ever_removes_retries(
+        reason in proptest::sample::select(RetryReason::ALL.to_vec()),
+        attempts in 0u32..12,
+        elapsed in 0u64..3000,
+        rule in any_rule(),
+        balance in 0u64..10_000,
+    ) {
+        let mut request = Request::new(Operation::Kv(KvOperation::Upsert), elapsed, 2500);
+        request.attempts = attempts;
+        let policy = Policy::default();
+        let plain = decide(&request, reason, &policy).unwrap();
+        prop_assert_eq!(
+            decide_with_budget(&request, reason, &policy, None).unwrap(),
+            BudgetedDecision::Decided(plain)
+        );
+        let verdict = BudgetVerdict::of(rule, balance);
+        let budgeted = decide_with_budget(&request, reason, &policy, Some(&verdict)).unwrap();
+        match (plain, budgeted) {
+            (Decision::Retry(r), BudgetedDecision::Refused(refusal)) => {
+                prop_assert!(!verdict.permitted);
+                prop_assert_eq!(refusal.refused_delay_ms, r.delay_ms);
+                prop_assert_eq!(refusal.verdict, verdict);
+            }
+            (_, BudgetedDecision::Decided(d)) => {
+                prop_assert!(verdict.permitted || !plain.is_retry());
+                prop_assert_eq!(d, plain);
+            }
+            (d, refused) => prop_assert!(false, "{d:?} became {refused:?}"),
+        }
+    }
+}
