@@ -108,6 +108,16 @@ impl fmt::Display for Rejection {
     }
 }
 
+/// A snapshot's `version`: left out or null reads as 1 (restoring checks the value).
+pub(crate) fn version_or_one<'de, D: de::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    <Option<u64> as serde::Deserialize>::deserialize(d).map(|v| v.unwrap_or(1))
+}
+
+/// The version a snapshot left without one has.
+pub(crate) fn one() -> u64 {
+    1
+}
+
 /// Serde helpers for millisecond fields: a whole number, or a decimal string for values past 2^53.
 pub mod ms {
     use serde::de::{self, Deserializer, Visitor};

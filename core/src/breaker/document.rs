@@ -137,10 +137,6 @@ impl BreakerConfig {
     }
 }
 
-fn version_one() -> u64 {
-    BREAKER_VERSION
-}
-
 /// A breaker's state as JSON holds it: `{"version": 1, "state": "open", "since_ms": 1200,
 /// "window_start_ms": 0, "total": 20, "failures": 10}`. `since_ms` is when the circuit opened
 /// (open) or the canary was sent (half-open), and absent (or null) when closed;
@@ -149,7 +145,10 @@ fn version_one() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct BreakerSnapshot {
     /// Snapshot version; only 1 is read.
-    #[serde(default = "version_one")]
+    #[serde(
+        default = "crate::serde_form::one",
+        deserialize_with = "crate::serde_form::version_or_one"
+    )]
     pub version: u64,
     /// The circuit's state.
     pub state: BreakerState,

@@ -277,10 +277,6 @@ impl BudgetConfig {
     }
 }
 
-fn version_one() -> u64 {
-    BUDGET_VERSION
-}
-
 /// A budget's state as JSON holds it: `{"version": 1, "kind": "token_bucket", "balance": 9100}`
 /// (thousandths of a token), `{"version": 1, "kind": "retry_quota", "balance": 486}` (tokens),
 /// `{"version": 1, "kind": "percentage", "buckets": [{"second": 12, "requests": 5, "retries": 1}]}`
@@ -289,7 +285,10 @@ fn version_one() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct BudgetSnapshot {
     /// Snapshot version; only 1 is read.
-    #[serde(default = "version_one")]
+    #[serde(
+        default = "crate::serde_form::one",
+        deserialize_with = "crate::serde_form::version_or_one"
+    )]
     pub version: u64,
     /// The budget's kind, which must be the configuration's.
     pub kind: BudgetKind,
