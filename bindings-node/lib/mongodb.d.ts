@@ -4,7 +4,8 @@
 // as they are, keys untouched. Outputs are frozen, but for those documents. Values such as
 // `'in_progress'` or `'retry_transaction'` are names, not keys: they stay as the spec writes them.
 
-import type { MillisInput, RunnerOptions } from './retrypolicy.js'
+import type { MillisInput } from './retrypolicy.js'
+import type { RunnerOptions } from './retry-runners.js'
 
 /** A document of the caller's (filter, update, inserted document, `_id` value): passed as it is. */
 export type MongoDocument = { [key: string]: unknown }

@@ -69,6 +69,9 @@ async function transfer(session: DriverSession): Promise<string> {
   return id
 }
 
+// fetch's own Request object is an input too (not the package's retry `Request`).
+void retryFetch(new Request('https://example.invalid/health'), undefined, { maxAttempts: 2 })
+
 // What must not compile.
 // @ts-expect-error: retry needs the operation it runs
 void retry(async () => 1, { timeoutMs: 100 })
