@@ -17,6 +17,18 @@
 //!
 //! Outcomes recorded while open still count, as in Couchbase (a failure that keeps the window over
 //! the threshold restarts the sleep). `now_ms` going back is read as no time passing.
+//!
+//! ```
+//! use retrypolicy::{BreakerConfig, BreakerOutcome, CircuitBreaker, RetryReason};
+//!
+//! let mut breaker = CircuitBreaker::new(&BreakerConfig::default());
+//! for _ in 0..20 {
+//!     breaker.record(0, BreakerOutcome::Failure);
+//! }
+//! assert_eq!(breaker.permit(1).reason, Some(RetryReason::CircuitBreakerOpen));
+//! assert!(breaker.permit(5_001).canary); // the one canary, after the 5 s sleep window
+//! assert!(!breaker.permit(5_002).permitted);
+//! ```
 
 mod document;
 

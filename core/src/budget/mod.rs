@@ -16,6 +16,21 @@
 //! ([`RetryBudget::permit`], read-only, or [`RetryBudget::try_retry`], which records the retry when
 //! permitted). Every call takes the caller's `now_ms`; the state is a value the host may keep
 //! anywhere through [`BudgetSnapshot`].
+//!
+//! ```
+//! use retrypolicy::{BudgetConfig, BudgetDocument, BudgetEvent, RetryBudget, RetryCause};
+//!
+//! // gRFC A6's example: maxTokens 10, tokenRatio 0.1.
+//! let doc: BudgetDocument = serde_json::from_str(r#"{"version": 1, "kind": "token_bucket"}"#).unwrap();
+//! let mut budget = RetryBudget::new(&BudgetConfig::from_document(&doc, "budget").unwrap());
+//! for now_ms in 0..5 {
+//!     budget.record(now_ms, BudgetEvent::Failure);
+//! }
+//! // 5 tokens left: at the threshold, so no retry.
+//! let verdict = budget.try_retry(5, RetryCause::Error);
+//! assert!(!verdict.permitted);
+//! assert_eq!(verdict.rule.name(), "token_bucket_at_or_below_half");
+//! ```
 
 mod document;
 mod percentage;
