@@ -269,7 +269,7 @@ impl BudgetConfig {
             }
             BudgetConfig::Percentage(c) => {
                 doc.percent = Some(c.percent);
-                doc.ttl_ms = Some(c.ttl_s * 1_000);
+                doc.ttl_ms = Some(c.window() * 1_000);
                 doc.min_retries_per_sec = Some(c.min_retries_per_sec);
             }
         }
@@ -375,10 +375,10 @@ fn buckets_of<'a>(
             }
         }
         let after_previous = i == 0 || b.second > buckets[i - 1].second;
-        if !after_previous || b.second - first >= config.ttl_s {
+        if !after_previous || b.second - first >= config.window() {
             let expected = format!(
                 "seconds increasing, within {} s of the first bucket's",
-                config.ttl_s
+                config.window()
             );
             return Err(out_of_range(at("second"), b.second, &expected));
         }

@@ -28,9 +28,14 @@ pub struct PercentageConfig {
 }
 
 impl PercentageConfig {
+    /// The window in seconds, 1 to 60 whatever `ttl_s` holds (a value built by hand is clamped).
+    pub fn window(&self) -> u64 {
+        self.ttl_s.clamp(1, 60)
+    }
+
     /// Retries the floor allows in one window: `min_retries_per_sec × ttl_s`.
     pub fn reserve(&self) -> u64 {
-        self.min_retries_per_sec.saturating_mul(self.ttl_s)
+        self.min_retries_per_sec.saturating_mul(self.window())
     }
 
     /// Retries a window with `requests` requests allows.
@@ -64,7 +69,7 @@ impl PercentageState {
     /// An empty window.
     pub fn new(config: &PercentageConfig) -> PercentageState {
         PercentageState {
-            buckets: vec![Bucket::default(); config.ttl_s as usize],
+            buckets: vec![Bucket::default(); config.window() as usize],
         }
     }
 
@@ -72,7 +77,7 @@ impl PercentageState {
     pub(crate) fn from_buckets(config: &PercentageConfig, buckets: &[BucketSnapshot]) -> PercentageState {
         let mut state = PercentageState::new(config);
         for b in buckets {
-            let slot = (b.second % config.ttl_s) as usize;
+            let slot = (b.second % config.window()) as usize;
             state.buckets[slot] = Bucket {
                 second: b.second,
                 requests: b.requests,
@@ -96,7 +101,7 @@ impl PercentageState {
     }
 
     fn live(config: &PercentageConfig, b: &Bucket, second: u64) -> bool {
-        (b.requests > 0 || b.retries > 0) && b.second <= second && second - b.second < config.ttl_s
+        (b.requests > 0 || b.retries > 0) && b.second <= second && second - b.second < config.window()
     }
 
     /// Requests and retries of the window ending at `now_ms`.
@@ -128,7 +133,7 @@ impl PercentageState {
     /// A request deposits, a retry withdraws, in the current second's bucket.
     pub(crate) fn record(&mut self, config: &PercentageConfig, now_ms: u64, event: BudgetEvent) {
         let second = self.second(now_ms);
-        let slot = &mut self.buckets[(second % config.ttl_s) as usize];
+        let slot = &mut self.buckets[(second % config.window()) as usize];
         if slot.second != second {
             *slot = Bucket {
                 second,
@@ -189,5 +194,18 @@ mod tests {
         assert!(!s.permit(&FINAGLE, 9_999).permitted);
         // At 10 s the requests of second 0 have expired, and so has nothing else.
         assert_eq!(s.permit(&FINAGLE, 10_000).balance, 0);
+    }
+
+    #[test]
+    fn a_hand_built_window_of_zero_seconds_is_read_as_one() {
+        let c = PercentageConfig {
+            percent: 100.0,
+            ttl_s: 0,
+            min_retries_per_sec: 0,
+        };
+        let mut s = PercentageState::new(&c);
+        s.record(&c, 1_500, BudgetEvent::Request);
+        assert!(s.permit(&c, 1_999).permitted);
+        assert!(!s.permit(&c, 2_000).permitted);
     }
 }
