@@ -73,7 +73,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_a6_example_throttles_after_six_failures() {
+    fn the_a6_example_throttles_at_half_after_five_failures() {
         // maxTokens 10, tokenRatio 0.1: 10 → 4.x after 6 failures, at or below 5 means throttled.
         let c = TokenBucketConfig {
             max_milli_tokens: 10_000,
