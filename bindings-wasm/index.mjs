@@ -335,40 +335,10 @@ function simulate(scenario) {
   return fromWire(call('simulate', { request: requestWire(request), outcomes, repeatLast, latencyMs, draws, policy: policyOf(policy) }))
 }
 
-// ---- MongoDB and HTTP: the core's JSON API, documents in the shared JSON shapes (snake_case) ----------
+// ---- MongoDB and HTTP: the Node package's namespaces (camelCase in and out) over the core's JSON API ----
 
-/** A namespace of JSON-API calls, each `name: [function, ...input keys]` (the arguments in order). */
-function jsonApi(spec) {
-  const input = (keys, args) => (keys.length === 0 ? args[0] : Object.fromEntries(keys.map((k, i) => [k, args[i]])))
-  const callAsIs = (fn, input) => JSON.parse(wasm.call(fn, jsonText(input)))
-  return freeze(Object.fromEntries(Object.entries(spec).map(([name, [fn, ...keys]]) => [name, (...args) => callAsIs(fn, input(keys, args))])))
-}
-
-/** MongoDB retry rules: errors, retryable reads and writes, overload backoff, withTransaction, idempotency. */
-const mongodbRules = jsonApi({
-  classifyError: ['mongodb_classify_error', 'error'],
-  retryableWriteError: ['mongodb_retryable_write_error', 'error', 'server', 'retry_writes'],
-  retryableReadError: ['mongodb_retryable_read_error', 'error'],
-  surfacedError: ['mongodb_surfaced_error', 'kind', 'errors'],
-  eligibility: ['mongodb_eligibility', 'operation', 'retry_writes', 'retry_reads'],
-  decide: ['mongodb_decide', 'request', 'error'],
-  overloadBackoff: ['mongodb_overload_backoff', 'attempt', 'random', 'base_backoff_ms'],
-  transactionLabels: ['mongodb_transaction_labels', 'command', 'error'],
-  transactionBackoff: ['mongodb_transaction_backoff', 'transaction_attempt', 'random'],
-  withTransaction: ['mongodb_with_transaction', 'events', 'timeout_ms'],
-  transactionStep: ['mongodb_transaction_step', 'state', 'event'],
-  idempotency: ['mongodb_idempotency'], // the operation document is the whole input
-  duplicateKey: ['mongodb_duplicate_key', 'document_id', 'error'],
-  pendingTokenRewrite: ['mongodb_pending_token_rewrite', 'filter', 'update', 'token', 'upsert', 'pending_field'],
-})
-
-/** HTTP retry rules: status classes, Retry-After, and a bounded retry loop ("now" is passed in). */
-const http = jsonApi({
-  classify: ['http_classify', 'status', 'network_error'],
-  retryAfter: ['http_retry_after', 'value', 'now_unix_ms'],
-  parseDate: ['http_date', 'value', 'now_unix_ms'],
-  nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
-})
+/** MongoDB and HTTP retry rules (the Node package's lib/json.js, copied into ./pkg/runners at build). */
+const { mongodb: mongodbRules, http } = require('./pkg/runners/json.js').jsonApi((fn, text) => wasm.call(fn, text))
 
 /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (the Node package's runners). */
 const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
