@@ -105,7 +105,7 @@ test('tables and version come from the core', () => {
   assert.equal(rp.version(), pkg.match(/\[workspace\.package\][^[]*?\nversion\s*=\s*"([^"]+)"/)[1])
 })
 
-test('the facade converts the API's camelCase to the core's snake_case and errors back to camelCase; MongoDB documents pass as they are', async () => {
+test('the facade converts camelCase input to snake_case for the core and errors back to camelCase; MongoDB documents pass as they are', async () => {
   const facade = await import('../index.mjs')
   const request = { service: 'kv', operation: 'get', timeoutMs: 2500 }
   assert.throws(() => facade.simulate({ request, outcomes: [null], latencyMs: 1.5 }),
