@@ -30,6 +30,10 @@ demo: setup-rust
 	  echo "{\"loop\": {\"max_attempts\": 4, \"deadline_ms\": 10000}, \"state\": {$$a}" | ./target/release/retrypolicy http next; done
 	@echo; echo '$$ retrypolicy http next  # 429 asking for 3 s with 2.5 s to the deadline: stop now, say when to try again'
 	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
+	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json  # a retry storm, with and without each budget'
+	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json
+	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json  # the same, behind a circuit breaker'
+	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json
 
 ## Every test: formatting, lints, the core and its fixtures, versions.
 test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm test-differential test-fuzz

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use retrypolicy::{decide, explain, simulate, Decision, Error, Policy, Request, RetryReason, Scenario};
+use retrypolicy::{
+    decide, explain, simulate, simulate_storm, Decision, Error, Policy, Request, RetryReason, Scenario,
+    StormScenario,
+};
 use retrypolicy_wire::{from_json_str, from_json_value, parse_policy};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -28,6 +31,15 @@ enum Command {
     Explain(DecideArgs),
     /// Replay a scenario file and print the retry timeline as a table with totals.
     Simulate(SimulateArgs),
+    /// Replay a retry storm (many requests, a failure rate, an optional shared budget and
+    /// breaker) and print the amplification: attempts that reached the server per request.
+    #[command(
+        after_help = r#"Example: 100 requests/s for 10 s, every attempt fails; with and without each budget kind
+  echo '{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500},
+        "reason": "KV_TEMPORARY_FAILURE", "requests_per_second": 100, "duration_ms": 10000,
+        "latency_ms": 10}' | retrypolicy storm --compare"#
+    )]
+    Storm(StormArgs),
     /// MongoDB rules: one JSON document in (stdin or --input), its JSON answer out.
     #[command(subcommand)]
     Mongodb(MongoCommand),
@@ -136,6 +148,21 @@ struct SimulateArgs {
     /// The scenario JSON file (see examples/scenarios/).
     scenario: PathBuf,
     /// Print the timeline as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A storm to replay.
+#[derive(Args)]
+struct StormArgs {
+    /// Read the storm (`spec-fixtures/README.md`, `simulate_storm`) from this file; `-` or nothing is stdin.
+    #[arg(long, short)]
+    input: Option<PathBuf>,
+    /// Replay it without a budget, then with each budget kind at its source's defaults (the
+    /// storm's own budget is set aside; its breaker is kept), and print one row each.
+    #[arg(long)]
+    compare: bool,
+    /// Print the reports as JSON instead of a table.
     #[arg(long)]
     json: bool,
 }
@@ -318,6 +345,37 @@ fn run_simulate(args: &SimulateArgs, out: &mut impl Write) -> Result<bool, Failu
     Ok(true)
 }
 
+fn run_storm(args: &StormArgs, out: &mut impl Write) -> Result<bool, Failure> {
+    let bytes = read_bytes(&args.input)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
+    let storm: StormScenario = from_json_str(text)?;
+    let mut reports = vec![];
+    if args.compare {
+        for kind in [
+            None,
+            Some("token_bucket"),
+            Some("retry_quota"),
+            Some("percentage"),
+        ] {
+            let budget = kind.map(|k| from_json_value(&json!({ "kind": k }))).transpose()?;
+            reports.push(simulate_storm(&StormScenario {
+                budget,
+                ..storm.clone()
+            })?);
+        }
+    } else {
+        reports.push(simulate_storm(&storm)?);
+    }
+    let io = |e: std::io::Error| Failure::Io(e.to_string());
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&reports).unwrap_or_default()).map_err(io)?;
+    } else {
+        write!(out, "{}", table::render_storm(&storm, &reports)).map_err(io)?;
+    }
+    Ok(true)
+}
+
 /// Answers one JSON document with the JSON API's `function`.
 fn run_json(function: &str, args: &JsonArgs, out: &mut impl Write) -> Result<bool, Failure> {
     let bytes = read_bytes(&args.input)?;
@@ -337,6 +395,7 @@ fn main() -> ExitCode {
         Command::Decide(a) => run_decide(a, false, &mut out),
         Command::Explain(a) => run_decide(a, true, &mut out),
         Command::Simulate(a) => run_simulate(a, &mut out),
+        Command::Storm(a) => run_storm(a, &mut out),
         Command::Mongodb(MongoCommand::Decide(a)) => run_json("mongodb_decide", a, &mut out),
         Command::Mongodb(MongoCommand::Transaction(a)) => run_json("mongodb_with_transaction", a, &mut out),
         Command::Mongodb(MongoCommand::Idempotency(a)) => run_json("mongodb_idempotency", a, &mut out),

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use retrypolicy::{Decision, Ending, Scenario, Timeline};
+use retrypolicy::{Decision, Ending, Scenario, StormReport, StormScenario, Timeline};
 
 /// Renders the scenario's timeline: one row per attempt, then the totals.
 pub fn render(scenario: &Scenario, t: &Timeline) -> String {
@@ -67,5 +67,47 @@ pub fn render(scenario: &Scenario, t: &Timeline) -> String {
             ""
         }
     );
+    s
+}
+
+/// Renders storm reports: the storm in one line, then one row per report (its budget kind).
+pub fn render_storm(storm: &StormScenario, reports: &[StormReport]) -> String {
+    let mut s = String::new();
+    let failing = if storm.failure_rate >= 1.0 {
+        "every attempt fails".to_owned()
+    } else {
+        format!("{:.0}% of attempts fail", storm.failure_rate * 100.0)
+    };
+    let _ = writeln!(
+        s,
+        "storm: {} requests/s for {} ms, {failing} ({}), {} ms per attempt, timeout {} ms{}",
+        storm.requests_per_second,
+        storm.duration_ms,
+        storm.reason.name(),
+        storm.latency_ms,
+        storm.request.timeout_ms,
+        if storm.breaker.is_some() {
+            ", with a circuit breaker"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "  {:<14}  {:>8}  {:>13}  {:>13}  {:>15}  {:>18}",
+        "budget", "requests", "attempts sent", "amplification", "budget refusals", "breaker rejections"
+    );
+    for r in reports {
+        let _ = writeln!(
+            s,
+            "  {:<14}  {:>8}  {:>13}  {:>12.2}x  {:>15}  {:>18}",
+            r.budget_kind.unwrap_or("none"),
+            r.requests,
+            r.attempts_sent,
+            r.amplification,
+            r.budget_refusals,
+            r.breaker_rejections
+        );
+    }
     s
 }

@@ -352,3 +352,47 @@ fn mongodb_and_http_bad_input_exits_2_naming_the_field() {
         assert!(text(&help.stdout).contains(sub), "{sub}");
     }
 }
+
+#[test]
+fn storm_compare_prints_each_budget_kind_with_its_amplification() {
+    let storm = std::fs::read_to_string(scenarios().join("../storms/kv-get-all-failing.json")).unwrap();
+    let out = run(&["storm", "--compare", "--json"], &storm);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let reports: Vec<serde_json::Value> = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let sent: Vec<(&str, u64)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r["budget_kind"].as_str().unwrap_or("none"),
+                r["attempts_sent"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Worked out by hand: 13 sends per KV get in 2.5 s without a budget (1, 2, 4 ... 500 ms
+    // backoff, 10 ms latency); gRPC's bucket of 10 retries 4 failures (tokens 10 to 6); the AWS
+    // quota of 500 pays for 100 retries at 5 each.
+    assert_eq!(
+        &sent[..3],
+        &[("none", 13_000), ("token_bucket", 1_004), ("retry_quota", 1_100)]
+    );
+    assert_eq!(sent[3].0, "percentage");
+    assert!(reports.iter().all(|r| r["requests"] == 1000));
+    let table = run(&["storm", "--compare"], &storm);
+    let table = text(&table.stdout);
+    assert!(table.contains("13.00x") && table.contains("1.10x"), "{table}");
+}
+
+#[test]
+fn storm_bad_input_exits_2_naming_the_field() {
+    let out = run(
+        &["storm"],
+        r#"{"request": {"service": "kv", "operation": "get", "attempts": 0, "elapsed_ms": 0, "timeout_ms": 2500},
+            "reason": "KV_LOCKED", "requests_per_second": 0, "duration_ms": 1000, "latency_ms": 1}"#,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("requests_per_second"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -32,6 +32,7 @@ pub mod reason;
 pub mod request_form;
 pub mod serde_form;
 pub mod simulate;
+pub mod storm;
 pub mod strategy;
 pub mod units;
 
@@ -83,6 +84,7 @@ pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
+pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_REQUESTS};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
 
 /// This crate's version, which every binding reports too.

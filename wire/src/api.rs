@@ -29,6 +29,7 @@ pub const FUNCTIONS: &[&str] = &[
     "decide",
     "explain",
     "simulate",
+    "simulate_storm",
     "parse_policy",
     "mongodb_classify_error",
     "mongodb_retryable_write_error",
@@ -137,6 +138,9 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             Ok(json!({ "decision": to_value(&d), "sentence": explain(&i.request, &d) }))
         }),
         "simulate" => from_json_value::<Scenario>(input).and_then(|s| simulate(&s).map(|t| to_value(&t))),
+        "simulate_storm" => {
+            from_json_value::<StormScenario>(input).and_then(|s| simulate_storm(&s).map(|r| to_value(&r)))
+        }
         "parse_policy" => from_json_value::<PolicyInput>(input)
             .and_then(|i| crate::parse_policy(&i.json))
             .map(|p| json!({ "policy": to_value(&p) })),
