@@ -47,6 +47,8 @@ setup-rust:
 lint: setup-rust
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -q --no-deps -p retrypolicy -p retrypolicy-wire
+	$(CARGO) package -q -p retrypolicy --no-verify --allow-dirty --list > /dev/null
 
 ## The core's rules, then the wire layer: every spec fixture through the JSON API, typed errors.
 test-core: setup-rust

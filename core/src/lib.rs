@@ -1,7 +1,7 @@
 //! retrypolicy: one retry-policy engine for every SDK.
 //!
 //! A pure core: no I/O, no clock, no randomness of its own, no global state. The caller names
-//! what happened ([`classify`]), then asks [`decide`] whether and when to retry, passing the
+//! what happened ([`classify`]), then asks [`decide()`] whether and when to retry, passing the
 //! attempt count, elapsed time, timeout and a random draw for jitter. The rules come from
 //! Couchbase SDK3 RFC 0049 "Retry Handling"; each table lives once, as data, beside its citation.
 //!
@@ -94,3 +94,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The crate README's example (what crates.io shows), compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;

@@ -118,7 +118,7 @@ impl Policy {
         },
     };
 
-    /// The policy as a JSON document that [`Policy::from_json`] reads back unchanged.
+    /// The policy as a JSON document that `retrypolicy_wire::parse_policy` reads back unchanged.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| unreachable!("a policy always serializes"))
     }

@@ -85,7 +85,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 /// - `best_effort_delay` `{request, reason, policy?}` → `{delay_ms, rule}`: the policy's best-effort
 ///   strategy's own answer, uncapped (`delay_ms` null when it declines).
 /// - `format_decision` `{decision}` → `{message}`: the decision's one-line log message.
-/// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain`] for a given decision.
+/// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain()`] for a given decision.
 pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
     match function {
         "reason_flags" => from_json_value::<ReasonInput>(input).and_then(|i| {
