@@ -178,3 +178,59 @@ pub fn name_of<T: serde::Serialize>(value: &T) -> String {
         _ => String::new(),
     }
 }
+
+/// A JSON-shaped Python value (a dict of a document or snapshot) as JSON text, through
+/// `retrypolicy._json_api.dumps` (NaN, infinities and non-JSON values are typed errors).
+pub fn dumps(v: &Bound<'_, PyAny>) -> PyResult<String> {
+    static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let f = DUMPS.get_or_try_init(v.py(), || {
+        v.py()
+            .import("retrypolicy._json_api")?
+            .getattr("dumps")
+            .map(Bound::unbind)
+    })?;
+    f.bind(v.py()).call1((v,))?.extract()
+}
+
+/// JSON text as Python values (`json.loads`).
+fn loads(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let f = LOADS.get_or_try_init(py, || py.import("json")?.getattr("loads").map(Bound::unbind))?;
+    Ok(f.bind(py).call1((text,))?.unbind())
+}
+
+/// A serializable core value as Python values (dicts, lists, numbers, text), through its JSON form.
+pub fn to_py_json<T: serde::Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    loads(py, &to_json(value))
+}
+
+/// A JSON-shaped Python value read into a core type, its errors naming fields under `prefix`
+/// (`budget.max_tokens`, `state.balance`).
+pub fn from_py_json<T: serde::de::DeserializeOwned>(prefix: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
+    retrypolicy_wire::from_json_str(&dumps(v)?)
+        .map_err(|e| {
+            let placed = match e.field() {
+                "" => prefix.to_owned(),
+                field => format!("{prefix}.{field}"),
+            };
+            e.with_field(&placed)
+        })
+        .py()
+}
+
+/// A point on the caller's clock, in whole milliseconds (a non-negative int); anything else is
+/// `invalid_duration` naming `field`, as a `*_ms` value is in JSON.
+pub fn now_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let ms = if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+        v.extract::<u64>().ok()
+    } else {
+        None
+    };
+    ms.ok_or_else(|| {
+        CoreError(Error::InvalidDuration {
+            field: field.to_owned(),
+            value: echo(v),
+        })
+        .into()
+    })
+}

@@ -3,6 +3,8 @@
 
 use pyo3::prelude::*;
 
+mod breaker;
+mod budget;
 mod classify;
 mod convert;
 mod decision;
@@ -24,11 +26,17 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Policy>()?;
     m.add_class::<decision::Decision>()?;
     m.add_class::<classify::Classification>()?;
+    m.add_class::<budget::RetryBudget>()?;
+    m.add_class::<budget::BudgetVerdict>()?;
+    m.add_class::<breaker::CircuitBreaker>()?;
+    m.add_class::<breaker::BreakerVerdict>()?;
     m.add_class::<strategy::BestEffort>()?;
     m.add_class::<strategy::FailFast>()?;
     m.add_function(wrap_pyfunction!(decision::decide, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_before_strategy, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_after_strategy, m)?)?;
+    m.add_function(wrap_pyfunction!(decision::decide_with_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(decision::explain_with_budget, m)?)?;
     #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(decision::_noop_decide, m)?)?;
     m.add_function(wrap_pyfunction!(reason::reason_table, m)?)?;

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from . import _json_api, _lowlevel, http, mongodb, run
 from ._lowlevel import (
     BestEffort,
+    BreakerVerdict,
+    BudgetVerdict,
+    CircuitBreaker,
     Classification,
     Decision,
     FailFast,
@@ -31,6 +34,9 @@ from ._lowlevel import (
     decide,
     decide_after_strategy,
     decide_before_strategy,
+    decide_with_budget,
+    explain_with_budget,
+    RetryBudget,
 )
 from ._decision import NoRetryDecision, RetryDecision
 from ._log import LOGGER, log_decision
@@ -66,6 +72,9 @@ else:
 
 __all__ = [
     "BestEffort",
+    "BreakerVerdict",
+    "BudgetVerdict",
+    "CircuitBreaker",
     "Classification",
     "Decision",
     "FailFast",
@@ -81,6 +90,7 @@ __all__ = [
     "Policy",
     "Request",
     "RetryPolicyError",
+    "RetryBudget",
     "RetryDecision",
     "RetryReason",
     "RetryStrategy",
@@ -99,13 +109,16 @@ __all__ = [
     "decide",
     "decide_after_strategy",
     "decide_before_strategy",
+    "decide_with_budget",
     "explain",
+    "explain_with_budget",
     "http",
     "mongodb",
     "policy_from_dict",
     "request_from_dict",
     "run",
     "simulate",
+    "simulate_storm",
 ]
 
 
@@ -153,6 +166,12 @@ def simulate(scenario: dict[str, Any]) -> dict[str, Any]:
     """Replays a whole schedule (request, outcomes, latency_ms, policy, draws) and returns the timeline."""
     result: dict[str, Any] = json.loads(_lowlevel.simulate_json(_json_api.dumps(scenario)))
     return result
+
+
+def simulate_storm(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Replays a retry storm (many requests under a failure rate, through ``decide``, an optional
+    shared ``budget`` and ``breaker`` document) and reports the amplification (attempts / requests)."""
+    return _json_api.call("simulate_storm", scenario)
 
 
 class Orchestrator:

@@ -3,6 +3,7 @@
 from datetime import timedelta
 from typing import Literal
 
+from ._lowlevel import BudgetVerdict
 from ._reason import RetryReason
 
 class _Common:
@@ -37,6 +38,10 @@ class RetryDecision(_Common):
     def capped(self) -> bool: ...
     @property
     def then_cancel(self) -> bool: ...
+    @property
+    def budget(self) -> None: ...
+    @property
+    def refused_delay_ms(self) -> None: ...
 
 class NoRetryDecision(_Common):
     """A decision not to retry, and its ``cause``."""
@@ -50,8 +55,16 @@ class NoRetryDecision(_Common):
     @property
     def delay(self) -> None: ...
     @property
-    def cause(self) -> Literal["not_idempotent", "strategy_declined", "deadline_passed", "unknown_reason"]: ...
+    def cause(
+        self,
+    ) -> Literal["not_idempotent", "strategy_declined", "deadline_passed", "unknown_reason", "budget_exhausted"]: ...
     @property
     def capped(self) -> Literal[False]: ...
     @property
     def then_cancel(self) -> Literal[False]: ...
+    @property
+    def budget(self) -> BudgetVerdict | None:
+        """The budget's verdict when it refused the retry (cause ``budget_exhausted``)."""
+    @property
+    def refused_delay_ms(self) -> int | None:
+        """The delay ``decide`` asked for before the budget refused."""

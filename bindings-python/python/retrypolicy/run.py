@@ -12,6 +12,14 @@ other no-retry (``not_idempotent``, ``strategy_declined``, ``unknown_reason``) i
 last error itself. Either way the decision is attached as ``retry_decision`` (read it with
 ``decision_of``) and, on Python 3.11+, as a note. An error ``classify`` maps to None is raised at
 once, untouched, without a decision.
+
+Budgets and breakers (``budget=``, ``breaker=``, shared by every run that is given them): the
+runner tells a ``RetryBudget`` each request, each failed attempt and each success, and asks it
+(``try_retry``) before each retry the core grants; a refusal is the core's no-retry with cause
+``budget_exhausted`` (``decide_with_budget``), surfaced like any give-up. A ``CircuitBreaker`` is
+asked before each attempt and told each attempt's outcome; an attempt it refuses is not made and
+fails with ``CircuitOpenError``, reason ``CIRCUIT_BREAKER_OPEN``, which the core may retry. Both
+read the runner's ``clock`` in milliseconds.
 """
 
 from __future__ import annotations
@@ -26,12 +34,23 @@ import urllib.error
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypedDict, TypeVar, cast
 
 from . import http as _http
 from ._log import LOGGER, log_decision
 from ._decision import RetryDecision
-from ._lowlevel import Decision, Operation, Policy, Request, classify_dispatch, decide
+from ._lowlevel import (
+    BreakerVerdict,
+    CircuitBreaker,
+    Decision,
+    Operation,
+    Policy,
+    Request,
+    RetryBudget,
+    classify_dispatch,
+    decide,
+    decide_with_budget,
+)
 from ._reason import RetryReason
 from .errors import RetryPolicyError
 
@@ -42,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncRetrying",
+    "CircuitOpenError",
     "Classifier",
     "Hook",
     "RetryHook",
@@ -159,6 +179,14 @@ class RetryTimeoutError(TimeoutError):
         self.last_error = last_error
 
 
+class CircuitOpenError(Exception):
+    """An attempt the circuit breaker refused (not sent); ``verdict`` is the breaker's answer."""
+
+    def __init__(self, verdict: BreakerVerdict) -> None:
+        super().__init__(f"retrypolicy: circuit {verdict.state}, attempt not sent (rule {verdict.rule})")
+        self.verdict = verdict
+
+
 def decision_of(exc: BaseException) -> Decision | None:
     """The decision a runner attached to the error it raised, if any."""
     decision = getattr(exc, "retry_decision", None)
@@ -178,6 +206,8 @@ class RunOptions(TypedDict, total=False):
     random: Callable[[], float]
     logger: logging.Logger
     log_level: int
+    budget: RetryBudget | None
+    breaker: CircuitBreaker | None
 
 
 class _Runner(Generic[SleepT]):
@@ -200,14 +230,55 @@ class _Runner(Generic[SleepT]):
         self.random = options.get("random", _random.random)
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
+        self.budget = options.get("budget")
+        self.breaker = options.get("breaker")
+
+    def _now_ms(self) -> int:
+        """The runner's clock in whole milliseconds, for the budget and the breaker."""
+        return int(self.clock() * 1000)
+
+    def _start(self) -> list[Any]:
+        """A new run: ``[start, retries so far, previous delay, cause of the last retry]``; the
+        budget is told of the request."""
+        run = [self.clock(), 0, None, None]
+        if self.budget is not None:
+            self.budget.record(self._now_ms(), "request")
+        return run
+
+    def _permit(self) -> None:
+        """Asks the breaker before an attempt; raises ``CircuitOpenError`` when it refuses."""
+        if self.breaker is not None:
+            verdict = self.breaker.permit(self._now_ms())
+            if not verdict.permitted:
+                raise CircuitOpenError(verdict)
+
+    def _succeeded(self, run: list[Any], result: T) -> T:
+        """Tells the breaker and the budget that the attempt succeeded; returns its ``result``."""
+        if self.breaker is not None:
+            self.breaker.record(self._now_ms(), "success")
+        if self.budget is not None:
+            self.budget.record(self._now_ms(), "success", after_retry=run[3])
+        return result
+
+    def _failed(self, cause: Literal["timeout", "error"]) -> None:
+        """Tells the breaker and the budget that a sent attempt failed (timed out, or an error)."""
+        outcome: Literal["timeout", "failure"] = "timeout" if cause == "timeout" else "failure"
+        if self.breaker is not None:
+            self.breaker.record(self._now_ms(), outcome)
+        if self.budget is not None:
+            self.budget.record(self._now_ms(), outcome)
 
     def _after(self, exc: Exception, run: list[Any]) -> float | None:
         """Asks the core about ``exc``: the seconds to sleep before the next attempt, or None to
-        re-raise ``exc``; raises ``RetryTimeoutError`` when time is up. ``run`` is the run's
-        ``[start, retries so far, previous delay]``, updated here (a list: one allocation per run)."""
-        reason = self.classify(exc)
+        re-raise ``exc``; raises ``RetryTimeoutError`` when time is up. ``run`` is the run's list
+        (``_start``), updated here (a list: one allocation per run)."""
+        sent = not isinstance(exc, CircuitOpenError)
+        reason = self.classify(exc) if sent else cast(CircuitOpenError, exc).verdict.reason
         if reason is None:
             return None
+        cause: Literal["timeout", "error"] = "timeout" if isinstance(exc, TimeoutError) else "error"
+        if sent:
+            self._failed(cause)
         request = Request(
             self.operation,
             timeout=self.timeout,
@@ -218,6 +289,10 @@ class _Runner(Generic[SleepT]):
             previous_delay=run[2],
         )
         decision = decide(request, reason, self.policy, self.strategy)
+        if decision.is_retry and not decision.then_cancel and self.budget is not None:
+            verdict = self.budget.try_retry(self._now_ms(), cause)
+            if not verdict.permitted:
+                decision = decide_with_budget(request, reason, self.policy, verdict)
         if self.logger.isEnabledFor(self.log_level):
             log_decision(self.logger, self.log_level, self.operation, decision)
         if decision.is_retry and not decision.then_cancel:
@@ -225,6 +300,7 @@ class _Runner(Generic[SleepT]):
                 self.on_retry(decision, exc)
             run[1] += 1
             run[2] = delay = (decision.delay_ms or 0) / 1000
+            run[3] = cause
             return delay
         try:
             setattr(exc, "retry_decision", decision)
@@ -255,10 +331,11 @@ class Retrying(_Runner[Callable[[float], object]]):
 
     def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Calls ``fn(*args, **kwargs)``, retrying as the core decides."""
-        run = [self.clock(), 0, None]
+        run = self._start()
         while True:
             try:
-                return fn(*args, **kwargs)
+                self._permit()
+                return self._succeeded(run, fn(*args, **kwargs))
             except Exception as exc:
                 delay = self._after(exc, run)
                 if delay is None:
@@ -292,10 +369,11 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
 
     async def __call__(self, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Awaits ``fn(*args, **kwargs)``, retrying as the core decides."""
-        run = [self.clock(), 0, None]
+        run = self._start()
         while True:
             try:
-                return await fn(*args, **kwargs)
+                self._permit()
+                return self._succeeded(run, await fn(*args, **kwargs))
             except Exception as exc:
                 delay = self._after(exc, run)
                 if delay is None:
