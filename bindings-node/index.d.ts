@@ -9,6 +9,41 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A circuit breaker with Couchbase's parameters. */
+export declare class BreakerHandle {
+  /** A breaker from its document (JSON text; `{}` is Couchbase's defaults), in the state `state` or closed. */
+  constructor(documentText: unknown, state: unknown)
+  /** Whether a request may be sent at `nowMs` (it may become the half-open canary): the verdict as JSON text. */
+  permit(nowMs: unknown): string
+  /** Records how a request ended: `success`, `failure` or `timeout`. */
+  record(nowMs: unknown, outcome: unknown): void
+  /** The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing. */
+  state(nowMs: unknown): string
+  /** The state as JSON text (`restore` reads it back). */
+  snapshot(): string
+  /** The normalized document as JSON text. */
+  toJson(): string
+}
+
+/** A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage). */
+export declare class BudgetHandle {
+  /** A budget from its document (JSON text), in the state `state` (a snapshot's JSON text) or its initial one. */
+  constructor(documentText: unknown, state: unknown)
+  /** Whether a retry for `cause` may be sent at `nowMs` (changes nothing): the verdict as JSON text. */
+  permit(nowMs: unknown, retryCause: unknown): string
+  /** Asks for a retry and records it when permitted: the verdict as JSON text. */
+  tryRetry(nowMs: unknown, retryCause: unknown): string
+  /**
+   * Records an event (`request`, `success`, `failure`, `timeout`, `retry`); `afterRetry` belongs
+   * to a success (what the retry that succeeded repeated), `cause` to a retry.
+   */
+  record(nowMs: unknown, kind: unknown, afterRetry: unknown, retryCause: unknown): void
+  /** The state as JSON text (`restore` reads it back). */
+  snapshot(): string
+  /** The normalized document as JSON text (every field of its kind set). */
+  toJson(): string
+}
+
 /** A parsed KV error map (RFC 0013). */
 export declare class ErrorMapHandle {
   /** Parses the server's error map document given as JSON text. */

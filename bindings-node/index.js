@@ -835,6 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.BreakerHandle = nativeBinding.BreakerHandle
+module.exports.BudgetHandle = nativeBinding.BudgetHandle
 module.exports.ErrorMapHandle = nativeBinding.ErrorMapHandle
 module.exports.PolicyHandle = nativeBinding.PolicyHandle
 module.exports.backoffDelay = nativeBinding.backoffDelay

@@ -4,7 +4,7 @@
 // rule that a non-idempotent request is not repeated once it may have reached the server, from the
 // method and the caller's `idempotent`). Orchestration only: it tells the core what it saw.
 
-const { RetryTimeoutError, publish, pause, runnerOptions, mayHaveBeenSent, withDecision } = require('./retry.js')
+const { RetryTimeoutError, CircuitOpenError, guards, publish, pause, runnerOptions, mayHaveBeenSent, withDecision } = require('./retry.js')
 
 /** `retryFetch` over the core's `http.nextStep`. */
 function makeRetryFetch(http) {
@@ -16,6 +16,7 @@ function makeRetryFetch(http) {
     const now = options?.now ?? Date.now
     const method = init?.method ?? input?.method ?? 'GET' // fetch's default
     const loop = { maxAttempts, deadlineMs: timeoutMs, backoff, jitter, method, idempotent }
+    const guard = guards(options ?? {}, o.clock)
     const start = o.clock()
     let previousDelay
     for (let attempt = 1; ; attempt++) {
@@ -24,21 +25,32 @@ function makeRetryFetch(http) {
       const left = Math.min((timeoutMs ?? Infinity) - (o.clock() - start), attemptTimeoutMs ?? Infinity)
       const timer = Number.isFinite(left) ? AbortSignal.timeout(Math.max(0, Math.floor(left))) : undefined
       const signals = [o.signal, timer, init?.signal].filter(Boolean)
-      let response, error, step
-      try {
-        response = await fetchFn(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined })
-        step = { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined }
-      } catch (e) {
-        o.signal?.throwIfAborted()
-        const sent = timer?.aborted || mayHaveBeenSent(e) // a cut attempt may have been sent
-        if (sent === null) throw e
-        // `sent: false` only when the request surely did not leave; absent, the core reads "maybe sent"
-        ;[error, step] = [e, sent ? { kind: 'network_error' } : { kind: 'network_error', sent: false }]
+      // A request the breaker refuses surely did not leave: a network error with `sent: false`.
+      let error = guard.refusal()
+      let response, step = error && { kind: 'network_error', sent: false }
+      if (error === undefined) {
+        try {
+          response = await fetchFn(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined })
+          step = { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined }
+        } catch (e) {
+          o.signal?.throwIfAborted()
+          const sent = timer?.aborted || mayHaveBeenSent(e) // a cut attempt may have been sent
+          if (sent === null) throw e
+          // `sent: false` only when the request surely did not leave; absent, the core reads "maybe sent"
+          ;[error, step] = [e, sent ? { kind: 'network_error' } : { kind: 'network_error', sent: false }]
+        }
       }
       const state = { attempts: attempt, elapsedMs: Math.ceil(o.clock() - start), previousDelayMs: previousDelay }
-      const d = http.nextStep(loop, state, step, now(), o.random())
+      let d = http.nextStep(loop, state, step, now(), o.random())
+      // What the budget and breaker are told: a network error or a transient status is a failure (a
+      // timeout when the attempt was cut), a success status a success, any other final status final.
+      const cut = timer?.aborted === true
+      const failed = step.kind === 'network_error' || d.class === 'transient'
+      if (!(error instanceof CircuitOpenError)) guard.settled(failed ? (cut ? 'timeout' : 'failure') : d.class === 'success' ? 'success' : 'final')
+      const verdict = d.action === 'retry' ? guard.tryRetry(cut ? 'timeout' : 'error') : undefined
+      if (verdict !== undefined && !verdict.permitted) d = verdict // the budget's refusal ends the run
       publish('fetch', d, error ?? response, attempt)
-      if (d.action === 'stop') {
+      if (d.action !== 'retry') {
         if (step.kind === 'response' && d.outcome === 'final') return response
         o.onGiveUp?.(d, error ?? response)
         if (response !== undefined) return response

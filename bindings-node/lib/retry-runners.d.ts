@@ -4,6 +4,7 @@
 import type { Decision, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
 import type { TransactionAction } from './mongodb.js'
+import type { BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
 
 /** The `node:diagnostics_channel` channel on which every runner publishes each decision (where that module exists). */
 export declare const DECISION_CHANNEL: 'retrypolicy:decision'
@@ -11,25 +12,45 @@ export declare const DECISION_CHANNEL: 'retrypolicy:decision'
 /** A message on DECISION_CHANNEL: which runner, its decision, the failure it followed, the attempt (1-based). */
 export interface DecisionMessage {
   readonly runner: 'retry' | 'fetch' | 'transaction'
-  readonly decision: Decision | HttpStepDecision | TransactionAction
+  readonly decision: BudgetedDecision | HttpStepDecision | BudgetVerdict | TransactionAction
   readonly error: unknown
   readonly attempt: number
 }
 
 /** What every runner accepts besides its own inputs: cancellation, hooks, and time and chance for tests. */
-export interface RunnerOptions<D> {
+export interface RunnerOptions<D, G = D> {
   /** Cancels the wait and the run: the promise rejects with the signal's reason. */
   signal?: AbortSignal
   /** Called before each wait. */
   onRetry?: (decision: D, error: unknown) => void
   /** Called when the run gives up. */
-  onGiveUp?: (decision: D, error: unknown) => void
+  onGiveUp?: (decision: G, error: unknown) => void
   /** A monotonic clock in ms (default `performance.now`). */
   clock?: () => number
   /** Draws in [0, 1) for jitter (default `Math.random`). */
   random?: () => number
   /** Waits `ms` (default `timers/promises` `setTimeout`, given the signal). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>
+}
+
+/**
+ * The budget and breaker a run consults, at its `clock` (pass `clock: Date.now` when their state
+ * is shared across processes). Anything with their methods will do, such as an object over a
+ * shared store.
+ */
+export interface GuardOptions {
+  /**
+   * Bounds retries across runs: each run records its request and each answered attempt (a
+   * retryable failure, a timeout when an attempt was cut, a success), and asks `tryRetry` before
+   * each retry; a refusal ends the run (retry: the core's budget_exhausted no-retry).
+   */
+  budget?: Pick<RetryBudget, 'record' | 'tryRetry' | 'permit'> | null
+  /**
+   * Asked before each attempt: a refused attempt is not sent and fails with CIRCUIT_BREAKER_OPEN
+   * (a CircuitOpenError). Each answered attempt is recorded; an error the classifier calls final
+   * counts as a success (the endpoint answered).
+   */
+  breaker?: Pick<CircuitBreaker, 'record' | 'permit'> | null
 }
 
 /** Maps a thrown error to the reason to retry for, or null/undefined: surface it now. */
@@ -46,7 +67,7 @@ export interface AttemptContext {
 }
 
 /** Options of `retry`. */
-export interface RetryOptions extends RunnerOptions<Decision> {
+export interface RetryOptions extends RunnerOptions<Decision, BudgetedDecision>, GuardOptions {
   /** What is retried (its idempotency comes from RFC 0049's list unless `idempotent` says). */
   operation: Operation
   /** The whole run's timeout in ms: nothing is retried, or waited for, past it. */
@@ -66,7 +87,7 @@ export declare function retry<T>(fn: (context: AttemptContext) => T | PromiseLik
 export declare class RetryTimeoutError extends Error {
   readonly name: 'RetryTimeoutError'
   readonly code: 'ETIMEDOUT'
-  readonly decision: Decision | HttpStepDecision | TransactionAction
+  readonly decision: BudgetedDecision | HttpStepDecision | TransactionAction
   readonly cause: unknown
   /** For a transaction: the last error's labels. */
   readonly errorLabels?: readonly string[]
@@ -79,8 +100,8 @@ export declare function classifyHttpStatus(error: unknown): RetryReasonName | nu
 /** `classifyNetworkError`, then `classifyHttpStatus`. */
 export declare function classifyError(error: unknown): RetryReasonName | null
 
-/** Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. */
-export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision> {
+/** Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. A retry the budget refuses ends the run with its verdict. */
+export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision, HttpStepDecision | BudgetVerdict>, GuardOptions {
   /** Attempts in all, the first included. */
   maxAttempts?: number
   /** No attempt starts after this many ms, and each one is cut at it. */

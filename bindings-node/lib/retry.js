@@ -77,8 +77,55 @@ function runnerOptions(o) {
   }
 }
 
-/** `retry` over the core's `decide`, classifying with `classifyError` unless told otherwise. */
-function makeRetry(decide, classifyError) {
+/** A circuit breaker refused the attempt: nothing was sent. `verdict` is the breaker's. */
+class CircuitOpenError extends Error {
+  /** `verdict`: the breaker's refusal (reason CIRCUIT_BREAKER_OPEN, rule, source). */
+  constructor(verdict) {
+    super(`retrypolicy: the circuit breaker refused the attempt (${verdict.rule})`)
+    this.name = 'CircuitOpenError'
+    this.code = 'ECIRCUITOPEN'
+    this.verdict = verdict
+  }
+}
+
+/**
+ * The `budget` and `breaker` of a run (either may be absent), told what happens at the run's
+ * clock: the request, each attempt's outcome, and each retry (asked of the budget first).
+ */
+function guards(options, clock) {
+  const { budget, breaker } = options
+  for (const [k, v] of [['budget', budget], ['breaker', breaker]]) {
+    if (v !== undefined && v !== null && (typeof v !== 'object' || typeof v.permit !== 'function')) {
+      throw invalidType(k, k === 'budget' ? 'a RetryBudget' : 'a CircuitBreaker', v)
+    }
+  }
+  const now = () => Math.max(0, Math.floor(clock()))
+  let retryCause // what the retry in flight repeats; undefined for the first attempt
+  budget?.record(now(), 'request')
+  return {
+    /** The breaker's verdict on sending an attempt now: undefined (go), or a CircuitOpenError. */
+    refusal() {
+      const verdict = breaker?.permit(now())
+      return verdict === undefined || verdict.permitted ? undefined : new CircuitOpenError(verdict)
+    },
+    /** An attempt was answered: `'success'`, `'failure'` or `'timeout'` (a retryable failure), or `'final'` (surfaced as it is). */
+    settled(outcome) {
+      const t = now()
+      breaker?.record(t, outcome === 'final' ? 'success' : outcome)
+      if (outcome === 'success') budget?.record(t, { kind: 'success', afterRetry: retryCause })
+      else if (outcome !== 'final') budget?.record(t, outcome)
+    },
+    /** The budget's verdict on a retry for `cause` (recorded when permitted), or undefined without a budget. */
+    tryRetry(cause) {
+      const verdict = budget?.tryRetry(now(), cause)
+      if (verdict?.permitted) retryCause = cause
+      return verdict
+    },
+  }
+}
+
+/** `retry` over the core's `decide` (and `decideWithBudget`), classifying with `classifyError` unless told otherwise. */
+function makeRetry(decide, classifyError, decideWithBudget) {
   /** Runs `fn({attempt, remainingMs, signal})` until it succeeds or `decide` says stop. */
   async function retry(fn, options) {
     if (typeof fn !== 'function') throw invalidType('fn', 'a function', fn)
@@ -87,6 +134,7 @@ function makeRetry(decide, classifyError) {
     if (operation === null || typeof operation !== 'object') throw invalidType('operation', 'an operation object', operation)
     const { service, operation: name, readonly, method } = operation
     const classify = options.classify ?? classifyError
+    const guard = guards(options, o.clock)
     const start = o.clock()
     let attempts = 0
     let previousDelayMs // unset until the first wait
@@ -94,30 +142,40 @@ function makeRetry(decide, classifyError) {
     for (;;) {
       o.signal?.throwIfAborted()
       const elapsed = o.clock() - start
-      try {
-        return await fn({ attempt: attempts + 1, remainingMs: Math.max(0, Math.floor(timeoutMs - elapsed)), signal: o.signal })
-      } catch (err) {
-        o.signal?.throwIfAborted()
-        const reason = classify(err)
-        if (reason === null || reason === undefined) throw err
-        // A literal of one shape (a spread of `operation` here cost ~3 µs per decide on Node 20)
-        const request = {
-          service, operation: name, readonly, method, timeoutMs, idempotent, attempts, previousDelayMs, previousReasons,
-          elapsedMs: Math.ceil(o.clock() - start), random: o.random(),
+      let err = guard.refusal()
+      let reason = err?.verdict.reason // a refused attempt fails with CIRCUIT_BREAKER_OPEN
+      if (err === undefined) {
+        try {
+          const value = await fn({ attempt: attempts + 1, remainingMs: Math.max(0, Math.floor(timeoutMs - elapsed)), signal: o.signal })
+          guard.settled('success')
+          return value
+        } catch (e) {
+          o.signal?.throwIfAborted()
+          reason = classify(e)
+          guard.settled(reason === null || reason === undefined ? 'final' : 'failure')
+          if (reason === null || reason === undefined) throw e
+          err = e
         }
-        const d = decide(request, reason, policy, strategy)
-        publish('retry', d, err, attempts + 1)
-        if (d.action === 'no_retry' || d.thenCancel) {
-          o.onGiveUp?.(d, err)
-          throw givenUp(d, err)
-        }
-        o.onRetry?.(d, err)
-        if (d.delayMs > 0) await pause(o.sleep, d.delayMs, o.signal)
-        else o.signal?.throwIfAborted()
-        attempts += 1
-        previousDelayMs = d.delayMs
-        if (previousReasons) previousReasons = [...previousReasons, d.reason] // a strategy may keep the last one
       }
+      // A literal of one shape (a spread of `operation` here cost ~3 µs per decide on Node 20)
+      const request = {
+        service, operation: name, readonly, method, timeoutMs, idempotent, attempts, previousDelayMs, previousReasons,
+        elapsedMs: Math.ceil(o.clock() - start), random: o.random(),
+      }
+      let d = decide(request, reason, policy, strategy)
+      const verdict = d.action === 'retry' && !d.thenCancel ? guard.tryRetry('error') : undefined
+      if (verdict !== undefined && !verdict.permitted) d = decideWithBudget(request, reason, policy, verdict)
+      publish('retry', d, err, attempts + 1)
+      if (d.action === 'no_retry' || d.thenCancel) {
+        o.onGiveUp?.(d, err)
+        throw givenUp(d, err)
+      }
+      o.onRetry?.(d, err)
+      if (d.delayMs > 0) await pause(o.sleep, d.delayMs, o.signal)
+      else o.signal?.throwIfAborted()
+      attempts += 1
+      previousDelayMs = d.delayMs
+      if (previousReasons) previousReasons = [...previousReasons, d.reason] // a strategy may keep the last one
     }
   }
   return retry
@@ -197,4 +255,7 @@ function makeClassifiers(classifyDispatch, http) {
   return { classifyNetworkError, classifyHttpStatus, classifyError }
 }
 
-module.exports = { makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, publish, pause, runnerOptions, mayHaveBeenSent, withDecision }
+module.exports = {
+  makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, guards, publish, pause, runnerOptions,
+  mayHaveBeenSent, withDecision,
+}

@@ -463,3 +463,4 @@ export declare class Orchestrator extends EventEmitter {
 export * from './mongodb.js'
 export * from './http.js'
 export * from './retry-runners.js'
+export * from './budget.js'

@@ -8,7 +8,8 @@ const { EventEmitter } = require('node:events')
 const native = require('../index.js')
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, jsonApi } = require('./json.js')
-const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./runners.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./runners.js')
+const { budgets } = require('./budget.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
 
@@ -290,6 +291,19 @@ function simulate(scenario) {
   return fromWire(api('simulate', doc, { request, policy }))
 }
 
+/**
+ * Replays a retry storm: `{request, reason, requestsPerSecond, durationMs, latencyMs, failureRate?,
+ * policy?, draws?, budget?, breaker?}` (budget and breaker as documents, shared by every client) →
+ * `{requests, attemptsSent, amplification, budgetRefusals, breakerRejections, succeeded, failed, timedOut, budgetKind}`.
+ */
+function simulateStorm(scenario) {
+  const { request, reason, requestsPerSecond, durationMs, failureRate, latencyMs, policy, draws, budget, breaker } =
+    object(scenario, 'scenario', 'a storm scenario object')
+  const doc = { reason, requests_per_second: requestsPerSecond, duration_ms: durationMs, failure_rate: failureRate,
+    latency_ms: latencyMs, draws, budget, breaker }
+  return fromWire(api('simulate_storm', doc, { request, policy }))
+}
+
 // ---- logging (RFC 0049 asks for every retry and every non-retry to be logged) ----------------------
 
 /** One frozen record per decision, for logs and metrics. */
@@ -334,11 +348,20 @@ class Orchestrator extends EventEmitter {
   }
 }
 
+// ---- retry budgets and circuit breakers (./budget.js) ----------------------------------------------
+
+/** `RetryBudget`, `CircuitBreaker` (the addon's handles), and decide / explain with a budget's verdict. */
+const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget } = budgets({
+  BudgetHandle: native.BudgetHandle,
+  BreakerHandle: native.BreakerHandle,
+  budgeted: (fn, request, reason, policy, verdict) => api(fn, { reason, budget_verdict: verdict }, { request, policy }),
+})
+
 // ---- runners: the retry loop, fetch and withTransaction, driven by the rules above ----------------
 
 /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (./runners.js). */
 const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
-  runners({ decide, classifyDispatch, http, mongodb: mongodbRules })
+  runners({ decide, decideWithBudget, classifyDispatch, http, mongodb: mongodbRules })
 
 /** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
 const mongodb = Object.freeze({ ...mongodbRules, runTransaction })
@@ -353,6 +376,7 @@ module.exports = {
   alwaysRetry, isIdempotent, Policy, ErrorMap, decide, decideMany, decideBeforeStrategy, decideAfterStrategy,
   bestEffortDelay, BestEffort, FailFast, formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics,
   classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
-  requestToJson, simulate, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
-  classifyNetworkError, classifyHttpStatus, classifyError,
+  requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
+  classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
+  explainWithBudget, CircuitOpenError,
 }

@@ -4,22 +4,23 @@
 // into pkg/runners/ at build) passes the module's. Everything they need comes in `core` or from
 // these files.
 
-const { makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError } = require('./retry.js')
+const { makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./retry.js')
 const { makeRetryFetch } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
 
 /**
  * `retry`, the classifiers, `retryFetch` and `runTransaction` over the core's functions
- * `{decide, classifyDispatch, http, mongodb}` (the `http` and `mongodb` namespaces of the JSON API).
+ * `{decide, decideWithBudget, classifyDispatch, http, mongodb}` (the `http` and `mongodb`
+ * namespaces of the JSON API).
  */
-function runners({ decide, classifyDispatch, http, mongodb }) {
+function runners({ decide, decideWithBudget, classifyDispatch, http, mongodb }) {
   const classifiers = makeClassifiers(classifyDispatch, http)
   return {
-    retry: makeRetry(decide, classifiers.classifyError),
+    retry: makeRetry(decide, classifiers.classifyError, decideWithBudget),
     ...classifiers,
     retryFetch: makeRetryFetch(http),
     runTransaction: makeRunTransaction(mongodb),
   }
 }
 
-module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError }
+module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError }

@@ -8,6 +8,7 @@
 
 #[cfg(feature = "bench")]
 mod bench;
+mod budget;
 mod callback;
 mod classify;
 mod convert;

@@ -60,6 +60,75 @@ const domain = (adapter) => (i) => wire(adapter(camelInput(i)), AS_IS)
 const policyOf = (i) => (i.policy === undefined ? undefined : new rp.Policy(i.policy))
 const compatPolicy = (i) => (i.compat === undefined ? undefined : new rp.Policy({ compat: i.compat }))
 
+// ---- budgets and breakers: each fixture's `events` replayed on the public objects ----------------
+
+/** The runner's own reading of a fixture envelope: only `keys`, and `events` present. */
+function envelope(i, keys) {
+  const extra = Object.keys(i).find((k) => !keys.includes(k))
+  if (extra !== undefined) throw fixtureError('unknown_field', extra)
+  if (i.events === undefined) throw fixtureError('missing_field', 'events')
+  return i.events
+}
+
+/** An error like the API's, for what only the fixture format holds. */
+const fixtureError = (code, field) => Object.assign(new Error(`${field}: ${code}`), { code, field })
+
+/** Replays `events` with `apply(event, atMs)`, an API error naming the event (`events[2].at_ms`, `events[2].kind`). */
+function replay(events, keys, apply) {
+  return events.map((e, k) => {
+    const extra = Object.keys(e).find((key) => !keys.includes(key))
+    if (extra !== undefined) throw fixtureError('unknown_field', `events[${k}].${extra}`)
+    try {
+      return apply(e, millisIn(e.at_ms))
+    } catch (err) {
+      if (!rp.isRetryPolicyError(err)) throw err
+      const f = err.field === 'nowMs' ? 'at_ms' : err.field === 'outcome' ? 'kind' : err.field.replace(/^event\./, '')
+      err.field = `events[${k}].${f}`
+      throw err
+    }
+  })
+}
+
+/** `budget_run`: a `retry` event asks tryRetry; any other is recorded, then a retry is asked of permit. */
+function budgetRun(i) {
+  const events = envelope(i, ['budget', 'state', 'events'])
+  const budget = i.state === undefined || i.state === null ? new rp.RetryBudget(i.budget) : rp.RetryBudget.restore(i.budget, i.state)
+  const verdicts = replay(events, ['at_ms', 'kind', 'after_retry', 'cause'], (e, at) => {
+    if (e.kind === 'retry' && e.after_retry === undefined) return budget.tryRetry(at, e.cause)
+    budget.record(at, { kind: e.kind, afterRetry: e.after_retry, cause: e.cause })
+    return budget.permit(at, e.kind === 'timeout' ? 'timeout' : 'error')
+  })
+  const permitted = verdicts.map((v) => v.permitted)
+  return wire({ budget: budget.toJSON(), verdicts, permitted, balances: verdicts.map((v) => v.balance), state: budget.snapshot() })
+}
+
+/** `breaker_run`: a `request` event asks permit; an outcome is recorded; the state is read after each. */
+function breakerRun(i) {
+  const events = envelope(i, ['breaker', 'state', 'events'])
+  const breaker = rp.CircuitBreaker.restore(i.breaker, i.state)
+  const states = []
+  const verdicts = replay(events, ['at_ms', 'kind'], (e, at) => {
+    const verdict = e.kind === 'request' ? breaker.permit(at) : (breaker.record(at, e.kind), null)
+    states.push(breaker.state(at))
+    return verdict
+  })
+  const permitted = verdicts.map((v) => v?.permitted ?? null)
+  return wire({ breaker: breaker.toJSON(), verdicts, permitted, states, state: breaker.snapshot() })
+}
+
+/** The fixture's request (an error in it names `request.<field>`, as the JSON API's does). */
+function requestIn(doc) {
+  try {
+    return rp.requestFromJson(doc)
+  } catch (e) {
+    if (rp.isRetryPolicyError(e)) e.field = `request.${e.field}`
+    throw e
+  }
+}
+
+/** `decide_with_budget` and `explain_with_budget`: the fixture's verdict passes as it is (its keys are single words). */
+const budgeted = (f) => (i) => f(requestIn(i.request), i.reason, policyOf(i), i.budget_verdict ?? undefined)
+
 /** One adapter per fixture function: fixture input → public API call → fixture output keys. */
 const ADAPTERS = {
   reason_flags: (i) => wire(rp.reasonFlags(i.reason)),
@@ -112,6 +181,28 @@ const ADAPTERS = {
   http_retry_after: domain((i) => rp.http.retryAfter(i.value, i.nowUnixMs)),
   http_date: domain((i) => rp.http.parseDate(i.value, i.nowUnixMs)),
   http_next: domain((i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.nowUnixMs, i.random)),
+  budget_run: budgetRun,
+  breaker_run: breakerRun,
+  decide_with_budget: budgeted((...args) => wire(rp.decideWithBudget(...args))),
+  explain_with_budget: budgeted((...args) => {
+    const { decision, sentence } = rp.explainWithBudget(...args)
+    return { sentence, decision: wire(decision) }
+  }),
+  simulate_storm: (i) =>
+    wire(
+      rp.simulateStorm({
+        request: rp.requestFromJson(i.request),
+        reason: i.reason,
+        requestsPerSecond: i.requests_per_second,
+        durationMs: millisIn(i.duration_ms),
+        failureRate: i.failure_rate,
+        latencyMs: millisIn(i.latency_ms),
+        policy: policyOf(i),
+        draws: i.draws,
+        budget: i.budget,
+        breaker: i.breaker,
+      }),
+    ),
   simulate: (i) =>
     wire(
       rp.simulate({

@@ -23,7 +23,7 @@ test('npm pack → npm install in a fresh folder → require, import, quickstart
   try {
     const packed = JSON.parse(sh(npm, ['pack', '--json', '--pack-destination', dir], pkg))
     const files = packed[0].files.map((f) => f.path)
-    for (const f of ['lib/retrypolicy.js', 'lib/retrypolicy.d.ts', 'lib/mongodb.d.ts', 'lib/http.d.ts', 'lib/retry-runners.d.ts', 'index.js', 'index.d.ts', 'README.md']) {
+    for (const f of ['lib/retrypolicy.js', 'lib/retrypolicy.d.ts', 'lib/mongodb.d.ts', 'lib/http.d.ts', 'lib/retry-runners.d.ts', 'lib/budget.d.ts', 'lib/budget.js', 'index.js', 'index.d.ts', 'README.md']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
     }
     assert.ok(files.some((f) => f.endsWith('.node')), 'no native addon in the tarball')

@@ -1,0 +1,238 @@
+// Type definitions of retry budgets, circuit breakers and storms (re-exported by ./retrypolicy.d.ts).
+// Documents and snapshots are the shared JSON form (snake_case, as every language writes them, so
+// a snapshot stored by one process restores in another); verdicts and decisions are camelCase.
+// Every call takes the caller's clock reading `nowMs` (whole milliseconds; any clock, used alike).
+
+import type { Decision, MillisInput, Policy, Request, RetryReasonInput, RetryReasonName } from './retrypolicy.js'
+
+/** The kinds of retry budget. */
+export type BudgetKind = 'token_bucket' | 'retry_quota' | 'percentage'
+
+/** What a retry repeats: the AWS retry quota charges more to retry a timeout. */
+export type RetryCause = 'error' | 'timeout'
+
+/** A budget document; fields left out take their source's defaults. */
+export type BudgetDocument =
+  /** gRPC retry throttling (gRFC A6): retries only while the bucket holds more than half of `max_tokens` (10, 0.1). */
+  | { version?: 1 | null; kind: 'token_bucket'; max_tokens?: number | null; token_ratio?: number | null }
+  /** The AWS SDKs' standard-mode retry quota (500 tokens, cost 5, timeout cost 10, increment 1). */
+  | {
+      version?: 1 | null
+      kind: 'retry_quota'
+      capacity?: number | null
+      retry_cost?: number | null
+      timeout_cost?: number | null
+      no_retry_increment?: number | null
+    }
+  /** Finagle's RetryBudget: `percent` of the window's requests plus `min_retries_per_sec` (20, 10000 ms, 10). */
+  | { version?: 1 | null; kind: 'percentage'; percent?: number | null; ttl_ms?: MillisInput | null; min_retries_per_sec?: number | null }
+
+/** A budget's state in the shared JSON form (`RetryBudget.restore` reads it back). */
+export interface BudgetSnapshot {
+  version?: 1 | null
+  kind: BudgetKind
+  /** Token bucket: thousandths of a token; retry quota: tokens. */
+  balance?: number
+  /** Percentage: the window's seconds (the caller's `nowMs / 1000`), oldest first. */
+  buckets?: { second: number; requests: number; retries: number }[]
+}
+
+/** The rules behind a budget's verdict. */
+export type BudgetRule =
+  | 'token_bucket_above_half'
+  | 'token_bucket_at_or_below_half'
+  | 'retry_quota_available'
+  | 'retry_quota_exhausted'
+  | 'percentage_within_budget'
+  | 'percentage_budget_spent'
+
+/** A budget's answer to "may a retry be sent now?". */
+export interface BudgetVerdict {
+  readonly permitted: boolean
+  /** `budget_exhausted` when refused. */
+  readonly cause: 'budget_exhausted' | null
+  readonly kind: BudgetKind
+  readonly rule: BudgetRule
+  /** The source text of the rule. */
+  readonly source: string
+  /** Thousandths of a token (token bucket), tokens (retry quota), or retries left in the window (percentage). */
+  readonly balance: number
+}
+
+/** Something that happened, told to a budget: a name, or an object for a success after a retry or a retry of a timeout. */
+export type BudgetEvent =
+  | 'request'
+  | 'success'
+  | 'failure'
+  | 'timeout'
+  | 'retry'
+  | { kind: 'success'; afterRetry?: RetryCause | null }
+  | { kind: 'retry'; cause?: RetryCause | null }
+  | { kind: 'request' | 'failure' | 'timeout' }
+
+/**
+ * A retry budget, bounding retries across requests. One object is one state: calls on it are
+ * synchronous, so one event loop never interleaves them. Each worker thread has its own objects;
+ * to share one budget across workers or processes, keep it in one owner thread, or store
+ * `snapshot()` where the host likes (a SharedArrayBuffer-backed store, Redis) and `restore` it.
+ */
+export declare class RetryBudget {
+  /** A budget from its document (an object, or its JSON text), full. */
+  constructor(document: BudgetDocument | string)
+  /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+  static restore(document: BudgetDocument | string, state: BudgetSnapshot | string): RetryBudget
+  /** Whether a retry for `cause` may be sent at `nowMs`; changes nothing. */
+  permit(nowMs: MillisInput, cause?: RetryCause): BudgetVerdict
+  /** Asks for a retry at `nowMs` and records it when permitted: the one call before sending a retry. */
+  tryRetry(nowMs: MillisInput, cause?: RetryCause): BudgetVerdict
+  /** Tells the budget what happened at `nowMs` (a `request`: a first attempt sent). */
+  record(nowMs: MillisInput, event: BudgetEvent): void
+  /** The state in the shared JSON form. */
+  snapshot(): BudgetSnapshot
+  /** The normalized document (what `JSON.stringify` writes). */
+  toJSON(): BudgetDocument & { version: 1 }
+}
+
+/** A circuit breaker document (Couchbase's defaults: enabled, 20, 50, 5000, 60000, 5000). */
+export interface BreakerDocument {
+  version?: 1 | null
+  enabled?: boolean | null
+  /** Outcomes the window needs before it can trip. */
+  volume_threshold?: number | null
+  /** Failed share of the window, in percent, that trips it. */
+  error_threshold_percentage?: number | null
+  /** How long the circuit stays open before one canary. */
+  sleep_window_ms?: MillisInput | null
+  /** How long a counting window lasts. */
+  rolling_window_ms?: MillisInput | null
+  /** How long the canary may take before it counts as failed. */
+  canary_timeout_ms?: MillisInput | null
+}
+
+/** The three states of a circuit. */
+export type BreakerState = 'closed' | 'open' | 'half_open'
+
+/** A breaker's state in the shared JSON form (`CircuitBreaker.restore` reads it back). */
+export interface BreakerSnapshot {
+  version?: 1 | null
+  state: BreakerState
+  /** When the circuit opened or the canary was sent (absent when closed). */
+  since_ms?: MillisInput | null
+  window_start_ms?: MillisInput | null
+  total: number
+  failures: number
+}
+
+/** A breaker's answer to "may a request be sent now?". */
+export interface BreakerVerdict {
+  readonly permitted: boolean
+  /** This request is the half-open canary. */
+  readonly canary: boolean
+  /** The circuit's state after this call. */
+  readonly state: BreakerState
+  /** `CIRCUIT_BREAKER_OPEN` when refused: the reason to hand `decide`. */
+  readonly reason: 'CIRCUIT_BREAKER_OPEN' | null
+  readonly rule: 'breaker_disabled' | 'breaker_closed' | 'breaker_canary' | 'breaker_open' | 'breaker_canary_in_flight'
+  readonly source: string
+}
+
+/**
+ * A per-endpoint circuit breaker with Couchbase's parameters: closed, open, half-open with one
+ * canary. Threads and processes share it as `RetryBudget` says (one owner, or snapshots).
+ */
+export declare class CircuitBreaker {
+  /** A closed breaker from its document (an object or JSON text); none: Couchbase's defaults. */
+  constructor(document?: BreakerDocument | string | null)
+  /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+  static restore(document: BreakerDocument | string | null | undefined, state: BreakerSnapshot | string): CircuitBreaker
+  /** Whether a request may be sent at `nowMs`; past the sleep window this request becomes the one canary. */
+  permit(nowMs: MillisInput): BreakerVerdict
+  /** Tells the breaker how a request ended at `nowMs`. */
+  record(nowMs: MillisInput, outcome: 'success' | 'failure' | 'timeout'): void
+  /** The circuit's state at `nowMs` (an unanswered canary past its timeout counts as failed); changes nothing. */
+  state(nowMs: MillisInput): BreakerState
+  /** The state in the shared JSON form. */
+  snapshot(): BreakerSnapshot
+  /** The normalized document (what `JSON.stringify` writes). */
+  toJSON(): Required<BreakerDocument>
+}
+
+/** A retry `decide` wanted and the budget refused: a no-retry citing the budget's rule and source. */
+export interface BudgetRefusal {
+  readonly action: 'no_retry'
+  readonly cause: 'budget_exhausted'
+  readonly reason: RetryReasonName
+  readonly rule: BudgetRule
+  /** The budget's source. */
+  readonly section: string
+  readonly attempts: number
+  readonly idempotent: boolean
+  /** The delay `decide` asked for. */
+  readonly refusedDelayMs: number
+  /** The budget's verdict. */
+  readonly budget: BudgetVerdict
+}
+
+/** `decide`'s decision, or the budget's refusal of its retry. */
+export type BudgetedDecision = Decision | BudgetRefusal
+
+/** `decide`, then a retry the budget's `verdict` refuses becomes a no-retry (cause `budget_exhausted`); no verdict: `decide`'s decision. */
+export declare function decideWithBudget(
+  request: Request,
+  reason: RetryReasonInput,
+  policy?: Policy | null,
+  verdict?: BudgetVerdict | null,
+): BudgetedDecision
+
+/** decideWithBudget's decision and the core's sentence about it (naming the budget's rule when it refused). */
+export declare function explainWithBudget(
+  request: Request,
+  reason: RetryReasonInput,
+  policy?: Policy | null,
+  verdict?: BudgetVerdict | null,
+): { readonly decision: BudgetedDecision; readonly sentence: string }
+
+/** A retry storm: many clients sending `request` under a failure rate, sharing a budget and a breaker. */
+export interface StormScenario {
+  request: Request
+  /** The reason a failed attempt reports. */
+  reason: RetryReasonInput
+  /** New requests per second, evenly spaced (1 to 10,000). */
+  requestsPerSecond: number
+  /** How long new requests keep arriving (at most 600,000 ms). */
+  durationMs: MillisInput
+  /** Time each attempt takes before its outcome is known. */
+  latencyMs: MillisInput
+  /** The share of attempts that fail, in [0, 1] (default 1). */
+  failureRate?: number
+  policy?: Policy | null
+  /** Draws for jittered delays, used in turn. */
+  draws?: number[]
+  /** A budget every client shares (a document, or a RetryBudget: its document). */
+  budget?: BudgetDocument | RetryBudget | null
+  /** A breaker every client shares (a document, or a CircuitBreaker: its document). */
+  breaker?: BreakerDocument | CircuitBreaker | null
+}
+
+/** What the storm did, in totals; `amplification` is attempts sent per request. */
+export interface StormReport {
+  readonly requests: number
+  readonly attemptsSent: number
+  readonly amplification: number
+  readonly budgetRefusals: number
+  readonly breakerRejections: number
+  readonly succeeded: number
+  readonly failed: number
+  readonly timedOut: number
+  readonly budgetKind: BudgetKind | null
+}
+
+/** Replays a retry storm through `decide`, the shared budget and the shared breaker. */
+export declare function simulateStorm(scenario: StormScenario): StormReport
+
+/** A circuit breaker refused a runner's attempt: nothing was sent (the run handed `decide` CIRCUIT_BREAKER_OPEN). */
+export declare class CircuitOpenError extends Error {
+  readonly name: 'CircuitOpenError'
+  readonly code: 'ECIRCUITOPEN'
+  readonly verdict: BreakerVerdict
+}

@@ -1,0 +1,136 @@
+'use strict'
+// Retry budgets and circuit breakers: objects over a binding's handle classes (the addon's #[napi]
+// classes, or the wasm module's), each holding one of the core's state machines. Conversion only:
+// every rule is the core's, and the caller's clock comes with every call as `nowMs`. Documents and
+// snapshots are the shared JSON form (snake_case, as every language writes them); verdicts and
+// decisions come out camelCase. Shared by both packages (the wasm one copies it into pkg/runners).
+
+const { typedError, invalidType } = require('./errors.js')
+const { documentText, fromWire } = require('./json.js')
+
+const HANDLE = Symbol('retrypolicy.state')
+
+/** A snapshot argument as JSON text, or undefined for none. */
+const stateText = (state) => (state === undefined || state === null ? undefined : documentText(state, 'state'))
+
+/** A breaker document as JSON text; none (undefined or null) is Couchbase's defaults. */
+const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker'))
+
+/** The handle's JSON answer as the API returns it (camelCase, frozen). */
+const answer = (json) => fromWire(JSON.parse(json))
+
+/** `obj` holding `handle`, frozen. */
+function holding(obj, handle) {
+  Object.defineProperty(obj, HANDLE, { value: handle })
+  return Object.freeze(obj)
+}
+
+/** A budget event as the handle takes it: a name, or `{kind, afterRetry?, cause?}`. */
+function budgetEvent(event) {
+  if (typeof event === 'string') return { kind: event }
+  if (typeof event !== 'object' || event === null) throw invalidType('event', "an event name or {kind, afterRetry?, cause?}", event)
+  const extra = Object.keys(event).find((k) => !['kind', 'afterRetry', 'cause'].includes(k))
+  if (extra !== undefined) throw typedError('unknown_field', `event.${extra}`, 'unknown field: expected kind, afterRetry or cause')
+  return event
+}
+
+/**
+ * `RetryBudget`, `CircuitBreaker`, `decideWithBudget` and `explainWithBudget` over the binding's
+ * `{BudgetHandle, BreakerHandle}` classes and `budgeted(fn, request, reason, policy, verdict)`,
+ * which calls the core's JSON function `fn` (`decide_with_budget`, `explain_with_budget`).
+ */
+function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
+  /** A retry budget: gRPC's token bucket, the AWS retry quota or Finagle's percentage. */
+  class RetryBudget {
+    /** A budget from its document (`{kind: 'token_bucket', max_tokens?, token_ratio?}`, ...), full. */
+    constructor(document) {
+      holding(this, new BudgetHandle(documentText(document, 'budget'), undefined))
+    }
+
+    /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+    static restore(document, state) {
+      return holding(Object.create(RetryBudget.prototype), new BudgetHandle(documentText(document, 'budget'), stateText(state)))
+    }
+
+    /** Whether a retry for `cause` (`'error'` or `'timeout'`) may be sent at `nowMs`; changes nothing. */
+    permit(nowMs, cause = 'error') {
+      return answer(this[HANDLE].permit(nowMs, cause))
+    }
+
+    /** Asks for a retry at `nowMs` and, when permitted, records it: the one call before sending a retry. */
+    tryRetry(nowMs, cause = 'error') {
+      return answer(this[HANDLE].tryRetry(nowMs, cause))
+    }
+
+    /** Records what happened at `nowMs`: `'request'`, `'failure'`, `'timeout'`, `'success'`, `'retry'`, or `{kind, afterRetry?, cause?}`. */
+    record(nowMs, event) {
+      const { kind, afterRetry, cause } = budgetEvent(event)
+      this[HANDLE].record(nowMs, kind, afterRetry, cause)
+    }
+
+    /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */
+    snapshot() {
+      return JSON.parse(this[HANDLE].snapshot())
+    }
+
+    /** The normalized document (every field of its kind set). */
+    toJSON() {
+      return JSON.parse(this[HANDLE].toJson())
+    }
+  }
+
+  /** A circuit breaker with Couchbase's parameters: closed, open, half-open with one canary. */
+  class CircuitBreaker {
+    /** A closed breaker from its document (`{volume_threshold?, sleep_window_ms?, ...}`); none or null: Couchbase's defaults. */
+    constructor(document) {
+      holding(this, new BreakerHandle(breakerText(document), undefined))
+    }
+
+    /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+    static restore(document, state) {
+      return holding(Object.create(CircuitBreaker.prototype), new BreakerHandle(breakerText(document), stateText(state)))
+    }
+
+    /** Whether a request may be sent at `nowMs`; past the sleep window it becomes the one canary. */
+    permit(nowMs) {
+      return answer(this[HANDLE].permit(nowMs))
+    }
+
+    /** Records how a request ended at `nowMs`: `'success'`, `'failure'` or `'timeout'`. */
+    record(nowMs, outcome) {
+      this[HANDLE].record(nowMs, outcome)
+    }
+
+    /** The circuit's state at `nowMs`: `'closed'`, `'open'` or `'half_open'`; changes nothing. */
+    state(nowMs) {
+      return this[HANDLE].state(nowMs)
+    }
+
+    /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */
+    snapshot() {
+      return JSON.parse(this[HANDLE].snapshot())
+    }
+
+    /** The normalized document. */
+    toJSON() {
+      return JSON.parse(this[HANDLE].toJson())
+    }
+  }
+
+  /** A verdict in the wire form (its keys are single words; anything else is the core's to refuse). */
+  const verdictWire = (v) => (v === undefined ? null : v)
+
+  /** `decide`, then a retry the budget's `verdict` refuses becomes a no-retry with cause `budget_exhausted`. */
+  const decideWithBudget = (request, reason, policy, verdict) =>
+    fromWire(budgeted('decide_with_budget', request, reason, policy, verdictWire(verdict)))
+
+  /** `{decision, sentence}`: decideWithBudget's decision and the core's sentence about it. */
+  function explainWithBudget(request, reason, policy, verdict) {
+    const { decision, sentence } = budgeted('explain_with_budget', request, reason, policy, verdictWire(verdict))
+    return Object.freeze({ decision: fromWire(decision), sentence })
+  }
+
+  return { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget }
+}
+
+module.exports = { budgets }
