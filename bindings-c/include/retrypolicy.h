@@ -17,18 +17,29 @@
  *   RP_RESULT_PANIC, never a crash of the host.
  * - Durations are whole milliseconds in uint64_t, the core's own unit and range: every value is a
  *   valid duration and a decision never rounds.
- * - Ownership: handles (rp_policy, rp_error_map) are created by the *_from_json functions and
- *   freed by the matching *_free (NULL is a no-op); strings returned through char ** are freed
+ * - Ownership: handles (rp_policy, rp_error_map, rp_budget, rp_breaker) are created by the
+ *   *_from_json (and *_restore) functions and freed by the matching *_free (NULL is a no-op);
+ *   strings returned through char ** are freed
  *   with rp_string_free; every const char * the library returns is owned by the library.
  * - Names: rp_enum_name() and rp_enum_from_name() convert every enum's constants to and from the
  *   names the JSON API and the fixtures use. Everything without a typed function here (backoff,
  *   MongoDB, HTTP, transactions, explain, simulate, reason flags, idempotency) is reached through
  *   rp_call_json(), the core's JSON API by function name.
+ * - Budgets and breakers keep no clock: every call takes the host's now_ms (any monotonic
+ *   milliseconds). A retry a budget refuses (rp_decide_with_budget) is a no-retry with the C-only
+ *   codes RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED and the budget's refusing rule
+ *   (RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF, RP_RULE_RETRY_QUOTA_EXHAUSTED,
+ *   RP_RULE_PERCENTAGE_BUDGET_SPENT): the core keeps its BudgetRefusal apart from decide's causes
+ *   and rules, and a C decision has one field for each.
  *
  * Thread safety
- * - Every function may be called from any number of threads at once. Handles are immutable
- *   after creation and may be shared between threads without locking; free a handle only once
- *   no thread uses it. The last-error detail is kept per thread. A strategy callback runs
+ * - Every function may be called from any number of threads at once. rp_policy and rp_error_map
+ *   are immutable after creation and may be shared between threads without locking. rp_budget and
+ *   rp_breaker hold state that changes: each holds a lock (a mutex) that every call on it takes
+ *   for the whole call, so one handle may be shared between threads with no locking of the
+ *   host's, and rp_budget_try_retry asks and records in one step (two threads never both take
+ *   the last retry). A call that panicked while holding the lock leaves it poisoned: every later
+ *   call on that handle returns RP_RESULT_POISONED. Free a handle only once no thread uses it. The last-error detail is kept per thread. A strategy callback runs
  *   synchronously on the thread that called rp_decide, only during that call.
  */
 
@@ -53,6 +64,20 @@
 #define RP_VERSION_PATCH 0
 
 /**
+ * A circuit breaker with Couchbase's parameters: create with `rp_breaker_from_json` or
+ * `rp_breaker_restore`, free with `rp_breaker_free`. Every call locks it, so one handle may be
+ * shared by any number of threads (and lets out at most one canary between them).
+ */
+typedef struct rp_breaker rp_breaker;
+
+/**
+ * A retry budget (gRPC's token bucket, the AWS retry quota or Finagle's percentage): create with
+ * `rp_budget_from_json` or `rp_budget_restore`, free with `rp_budget_free`. Every call locks it,
+ * so one handle may be shared by any number of threads.
+ */
+typedef struct rp_budget rp_budget;
+
+/**
  * A parsed KV error map (RFC 0013): immutable, shareable between threads; create with
  * `rp_error_map_from_json`, free with `rp_error_map_free`.
  */
@@ -70,9 +95,9 @@ typedef struct rp_policy rp_policy;
 typedef uint32_t rp_result;
 
 /**
- * A KV operation of the RFC 0049 catalog (an `RP_KV_OPERATION_*` constant).
+ * The state of a circuit (an `RP_BREAKER_STATE_*` constant).
  */
-typedef uint32_t rp_kv_operation;
+typedef uint32_t rp_breaker_state;
 
 /**
  * A retry reason of the RFC 0049 table (an `RP_REASON_*` constant).
@@ -80,35 +105,107 @@ typedef uint32_t rp_kv_operation;
 typedef uint32_t rp_reason;
 
 /**
- * The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
+ * The rule behind a breaker's verdict (an `RP_BREAKER_RULE_*` constant; names "breaker_open", ...).
  */
-typedef struct rp_classification {
+typedef uint32_t rp_breaker_rule;
+
+/**
+ * A breaker's answer to "may a request be sent now?".
+ */
+typedef struct rp_breaker_verdict {
   /**
-   * Whether `reason` is set; false means: fail the request without retry handling.
+   * Whether the request may be sent.
+   */
+  bool permitted;
+  /**
+   * Whether this request is the half-open circuit's one canary.
+   */
+  bool canary;
+  /**
+   * The circuit's state after this call.
+   */
+  rp_breaker_state state;
+  /**
+   * Whether `reason` holds the reason to hand `rp_decide` (when refused).
    */
   bool has_reason;
   /**
-   * The retry reason, read only when `has_reason`.
+   * RP_REASON_CIRCUIT_BREAKER_OPEN when refused (`has_reason`), else RP_REASON_UNKNOWN.
    */
   rp_reason reason;
   /**
-   * The stable name of the rule that matched (static, never freed).
+   * The rule that decided.
    */
-  const char *rule;
+  rp_breaker_rule rule;
   /**
-   * The spec section the rule comes from (static, never freed).
+   * The source text of that rule (static, owned by the library).
    */
-  const char *section;
+  const char *source;
+} rp_breaker_verdict;
+
+/**
+ * How a request sent through a breaker ended (an `RP_BREAKER_OUTCOME_*` constant).
+ */
+typedef uint32_t rp_breaker_outcome;
+
+/**
+ * What failed, for a retry a budget is asked about or told of (an `RP_RETRY_CAUSE_*` constant):
+ * RP_RETRY_CAUSE_NONE where there is no retry (a first-attempt success); where a cause is needed,
+ * NONE stands for the core's default, RP_RETRY_CAUSE_ERROR.
+ */
+typedef uint32_t rp_retry_cause;
+
+/**
+ * The kind of a retry budget (an `RP_BUDGET_KIND_*` constant).
+ */
+typedef uint32_t rp_budget_kind;
+
+/**
+ * The rule behind a budget's verdict (an `RP_BUDGET_RULE_*` constant).
+ */
+typedef uint32_t rp_budget_rule;
+
+/**
+ * A budget's answer to "may a retry be sent now?".
+ */
+typedef struct rp_budget_verdict {
   /**
-   * The error to surface instead (e.g. "cas_mismatch"), or NULL (static, never freed).
+   * Whether the retry may be sent (false: the budget is exhausted).
    */
-  const char *surface_as;
-} rp_classification;
+  bool permitted;
+  /**
+   * The budget's kind.
+   */
+  rp_budget_kind kind;
+  /**
+   * The rule that decided.
+   */
+  rp_budget_rule rule;
+  /**
+   * The source text of that rule (static, owned by the library).
+   */
+  const char *source;
+  /**
+   * What the budget holds now: thousandths of a token (token bucket), tokens (retry quota), or
+   * retries still allowed in the window (percentage); after the withdrawal for `rp_budget_try_retry`.
+   */
+  uint64_t balance;
+} rp_budget_verdict;
+
+/**
+ * Something a budget is told of with `rp_budget_record` (an `RP_BUDGET_EVENT_*` constant).
+ */
+typedef uint32_t rp_budget_event;
 
 /**
  * A service an operation is sent to (an `RP_SERVICE_*` constant; cluster manager and management: HTTP APIs).
  */
 typedef uint32_t rp_service;
+
+/**
+ * A KV operation of the RFC 0049 catalog (an `RP_KV_OPERATION_*` constant).
+ */
+typedef uint32_t rp_kv_operation;
 
 /**
  * An HTTP method, for the cluster manager and management services (an `RP_HTTP_METHOD_*` constant).
@@ -209,16 +306,6 @@ typedef struct rp_request {
 } rp_request;
 
 /**
- * A host retry strategy: return true and set `*delay_ms_out` to retry after that many ms, or false
- * not to retry (any non-zero byte is true). Called on the calling thread, only inside `rp_decide`,
- * with the caller's own request pointer; it must return normally (no longjmp).
- */
-typedef bool (*rp_strategy_fn)(void *user_data,
-                               const struct rp_request *request,
-                               rp_reason reason,
-                               uint64_t *delay_ms_out);
-
-/**
  * Why a request is not retried (an `RP_NO_RETRY_CAUSE_*` constant).
  */
 typedef uint32_t rp_no_retry_cause;
@@ -271,9 +358,101 @@ typedef struct rp_decision {
 } rp_decision;
 
 /**
+ * The outcome of classifying one failure: the reason to hand to `rp_decide`, or none, and why.
+ */
+typedef struct rp_classification {
+  /**
+   * Whether `reason` is set; false means: fail the request without retry handling.
+   */
+  bool has_reason;
+  /**
+   * The retry reason, read only when `has_reason`.
+   */
+  rp_reason reason;
+  /**
+   * The stable name of the rule that matched (static, never freed).
+   */
+  const char *rule;
+  /**
+   * The spec section the rule comes from (static, never freed).
+   */
+  const char *section;
+  /**
+   * The error to surface instead (e.g. "cas_mismatch"), or NULL (static, never freed).
+   */
+  const char *surface_as;
+} rp_classification;
+
+/**
+ * A host retry strategy: return true and set `*delay_ms_out` to retry after that many ms, or false
+ * not to retry (any non-zero byte is true). Called on the calling thread, only inside `rp_decide`,
+ * with the caller's own request pointer; it must return normally (no longjmp).
+ */
+typedef bool (*rp_strategy_fn)(void *user_data,
+                               const struct rp_request *request,
+                               rp_reason reason,
+                               uint64_t *delay_ms_out);
+
+/**
  * Which C enum `rp_enum_name` and `rp_enum_from_name` read or write (an `RP_ENUM_*` constant).
  */
 typedef uint32_t rp_enum;
+
+#define RP_RETRY_CAUSE_NONE 0
+
+#define RP_RETRY_CAUSE_ERROR 1
+
+#define RP_RETRY_CAUSE_TIMEOUT 2
+
+#define RP_BUDGET_EVENT_REQUEST 0
+
+#define RP_BUDGET_EVENT_SUCCESS 1
+
+#define RP_BUDGET_EVENT_FAILURE 2
+
+#define RP_BUDGET_EVENT_TIMEOUT 3
+
+#define RP_BUDGET_EVENT_RETRY 4
+
+#define RP_BUDGET_KIND_TOKEN_BUCKET 0
+
+#define RP_BUDGET_KIND_RETRY_QUOTA 1
+
+#define RP_BUDGET_KIND_PERCENTAGE 2
+
+#define RP_BUDGET_RULE_TOKEN_BUCKET_ABOVE_HALF 0
+
+#define RP_BUDGET_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF 1
+
+#define RP_BUDGET_RULE_RETRY_QUOTA_AVAILABLE 2
+
+#define RP_BUDGET_RULE_RETRY_QUOTA_EXHAUSTED 3
+
+#define RP_BUDGET_RULE_PERCENTAGE_WITHIN_BUDGET 4
+
+#define RP_BUDGET_RULE_PERCENTAGE_BUDGET_SPENT 5
+
+#define RP_BREAKER_OUTCOME_SUCCESS 0
+
+#define RP_BREAKER_OUTCOME_FAILURE 1
+
+#define RP_BREAKER_OUTCOME_TIMEOUT 2
+
+#define RP_BREAKER_STATE_CLOSED 0
+
+#define RP_BREAKER_STATE_OPEN 1
+
+#define RP_BREAKER_STATE_HALF_OPEN 2
+
+#define RP_BREAKER_RULE_DISABLED 0
+
+#define RP_BREAKER_RULE_CLOSED 1
+
+#define RP_BREAKER_RULE_CANARY 2
+
+#define RP_BREAKER_RULE_OPEN 3
+
+#define RP_BREAKER_RULE_CANARY_IN_FLIGHT 4
 
 #define RP_REASON_UNKNOWN 0
 
@@ -407,6 +586,12 @@ typedef uint32_t rp_enum;
 
 #define RP_NO_RETRY_CAUSE_UNKNOWN_REASON 4
 
+/**
+ * A C-only code for the core's `BudgetRefusal` (`rp_decide_with_budget`): the budget refused the
+ * retry the policy wanted; the decision's rule is the budget's refusing rule. Name "budget_exhausted".
+ */
+#define RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED 5
+
 #define RP_RULE_DEADLINE_PASSED 0
 
 #define RP_RULE_UNKNOWN_NEVER_RETRIED 1
@@ -420,6 +605,21 @@ typedef uint32_t rp_enum;
 #define RP_RULE_FAIL_FAST 5
 
 #define RP_RULE_CUSTOM_STRATEGY 6
+
+/**
+ * C-only code for a budget refusal (`RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED`): gRPC's bucket at or below half.
+ */
+#define RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF 7
+
+/**
+ * C-only code for a budget refusal: the AWS retry quota holds less than the retry's cost.
+ */
+#define RP_RULE_RETRY_QUOTA_EXHAUSTED 8
+
+/**
+ * C-only code for a budget refusal: Finagle's percentage of the window is spent.
+ */
+#define RP_RULE_PERCENTAGE_BUDGET_SPENT 9
 
 /**
  * Success.
@@ -502,6 +702,12 @@ typedef uint32_t rp_enum;
 #define RP_RESULT_OTHER_ERROR 105
 
 /**
+ * `poisoned`: a call on this handle (`rp_budget`, `rp_breaker`) panicked while holding its lock,
+ * so its state may be half-changed; the handle refuses every later call: free it and make a new one.
+ */
+#define RP_RESULT_POISONED 106
+
+/**
  * `rp_reason`: "KV_LOCKED" (the RFC table's names; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
  */
 #define RP_ENUM_REASON 0
@@ -527,14 +733,49 @@ typedef uint32_t rp_enum;
 #define RP_ENUM_STRATEGY 4
 
 /**
- * `rp_no_retry_cause`: "not_idempotent", ...; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
+ * `rp_no_retry_cause`: "not_idempotent", ..., "budget_exhausted"; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
  */
 #define RP_ENUM_NO_RETRY_CAUSE 5
 
 /**
- * `rp_rule`: "best_effort_backoff", ... (`rp_rule_section` gives its spec section).
+ * `rp_rule`: "best_effort_backoff", ..., "token_bucket_at_or_below_half" (`rp_rule_section` gives its source).
  */
 #define RP_ENUM_RULE 6
+
+/**
+ * `rp_retry_cause`: "error", "timeout"; RP_RETRY_CAUSE_NONE has no name (NULL).
+ */
+#define RP_ENUM_RETRY_CAUSE 7
+
+/**
+ * `rp_budget_event`: "request", "success", "failure", "timeout", "retry".
+ */
+#define RP_ENUM_BUDGET_EVENT 8
+
+/**
+ * `rp_budget_kind`: "token_bucket", "retry_quota", "percentage".
+ */
+#define RP_ENUM_BUDGET_KIND 9
+
+/**
+ * `rp_budget_rule`: "token_bucket_above_half", "retry_quota_exhausted", ...
+ */
+#define RP_ENUM_BUDGET_RULE 10
+
+/**
+ * `rp_breaker_outcome`: "success", "failure", "timeout".
+ */
+#define RP_ENUM_BREAKER_OUTCOME 11
+
+/**
+ * `rp_breaker_state`: "closed", "open", "half_open".
+ */
+#define RP_ENUM_BREAKER_STATE 12
+
+/**
+ * `rp_breaker_rule`: "breaker_closed", "breaker_open", "breaker_canary", ...
+ */
+#define RP_ENUM_BREAKER_RULE 13
 
 #ifdef __cplusplus
 extern "C" {
@@ -544,6 +785,127 @@ extern "C" {
  * The library's version at run time, e.g. "0.1.0" (static, never freed; compare with RP_VERSION).
  */
 const char *rp_version(void);
+
+/**
+ * A new, closed breaker from its document (`{"volume_threshold": 20, "error_threshold_percentage":
+ * 50, "sleep_window_ms": 5000, "rolling_window_ms": 60000, "canary_timeout_ms": 5000, "enabled":
+ * true}`; `{}` is Couchbase's defaults); free it with `rp_breaker_free`.
+ */
+rp_result rp_breaker_from_json(const char *json, size_t json_len, struct rp_breaker **breaker_out);
+
+/**
+ * A breaker from its document and a snapshot of its state (`rp_breaker_snapshot`'s JSON); errors
+ * in the snapshot name fields under "snapshot" ("snapshot.since_ms").
+ */
+rp_result rp_breaker_restore(const char *json,
+                             size_t json_len,
+                             const char *snapshot_json,
+                             size_t snapshot_len,
+                             struct rp_breaker **breaker_out);
+
+/**
+ * Frees a breaker; NULL is a no-op. No thread may use the handle any more.
+ */
+void rp_breaker_free(struct rp_breaker *breaker);
+
+/**
+ * Asks whether a request may be sent at `now_ms`. Changes state: past the sleep window it lets
+ * this request out as the one canary (the circuit turns half-open).
+ */
+rp_result rp_breaker_permit(struct rp_breaker *breaker,
+                            uint64_t now_ms,
+                            struct rp_breaker_verdict *verdict_out);
+
+/**
+ * Tells the breaker how a request ended at `now_ms`.
+ */
+rp_result rp_breaker_record(struct rp_breaker *breaker,
+                            uint64_t now_ms,
+                            rp_breaker_outcome outcome);
+
+/**
+ * The circuit's state at `now_ms`, a canary unanswered past its timeout counting as failed;
+ * changes nothing (`_state_at`: `rp_breaker_state` names the type).
+ */
+rp_result rp_breaker_state_at(const struct rp_breaker *breaker,
+                              uint64_t now_ms,
+                              rp_breaker_state *state_out);
+
+/**
+ * The breaker's state as JSON (`{"version": 1, "state": "open", "since_ms": 1200, ...}`), for
+ * `rp_breaker_restore`; the caller frees it with `rp_string_free`.
+ */
+rp_result rp_breaker_snapshot(const struct rp_breaker *breaker, char **json_out);
+
+/**
+ * A new budget from its document (`{"version": 1, "kind": "token_bucket", "max_tokens": 10,
+ * "token_ratio": 0.1}`, `{"kind": "retry_quota"}`, `{"kind": "percentage", "percent": 20}`; a left-out
+ * field takes its source's default), in its initial state; free it with `rp_budget_free`.
+ */
+rp_result rp_budget_from_json(const char *json,
+                              size_t json_len,
+                              struct rp_budget **budget_out);
+
+/**
+ * A budget from its document and a snapshot of its state (`rp_budget_snapshot`'s JSON); errors
+ * in the snapshot name fields under "snapshot" ("snapshot.balance").
+ */
+rp_result rp_budget_restore(const char *json,
+                            size_t json_len,
+                            const char *snapshot_json,
+                            size_t snapshot_len,
+                            struct rp_budget **budget_out);
+
+/**
+ * Frees a budget; NULL is a no-op. No thread may use the handle any more.
+ */
+void rp_budget_free(struct rp_budget *budget);
+
+/**
+ * Whether a retry for `cause` may be sent at `now_ms` (NONE: an error); changes nothing.
+ */
+rp_result rp_budget_permit(const struct rp_budget *budget,
+                           uint64_t now_ms,
+                           rp_retry_cause cause,
+                           struct rp_budget_verdict *verdict_out);
+
+/**
+ * Tells the budget `event` happened at `now_ms`. `cause`: for RP_BUDGET_EVENT_SUCCESS the cause of
+ * the retry that succeeded (NONE: the first attempt succeeded), for RP_BUDGET_EVENT_RETRY what the
+ * retry repeats (NONE: an error); RP_RETRY_CAUSE_NONE for the other events.
+ */
+rp_result rp_budget_record(struct rp_budget *budget,
+                           uint64_t now_ms,
+                           rp_budget_event event,
+                           rp_retry_cause cause);
+
+/**
+ * Asks for a retry for `cause` at `now_ms` and, when permitted, records it, in one locked step:
+ * the call a host makes before sending a retry (two threads never both take the last one).
+ */
+rp_result rp_budget_try_retry(struct rp_budget *budget,
+                              uint64_t now_ms,
+                              rp_retry_cause cause,
+                              struct rp_budget_verdict *verdict_out);
+
+/**
+ * The budget's state as JSON (`{"version": 1, "kind": "token_bucket", "balance": 4000}`), for
+ * `rp_budget_restore`; the caller frees it with `rp_string_free`.
+ */
+rp_result rp_budget_snapshot(const struct rp_budget *budget, char **json_out);
+
+/**
+ * Decides as `rp_decide` does with the policy's own strategy (no host strategy), then lets a
+ * budget's `verdict` (from `rp_budget_try_retry` or `rp_budget_permit`; NULL: none) refuse the
+ * retry: a refusal is a no-retry with cause RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED and the budget's
+ * rule (RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF, ...). A verdict whose `permitted` or `kind`
+ * disagrees with its rule is RP_RESULT_OUT_OF_RANGE naming "verdict.permitted" / "verdict.kind".
+ */
+rp_result rp_decide_with_budget(const struct rp_request *request,
+                                rp_reason reason,
+                                const struct rp_policy *policy,
+                                const struct rp_budget_verdict *verdict,
+                                struct rp_decision *decision_out);
 
 /**
  * Parses a KV error map document (RFC 0013, as GET_ERROR_MAP returns it) into a new handle,
@@ -664,7 +1026,8 @@ rp_result rp_enum_from_name(rp_enum kind,
                             uint32_t *value_out);
 
 /**
- * The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
+ * The spec section behind `rule`, e.g. "RFC 0049, Best Effort", or for a budget's refusing rule
+ * the budget's source (static, never freed).
  */
 rp_result rp_rule_section(rp_rule rule, const char **section_out);
 

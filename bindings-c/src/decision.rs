@@ -6,8 +6,9 @@ use std::ffi::{c_char, c_void};
 use retrypolicy::{Decision, RetryStrategy};
 use serde_json::json;
 
-use crate::enums::{from_c, to_c};
-use crate::error::rp_result;
+use crate::budgeted::refusal_from_c;
+use crate::enums::{from_c, to_c, Either};
+use crate::error::{rp_result, Failure, RP_RESULT_OUT_OF_RANGE};
 use crate::ffi::{borrow, output, owned_string, CBool};
 use crate::strategy::{inputs, CStrategy};
 use crate::*;
@@ -51,8 +52,8 @@ pub(crate) fn decision_to_c(d: &Decision) -> rp_decision {
         delay_ms,
         capped: capped.into(),
         then_cancel: then_cancel.into(),
-        cause: to_c(cause),
-        rule: to_c(d.rule()),
+        cause: to_c(cause.map(Either::Left)),
+        rule: to_c(Either::Left(d.rule())),
         reason: to_c(d.reason()),
         attempts,
         idempotent: idempotent.into(),
@@ -106,21 +107,41 @@ pub unsafe extern "C" fn rp_decision_format(
     decision: *const rp_decision,
     line_out: *mut *mut c_char,
 ) -> rp_result {
-    output!(line_out, {
-        // The wire layer reads a decision back (its `format_decision`), as it does for every binding.
-        let d = borrow(decision, "decision")?;
-        let decision = json!({
-            "action": if d.retry.get() { "retry" } else { "no_retry" },
-            "delay_ms": d.delay_ms,
-            "capped": d.capped.get(),
-            "then_cancel": d.then_cancel.get(),
-            "cause": from_c(d.cause, "decision.cause")?,
-            "rule": from_c(d.rule, "decision.rule")?,
-            "reason": from_c(d.reason, "decision.reason")?,
-            "attempts": d.attempts,
-            "idempotent": d.idempotent.get(),
-        });
-        let line = retrypolicy_wire::api::call("format_decision", &json!({ "decision": decision }))?;
-        owned_string(line["message"].as_str().unwrap_or_default().to_owned())
-    })
+    output!(
+        line_out,
+        owned_string(decision_line(borrow(decision, "decision")?)?)
+    )
+}
+
+/// The log line of a C decision: the wire layer reads a decision back (its `format_decision`), as
+/// it does for every binding; a budget's refusal is the core's `BudgetRefusal`, whose line the core writes.
+fn decision_line(d: &rp_decision) -> Result<String, Failure> {
+    let (cause, rule) = (
+        from_c(d.cause, "decision.cause")?,
+        from_c(d.rule, "decision.rule")?,
+    );
+    let rule = match (rule, cause) {
+        (Either::Right(rule), _) => return Ok(refusal_from_c(d, rule)?.to_string()),
+        (Either::Left(rule), Some(Either::Right(_))) => {
+            let detail = format!(
+                "decision.cause: budget_exhausted goes with a budget rule, not {}",
+                rule.name()
+            );
+            return Err(Failure::named(RP_RESULT_OUT_OF_RANGE, "decision.cause", detail));
+        }
+        (Either::Left(rule), _) => rule,
+    };
+    let decision = json!({
+        "action": if d.retry.get() { "retry" } else { "no_retry" },
+        "delay_ms": d.delay_ms,
+        "capped": d.capped.get(),
+        "then_cancel": d.then_cancel.get(),
+        "cause": cause,
+        "rule": rule,
+        "reason": from_c(d.reason, "decision.reason")?,
+        "attempts": d.attempts,
+        "idempotent": d.idempotent.get(),
+    });
+    let line = retrypolicy_wire::api::call("format_decision", &json!({ "decision": decision }))?;
+    Ok(line["message"].as_str().unwrap_or_default().to_owned())
 }

@@ -9,8 +9,10 @@
 
 use std::fmt::Display;
 
-use retrypolicy::{HttpMethod, KvOperation, NoRetryCause, RetryReason, Rule, Service, StrategyKind};
-use serde::{de::DeserializeOwned, Serialize};
+use retrypolicy::{
+    BudgetCause, BudgetRule, HttpMethod, KvOperation, NoRetryCause, RetryReason, Rule, Service, StrategyKind,
+};
+use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize};
 
 use crate::error::Failure;
 
@@ -115,6 +117,9 @@ pub const RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT: rp_no_retry_cause = rp_no_retry_caus
 pub const RP_NO_RETRY_CAUSE_STRATEGY_DECLINED: rp_no_retry_cause = rp_no_retry_cause(2);
 pub const RP_NO_RETRY_CAUSE_DEADLINE_PASSED: rp_no_retry_cause = rp_no_retry_cause(3);
 pub const RP_NO_RETRY_CAUSE_UNKNOWN_REASON: rp_no_retry_cause = rp_no_retry_cause(4);
+/// A C-only code for the core's `BudgetRefusal` (`rp_decide_with_budget`): the budget refused the
+/// retry the policy wanted; the decision's rule is the budget's refusing rule. Name "budget_exhausted".
+pub const RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED: rp_no_retry_cause = rp_no_retry_cause(5);
 
 /// The rule that produced a decision (an `RP_RULE_*` constant); `rp_rule_section` gives its spec text.
 #[repr(transparent)]
@@ -128,6 +133,12 @@ pub const RP_RULE_BEST_EFFORT_BACKOFF: rp_rule = rp_rule(3);
 pub const RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT: rp_rule = rp_rule(4);
 pub const RP_RULE_FAIL_FAST: rp_rule = rp_rule(5);
 pub const RP_RULE_CUSTOM_STRATEGY: rp_rule = rp_rule(6);
+/// C-only code for a budget refusal (`RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED`): gRPC's bucket at or below half.
+pub const RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF: rp_rule = rp_rule(7);
+/// C-only code for a budget refusal: the AWS retry quota holds less than the retry's cost.
+pub const RP_RULE_RETRY_QUOTA_EXHAUSTED: rp_rule = rp_rule(8);
+/// C-only code for a budget refusal: Finagle's percentage of the window is spent.
+pub const RP_RULE_PERCENTAGE_BUDGET_SPENT: rp_rule = rp_rule(9);
 
 /// A C enum newtype (`rp_reason`, ...) and the core value each of its constants stands for.
 pub(crate) trait CEnum: Copy + 'static {
@@ -179,6 +190,8 @@ macro_rules! c_enum {
         }
     };
 }
+
+pub(crate) use c_enum;
 
 c_enum!(rp_reason <=> RetryReason, [
     (RP_REASON_UNKNOWN => RetryReason::Unknown),
@@ -257,23 +270,72 @@ c_enum!(rp_strategy <=> StrategyKind, [
     (RP_STRATEGY_FAIL_FAST => StrategyKind::FailFast),
 ]);
 
-c_enum!(rp_no_retry_cause <=> Option<NoRetryCause>, [
+// The core keeps a budget's refusal apart from `decide`'s causes and rules (`BudgetRefusal`); a C
+// decision has one cause field and one rule field, so each of these enums holds both: `decide`'s
+// values on the left, the refusal's on the right.
+c_enum!(rp_no_retry_cause <=> Option<Either<NoRetryCause, BudgetCause>>, [
     (RP_NO_RETRY_CAUSE_NONE => None),
-    (RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT => Some(NoRetryCause::NotIdempotent)),
-    (RP_NO_RETRY_CAUSE_STRATEGY_DECLINED => Some(NoRetryCause::StrategyDeclined)),
-    (RP_NO_RETRY_CAUSE_DEADLINE_PASSED => Some(NoRetryCause::DeadlinePassed)),
-    (RP_NO_RETRY_CAUSE_UNKNOWN_REASON => Some(NoRetryCause::UnknownReason)),
+    (RP_NO_RETRY_CAUSE_NOT_IDEMPOTENT => Some(Either::Left(NoRetryCause::NotIdempotent))),
+    (RP_NO_RETRY_CAUSE_STRATEGY_DECLINED => Some(Either::Left(NoRetryCause::StrategyDeclined))),
+    (RP_NO_RETRY_CAUSE_DEADLINE_PASSED => Some(Either::Left(NoRetryCause::DeadlinePassed))),
+    (RP_NO_RETRY_CAUSE_UNKNOWN_REASON => Some(Either::Left(NoRetryCause::UnknownReason))),
+    (RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED => Some(Either::Right(BudgetCause::BudgetExhausted))),
 ]);
 
-c_enum!(rp_rule <=> Rule, [
-    (RP_RULE_DEADLINE_PASSED => Rule::DeadlinePassed),
-    (RP_RULE_UNKNOWN_NEVER_RETRIED => Rule::UnknownNeverRetried),
-    (RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF => Rule::AlwaysRetryControlledBackoff),
-    (RP_RULE_BEST_EFFORT_BACKOFF => Rule::BestEffortBackoff),
-    (RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT => Rule::BestEffortNotIdempotent),
-    (RP_RULE_FAIL_FAST => Rule::FailFast),
-    (RP_RULE_CUSTOM_STRATEGY => Rule::CustomStrategy),
+c_enum!(rp_rule <=> Either<Rule, BudgetRule>, [
+    (RP_RULE_DEADLINE_PASSED => Either::Left(Rule::DeadlinePassed)),
+    (RP_RULE_UNKNOWN_NEVER_RETRIED => Either::Left(Rule::UnknownNeverRetried)),
+    (RP_RULE_ALWAYS_RETRY_CONTROLLED_BACKOFF => Either::Left(Rule::AlwaysRetryControlledBackoff)),
+    (RP_RULE_BEST_EFFORT_BACKOFF => Either::Left(Rule::BestEffortBackoff)),
+    (RP_RULE_BEST_EFFORT_NOT_IDEMPOTENT => Either::Left(Rule::BestEffortNotIdempotent)),
+    (RP_RULE_FAIL_FAST => Either::Left(Rule::FailFast)),
+    (RP_RULE_CUSTOM_STRATEGY => Either::Left(Rule::CustomStrategy)),
+    (RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF => Either::Right(BudgetRule::TokenBucketAtOrBelowHalf)),
+    (RP_RULE_RETRY_QUOTA_EXHAUSTED => Either::Right(BudgetRule::RetryQuotaExhausted)),
+    (RP_RULE_PERCENTAGE_BUDGET_SPENT => Either::Right(BudgetRule::PercentageBudgetSpent)),
 ]);
+
+/// A value of one of two core types, named as that type names it (serde): the core value behind a
+/// C enum whose constants come from two core enums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Either<A, B> {
+    /// A value of the first type.
+    Left(A),
+    /// A value of the second type.
+    Right(B),
+}
+
+impl<'de, A: DeserializeOwned, B: DeserializeOwned> Deserialize<'de> for Either<A, B> {
+    /// The first type's reading of the name, else the second's; when neither knows it, serde's
+    /// "unknown variant" naming both types' names.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let left = match serde_json::from_value::<A>(value.clone()) {
+            Ok(a) => return Ok(Either::Left(a)),
+            Err(e) => e.to_string(),
+        };
+        let right = match serde_json::from_value::<B>(value) {
+            Ok(b) => return Ok(Either::Right(b)),
+            Err(e) => e.to_string(),
+        };
+        let expected = |m: &str| {
+            let e = m.rsplit_once("expected ").map_or("", |(_, e)| e);
+            e.strip_prefix("one of ").unwrap_or(e).to_owned()
+        };
+        let message = match left.split_once(", expected ") {
+            Some((unknown, _)) if unknown.starts_with("unknown variant `") => {
+                format!(
+                    "{unknown}, expected one of {}, {}",
+                    expected(&left),
+                    expected(&right)
+                )
+            }
+            _ => left,
+        };
+        Err(serde::de::Error::custom(message))
+    }
+}
 
 /// The core value of C constant `c`, or RP_RESULT_INVALID_ENUM naming `argument` and the value.
 pub(crate) fn from_c<C: CEnum>(c: C, argument: impl Display) -> Result<C::Core, Failure> {

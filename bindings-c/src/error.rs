@@ -46,9 +46,12 @@ pub const RP_RESULT_INVALID_UTF8: rp_result = rp_result(102);
 pub const RP_RESULT_PANIC: rp_result = rp_result(103);
 /// `other_error`: a core error code newer than this binding's table; the detail names it.
 pub const RP_RESULT_OTHER_ERROR: rp_result = rp_result(105);
+/// `poisoned`: a call on this handle (`rp_budget`, `rp_breaker`) panicked while holding its lock,
+/// so its state may be half-changed; the handle refuses every later call: free it and make a new one.
+pub const RP_RESULT_POISONED: rp_result = rp_result(106);
 
 /// The stable code of every result: the core's own `code()` for 1..=99.
-pub(crate) const CODES: [(rp_result, &CStr); 16] = [
+pub(crate) const CODES: [(rp_result, &CStr); 17] = [
     (RP_RESULT_OK, c"ok"),
     (RP_RESULT_UNKNOWN_REASON, c"unknown_reason"),
     (RP_RESULT_UNKNOWN_NAME, c"unknown_name"),
@@ -65,6 +68,7 @@ pub(crate) const CODES: [(rp_result, &CStr); 16] = [
     (RP_RESULT_INVALID_UTF8, c"invalid_utf8"),
     (RP_RESULT_PANIC, c"panic"),
     (RP_RESULT_OTHER_ERROR, c"other_error"),
+    (RP_RESULT_POISONED, c"poisoned"),
 ];
 
 thread_local! {

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CStr, CString};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
-use crate::error::{Failure, RP_RESULT_INVALID_UTF8, RP_RESULT_PANIC};
+use crate::error::{Failure, RP_RESULT_INVALID_UTF8, RP_RESULT_PANIC, RP_RESULT_POISONED};
 use crate::panic::guard;
 
 /// A C `bool` as the library reads it: the byte itself, where any non-zero value is true.
@@ -61,6 +61,17 @@ macro_rules! output {
 }
 
 pub(crate) use output;
+
+/// The state behind a handle's lock (`argument` names the handle), waiting for other threads; a
+/// lock a panicking call left poisoned is RP_RESULT_POISONED, never a panic.
+pub(crate) fn lock<'a, T>(mutex: &'a Mutex<T>, argument: &str) -> Result<MutexGuard<'a, T>, Failure> {
+    mutex.lock().map_err(|_| {
+        let detail = format!(
+            "{argument}: a call panicked while holding this handle's lock; free it and make a new one"
+        );
+        Failure::named(RP_RESULT_POISONED, argument, detail)
+    })
+}
 
 /// Frees a handle made by `Box::into_raw`; NULL is a no-op.
 /// Safety: `p` must be NULL or such a handle, not freed before and used by no thread any more.

@@ -13,6 +13,10 @@
 // Every export shares the one pointer contract above rather than repeating it.
 #![allow(clippy::missing_safety_doc)]
 
+mod breaker;
+mod budget;
+mod budget_enums;
+mod budgeted;
 mod classify;
 mod decision;
 mod enums;
@@ -25,6 +29,10 @@ mod policy;
 mod request;
 mod strategy;
 
+pub use crate::breaker::*;
+pub use crate::budget::*;
+pub use crate::budget_enums::*;
+pub use crate::budgeted::*;
 pub use crate::classify::*;
 pub use crate::decision::*;
 pub use crate::enums::*;

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use crate::enums::{from_c, CEnum};
+use crate::enums::{from_c, CEnum, Either};
 use crate::error::{rp_result, Failure, RP_RESULT_UNKNOWN_NAME};
 use crate::ffi::{intern, output, text};
 use crate::*;
@@ -23,10 +23,24 @@ pub const RP_ENUM_KV_OPERATION: rp_enum = rp_enum(2);
 pub const RP_ENUM_HTTP_METHOD: rp_enum = rp_enum(3);
 /// `rp_strategy`: "best_effort", "fail_fast".
 pub const RP_ENUM_STRATEGY: rp_enum = rp_enum(4);
-/// `rp_no_retry_cause`: "not_idempotent", ...; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
+/// `rp_no_retry_cause`: "not_idempotent", ..., "budget_exhausted"; RP_NO_RETRY_CAUSE_NONE has no name (NULL).
 pub const RP_ENUM_NO_RETRY_CAUSE: rp_enum = rp_enum(5);
-/// `rp_rule`: "best_effort_backoff", ... (`rp_rule_section` gives its spec section).
+/// `rp_rule`: "best_effort_backoff", ..., "token_bucket_at_or_below_half" (`rp_rule_section` gives its source).
 pub const RP_ENUM_RULE: rp_enum = rp_enum(6);
+/// `rp_retry_cause`: "error", "timeout"; RP_RETRY_CAUSE_NONE has no name (NULL).
+pub const RP_ENUM_RETRY_CAUSE: rp_enum = rp_enum(7);
+/// `rp_budget_event`: "request", "success", "failure", "timeout", "retry".
+pub const RP_ENUM_BUDGET_EVENT: rp_enum = rp_enum(8);
+/// `rp_budget_kind`: "token_bucket", "retry_quota", "percentage".
+pub const RP_ENUM_BUDGET_KIND: rp_enum = rp_enum(9);
+/// `rp_budget_rule`: "token_bucket_above_half", "retry_quota_exhausted", ...
+pub const RP_ENUM_BUDGET_RULE: rp_enum = rp_enum(10);
+/// `rp_breaker_outcome`: "success", "failure", "timeout".
+pub const RP_ENUM_BREAKER_OUTCOME: rp_enum = rp_enum(11);
+/// `rp_breaker_state`: "closed", "open", "half_open".
+pub const RP_ENUM_BREAKER_STATE: rp_enum = rp_enum(12);
+/// `rp_breaker_rule`: "breaker_closed", "breaker_open", "breaker_canary", ...
+pub const RP_ENUM_BREAKER_RULE: rp_enum = rp_enum(13);
 
 /// The name of constant `value` of `C`: static, NULL for a constant without one.
 fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
@@ -69,6 +83,13 @@ fn names(kind: rp_enum) -> Result<Names, Failure> {
         RP_ENUM_STRATEGY => of::<rp_strategy>(),
         RP_ENUM_NO_RETRY_CAUSE => of::<rp_no_retry_cause>(),
         RP_ENUM_RULE => of::<rp_rule>(),
+        RP_ENUM_RETRY_CAUSE => of::<rp_retry_cause>(),
+        RP_ENUM_BUDGET_EVENT => of::<rp_budget_event>(),
+        RP_ENUM_BUDGET_KIND => of::<rp_budget_kind>(),
+        RP_ENUM_BUDGET_RULE => of::<rp_budget_rule>(),
+        RP_ENUM_BREAKER_OUTCOME => of::<rp_breaker_outcome>(),
+        RP_ENUM_BREAKER_STATE => of::<rp_breaker_state>(),
+        RP_ENUM_BREAKER_RULE => of::<rp_breaker_rule>(),
         _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }
@@ -91,8 +112,15 @@ pub unsafe extern "C" fn rp_enum_from_name(
     output!(value_out, names(kind)?.1(text(name, None, "name")?))
 }
 
-/// The spec section behind `rule`, e.g. "RFC 0049, Best Effort" (static, never freed).
+/// The spec section behind `rule`, e.g. "RFC 0049, Best Effort", or for a budget's refusing rule
+/// the budget's source (static, never freed).
 #[no_mangle]
 pub unsafe extern "C" fn rp_rule_section(rule: rp_rule, section_out: *mut *const c_char) -> rp_result {
-    output!(section_out, Ok(intern(from_c(rule, "rule")?.section()).as_ptr()))
+    output!(section_out, {
+        let section = match from_c(rule, "rule")? {
+            Either::Left(rule) => rule.section(),
+            Either::Right(rule) => rule.source(),
+        };
+        Ok(intern(section).as_ptr())
+    })
 }

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "same_decision.h"
+
 #ifndef EXPECTED_VERSION
 #error "compile with -DEXPECTED_VERSION=\"x.y.z\" (the workspace Cargo.toml version)"
 #endif
@@ -214,12 +216,12 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
     assert_int_equal(rp_enum_name(RP_ENUM_KV_OPERATION, 24, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_HTTP_METHOD, 7, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_STRATEGY, 2, &name), E);
-    assert_int_equal(rp_enum_name(RP_ENUM_NO_RETRY_CAUSE, 5, &name), E);
-    assert_int_equal(rp_enum_name(RP_ENUM_RULE, 7, &name), E);
-    assert_int_equal(rp_enum_name(7, 0, &name), E);
-    assert_string_equal(last_error(), "kind: 7 is not a valid rp_enum");
+    assert_int_equal(rp_enum_name(RP_ENUM_NO_RETRY_CAUSE, 6, &name), E);
+    assert_int_equal(rp_enum_name(RP_ENUM_RULE, 10, &name), E);
+    assert_int_equal(rp_enum_name(14, 0, &name), E);
+    assert_string_equal(last_error(), "kind: 14 is not a valid rp_enum");
     assert_int_equal(rp_enum_from_name(99, "KV_LOCKED", &value), E);
-    assert_int_equal(rp_rule_section(7, &name), E);
+    assert_int_equal(rp_rule_section(10, &name), E);
     assert_string_equal(name, "untouched");
     assert_int_equal(value, 1234);
     assert_int_equal(rp_classify_kv(24, 7, NULL, NULL, &c), E);
@@ -255,7 +257,7 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
     assert_untouched(&d);
 
     rp_decision bad = ok;
-    bad.rule = 7;
+    bad.rule = 10;
     assert_int_equal(rp_decision_format(&bad, &line), E);
     bad = ok;
     bad.cause = 99;
@@ -479,19 +481,6 @@ static void idempotency_follows_the_rfc_list_and_overrides(void **state) {
     OK(rp_call_json("is_idempotent", json, strlen(json), &out));
     assert_string_equal(out, "{\"idempotent\":true}");
     rp_string_free(out);
-}
-
-/* Every field of two decisions, one by one (the struct's padding is not part of a decision). */
-static void assert_same_decision(const rp_decision *a, const rp_decision *b) {
-    assert_int_equal(a->retry, b->retry);
-    assert_int_equal(a->delay_ms, b->delay_ms);
-    assert_int_equal(a->capped, b->capped);
-    assert_int_equal(a->then_cancel, b->then_cancel);
-    assert_int_equal(a->cause, b->cause);
-    assert_int_equal(a->rule, b->rule);
-    assert_int_equal(a->reason, b->reason);
-    assert_int_equal(a->attempts, b->attempts);
-    assert_int_equal(a->idempotent, b->idempotent);
 }
 
 /* A service reads only its own operation fields: the bytes of the others (as an uninitialised
@@ -785,8 +774,15 @@ static void every_constant_has_a_name_that_parses_back(void **state) {
     round_trip("kv operation", RP_ENUM_KV_OPERATION, 24);
     round_trip("http method", RP_ENUM_HTTP_METHOD, 7);
     round_trip("strategy", RP_ENUM_STRATEGY, 2);
-    round_trip("no-retry cause", RP_ENUM_NO_RETRY_CAUSE, 5);
-    round_trip("rule", RP_ENUM_RULE, 7);
+    round_trip("no-retry cause", RP_ENUM_NO_RETRY_CAUSE, 6);
+    round_trip("rule", RP_ENUM_RULE, 10);
+    round_trip("retry cause", RP_ENUM_RETRY_CAUSE, 3);
+    round_trip("budget event", RP_ENUM_BUDGET_EVENT, 5);
+    round_trip("budget kind", RP_ENUM_BUDGET_KIND, 3);
+    round_trip("budget rule", RP_ENUM_BUDGET_RULE, 6);
+    round_trip("breaker outcome", RP_ENUM_BREAKER_OUTCOME, 3);
+    round_trip("breaker state", RP_ENUM_BREAKER_STATE, 3);
+    round_trip("breaker rule", RP_ENUM_BREAKER_RULE, 5);
     const char *text;
     OK(rp_enum_name(RP_ENUM_REASON, RP_REASON_KV_LOCKED, &text));
     assert_string_equal(text, "KV_LOCKED");
@@ -802,6 +798,14 @@ static void every_constant_has_a_name_that_parses_back(void **state) {
     assert_null(text);
     OK(rp_rule_section(RP_RULE_FAIL_FAST, &text));
     assert_string_equal(text, "RFC 0049, Fail Fast");
+    OK(rp_enum_name(RP_ENUM_RULE, RP_RULE_RETRY_QUOTA_EXHAUSTED, &text));
+    assert_string_equal(text, "retry_quota_exhausted");
+    OK(rp_rule_section(RP_RULE_RETRY_QUOTA_EXHAUSTED, &text));
+    assert_non_null(strstr(text, "AWS SDKs and Tools Reference Guide"));
+    OK(rp_enum_name(RP_ENUM_NO_RETRY_CAUSE, RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED, &text));
+    assert_string_equal(text, "budget_exhausted");
+    OK(rp_enum_name(RP_ENUM_BREAKER_STATE, RP_BREAKER_STATE_HALF_OPEN, &text));
+    assert_string_equal(text, "half_open");
     rp_reason r;
     OK(rp_enum_from_name(RP_ENUM_REASON, "KV_SYNC_RE_COMMIT_IN_PROGRESS", &r)); /* the RFC's alias */
     assert_int_equal(r, RP_REASON_KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS);

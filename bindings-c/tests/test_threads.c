@@ -2,6 +2,8 @@
  * Thread safety, as the header states it: several pthreads decide at once with one shared policy
  * handle, host strategies with per-thread user_data, and per-thread last-error details. Each
  * thread compares every answer with the one computed on the main thread before they started.
+ * Shared rp_budget and rp_breaker handles (locked inside) give out exactly their quota of retries
+ * and exactly one canary between all threads.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -127,9 +129,96 @@ static void threads_decide_at_once_with_a_shared_policy(void **state) {
     }
 }
 
+/* ---- shared budgets and breakers --------------------------------------------------------- */
+
+#define ASKS 200 /* per thread: together far more than any quota below */
+
+typedef struct {
+    rp_budget *budget;
+    rp_breaker *breaker;
+    long permitted, canaries, errors;
+} asker;
+
+static void *ask_budget(void *arg) {
+    asker *a = arg;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < ASKS; i++) {
+        rp_budget_verdict v;
+        if (rp_budget_try_retry(a->budget, 0, RP_RETRY_CAUSE_ERROR, &v) != RP_RESULT_OK) a->errors++;
+        else a->permitted += v.permitted;
+        /* Reading alongside: a snapshot taken while others withdraw is still whole. */
+        char *snapshot = NULL;
+        if (i % 50 == 0 && rp_budget_snapshot(a->budget, &snapshot) != RP_RESULT_OK) a->errors++;
+        rp_string_free(snapshot);
+    }
+    return NULL;
+}
+
+static void *ask_breaker(void *arg) {
+    asker *a = arg;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < ASKS; i++) {
+        rp_breaker_verdict v;
+        if (rp_breaker_permit(a->breaker, 6000 + (uint64_t)i, &v) != RP_RESULT_OK) {
+            a->errors++;
+            continue;
+        }
+        a->permitted += v.permitted;
+        a->canaries += v.canary;
+    }
+    return NULL;
+}
+
+/* THREADS threads running `body` on one shared budget and breaker; the totals over all of them. */
+static asker ask_together(void *(*body)(void *), rp_budget *budget, rp_breaker *breaker) {
+    pthread_t threads[THREADS];
+    asker askers[THREADS], total = {budget, breaker, 0, 0, 0};
+    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+    for (int t = 0; t < THREADS; t++) {
+        askers[t] = (asker){budget, breaker, 0, 0, 0};
+        assert_int_equal(pthread_create(&threads[t], NULL, body, &askers[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+        total.permitted += askers[t].permitted;
+        total.canaries += askers[t].canaries;
+        total.errors += askers[t].errors;
+    }
+    pthread_barrier_destroy(&start);
+    return total;
+}
+
+/* The AWS quota of 500 tokens at 5 per retry gives 100 retries in all, however the threads race. */
+static void threads_sharing_a_budget_get_exactly_its_quota(void **state) {
+    (void)state;
+    const char *json = "{\"kind\": \"retry_quota\", \"capacity\": 500, \"retry_cost\": 5}";
+    rp_budget *budget = NULL;
+    assert_int_equal(rp_budget_from_json(json, strlen(json), &budget), RP_RESULT_OK);
+    asker total = ask_together(ask_budget, budget, NULL);
+    assert_int_equal(total.errors, 0);
+    assert_int_equal(total.permitted, 500 / 5);
+    rp_budget_free(budget);
+}
+
+/* Couchbase's defaults (20 outcomes, 5 s sleep): after a trip, threads asking at once past the
+ * sleep window let exactly one canary through between them. */
+static void threads_sharing_a_breaker_let_one_canary_through(void **state) {
+    (void)state;
+    rp_breaker *breaker = NULL;
+    assert_int_equal(rp_breaker_from_json("{}", 2, &breaker), RP_RESULT_OK);
+    for (int i = 0; i < 20; i++) assert_int_equal(rp_breaker_record(breaker, 0, RP_BREAKER_OUTCOME_FAILURE), RP_RESULT_OK);
+    asker total = ask_together(ask_breaker, NULL, breaker);
+    assert_int_equal(total.errors, 0);
+    assert_int_equal(total.canaries, 1);
+    assert_int_equal(total.permitted, 1);
+    rp_breaker_free(breaker);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_decide_at_once_with_a_shared_policy),
+        cmocka_unit_test(threads_sharing_a_budget_get_exactly_its_quota),
+        cmocka_unit_test(threads_sharing_a_breaker_let_one_canary_through),
     };
     return cmocka_run_group_tests_name("retrypolicy C API, threads", tests, NULL, NULL);
 }

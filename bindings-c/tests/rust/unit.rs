@@ -5,7 +5,7 @@ use std::ffi::CStr;
 
 use retrypolicy::RetryReason;
 
-use crate::enums::CEnum;
+use crate::enums::{CEnum, Either};
 use crate::error::{result_for_code, CODES};
 use crate::ffi::intern;
 use crate::panic::{ffi_boundary, guard};
@@ -93,6 +93,13 @@ fn every_core_value_has_exactly_one_c_constant() {
     one_to_one::<rp_strategy>();
     one_to_one::<rp_no_retry_cause>();
     one_to_one::<rp_rule>();
+    one_to_one::<rp_retry_cause>();
+    one_to_one::<rp_budget_event>();
+    one_to_one::<rp_budget_kind>();
+    one_to_one::<rp_budget_rule>();
+    one_to_one::<rp_breaker_outcome>();
+    one_to_one::<rp_breaker_state>();
+    one_to_one::<rp_breaker_rule>();
     assert_eq!(rp_reason(21).core(), None);
     assert_eq!(rp_rule(u32::MAX).core(), None);
 }
@@ -122,6 +129,121 @@ fn every_named_constant_round_trips_through_its_name() {
     names_round_trip::<rp_strategy>(RP_ENUM_STRATEGY);
     names_round_trip::<rp_no_retry_cause>(RP_ENUM_NO_RETRY_CAUSE);
     names_round_trip::<rp_rule>(RP_ENUM_RULE);
+    names_round_trip::<rp_retry_cause>(RP_ENUM_RETRY_CAUSE);
+    names_round_trip::<rp_budget_event>(RP_ENUM_BUDGET_EVENT);
+    names_round_trip::<rp_budget_kind>(RP_ENUM_BUDGET_KIND);
+    names_round_trip::<rp_budget_rule>(RP_ENUM_BUDGET_RULE);
+    names_round_trip::<rp_breaker_outcome>(RP_ENUM_BREAKER_OUTCOME);
+    names_round_trip::<rp_breaker_state>(RP_ENUM_BREAKER_STATE);
+    names_round_trip::<rp_breaker_rule>(RP_ENUM_BREAKER_RULE);
+}
+
+#[test]
+fn every_budget_and_breaker_value_has_a_c_constant() {
+    use retrypolicy::{BreakerState, BudgetKind, BudgetRule};
+    use serde_json::json;
+    // Every core value of these enums, read from its name (the core's own list is its serde form).
+    for name in ["token_bucket", "retry_quota", "percentage"] {
+        let kind: BudgetKind = serde_json::from_value(json!(name)).unwrap();
+        assert!(rp_budget_kind::from_core(kind).is_some(), "{name}");
+    }
+    for rule in [
+        BudgetRule::TokenBucketAboveHalf,
+        BudgetRule::TokenBucketAtOrBelowHalf,
+        BudgetRule::RetryQuotaAvailable,
+        BudgetRule::RetryQuotaExhausted,
+        BudgetRule::PercentageWithinBudget,
+        BudgetRule::PercentageBudgetSpent,
+    ] {
+        assert!(rp_budget_rule::from_core(rule).is_some(), "{}", rule.name());
+        // Each refusing rule is also a decision's rule (C-only codes), and no permitting one.
+        assert_eq!(
+            rp_rule::from_core(Either::Right(rule)).is_some(),
+            !rule.permits(),
+            "{}",
+            rule.name()
+        );
+    }
+    for state in [BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen] {
+        assert!(rp_breaker_state::from_core(state).is_some(), "{}", state.name());
+    }
+}
+
+#[test]
+fn a_name_of_neither_side_is_unknown_name_listing_both() {
+    let mut value = 0_u32;
+    // SAFETY: a valid out-pointer and a NUL-terminated name.
+    let rc = unsafe { rp_enum_from_name(RP_ENUM_RULE, c"no_such_rule".as_ptr(), &mut value) };
+    assert_eq!(rc, RP_RESULT_UNKNOWN_NAME);
+    let e = last_error();
+    assert!(
+        e.contains("no_such_rule")
+            && e.contains("best_effort_backoff")
+            && e.contains("retry_quota_exhausted"),
+        "{e}"
+    );
+    // A permitting budget rule is a budget rule, not a decision's.
+    // SAFETY: as above.
+    let rc = unsafe { rp_enum_from_name(RP_ENUM_RULE, c"retry_quota_available".as_ptr(), &mut value) };
+    assert_eq!(rc, RP_RESULT_UNKNOWN_NAME);
+}
+
+#[test]
+fn a_poisoned_handle_is_a_typed_error_on_every_call() {
+    let json = r#"{"kind": "retry_quota"}"#;
+    let mut budget = std::ptr::null_mut();
+    // SAFETY: valid text and out-pointer.
+    assert_eq!(
+        unsafe { rp_budget_from_json(json.as_ptr().cast(), json.len(), &mut budget) },
+        RP_RESULT_OK
+    );
+    let mut breaker = std::ptr::null_mut();
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { rp_breaker_from_json(c"{}".as_ptr(), 2, &mut breaker) },
+        RP_RESULT_OK
+    );
+    // Poison both locks: a thread panics while holding them.
+    // SAFETY: both handles are live until freed below.
+    let (b, k) = unsafe { (&*budget, &*breaker) };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let _held = (b.lock_for_test(), k.lock_for_test());
+            panic!("poison");
+        })
+        .join()
+        .unwrap_err();
+    });
+    let mut verdict = std::mem::MaybeUninit::uninit();
+    let mut text = std::ptr::null_mut();
+    // SAFETY: live handles, valid out-pointers.
+    unsafe {
+        assert_eq!(
+            rp_budget_try_retry(budget, 0, RP_RETRY_CAUSE_ERROR, verdict.as_mut_ptr()),
+            RP_RESULT_POISONED
+        );
+        assert_eq!(
+            last_error(),
+            "budget: a call panicked while holding this handle's lock; free it and make a new one"
+        );
+        assert_eq!(
+            rp_budget_record(budget, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_NONE),
+            RP_RESULT_POISONED
+        );
+        assert_eq!(rp_budget_snapshot(budget, &mut text), RP_RESULT_POISONED);
+        let mut breaker_verdict = std::mem::MaybeUninit::uninit();
+        assert_eq!(
+            rp_breaker_permit(breaker, 0, breaker_verdict.as_mut_ptr()),
+            RP_RESULT_POISONED
+        );
+        assert_eq!(
+            rp_breaker_record(breaker, 0, RP_BREAKER_OUTCOME_FAILURE),
+            RP_RESULT_POISONED
+        );
+        assert!(text.is_null());
+        rp_budget_free(budget);
+        rp_breaker_free(breaker);
+    }
 }
 
 #[test]

@@ -1,0 +1,171 @@
+//! The C enums of retry budgets and circuit breakers (`RP_RETRY_CAUSE_*`, `RP_BUDGET_*`,
+//! `RP_BREAKER_*`), numbered and mapped to the core's values as in `enums.rs`; their names are the
+//! core's serde forms, as in the JSON API's `budget_run` and `breaker_run`.
+#![allow(missing_docs)]
+
+use retrypolicy::{
+    BreakerOutcome, BreakerRule, BreakerState, BudgetEvent, BudgetKind, BudgetRule, RetryCause,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::enums::{c_enum, CEnum};
+use crate::error::Failure;
+
+/// What failed, for a retry a budget is asked about or told of (an `RP_RETRY_CAUSE_*` constant):
+/// RP_RETRY_CAUSE_NONE where there is no retry (a first-attempt success); where a cause is needed,
+/// NONE stands for the core's default, RP_RETRY_CAUSE_ERROR.
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_retry_cause(pub u32);
+
+pub const RP_RETRY_CAUSE_NONE: rp_retry_cause = rp_retry_cause(0);
+pub const RP_RETRY_CAUSE_ERROR: rp_retry_cause = rp_retry_cause(1);
+pub const RP_RETRY_CAUSE_TIMEOUT: rp_retry_cause = rp_retry_cause(2);
+
+/// Something a budget is told of with `rp_budget_record` (an `RP_BUDGET_EVENT_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_budget_event(pub u32);
+
+pub const RP_BUDGET_EVENT_REQUEST: rp_budget_event = rp_budget_event(0);
+pub const RP_BUDGET_EVENT_SUCCESS: rp_budget_event = rp_budget_event(1);
+pub const RP_BUDGET_EVENT_FAILURE: rp_budget_event = rp_budget_event(2);
+pub const RP_BUDGET_EVENT_TIMEOUT: rp_budget_event = rp_budget_event(3);
+pub const RP_BUDGET_EVENT_RETRY: rp_budget_event = rp_budget_event(4);
+
+/// The kind of a retry budget (an `RP_BUDGET_KIND_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_budget_kind(pub u32);
+
+pub const RP_BUDGET_KIND_TOKEN_BUCKET: rp_budget_kind = rp_budget_kind(0);
+pub const RP_BUDGET_KIND_RETRY_QUOTA: rp_budget_kind = rp_budget_kind(1);
+pub const RP_BUDGET_KIND_PERCENTAGE: rp_budget_kind = rp_budget_kind(2);
+
+/// The rule behind a budget's verdict (an `RP_BUDGET_RULE_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_budget_rule(pub u32);
+
+pub const RP_BUDGET_RULE_TOKEN_BUCKET_ABOVE_HALF: rp_budget_rule = rp_budget_rule(0);
+pub const RP_BUDGET_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF: rp_budget_rule = rp_budget_rule(1);
+pub const RP_BUDGET_RULE_RETRY_QUOTA_AVAILABLE: rp_budget_rule = rp_budget_rule(2);
+pub const RP_BUDGET_RULE_RETRY_QUOTA_EXHAUSTED: rp_budget_rule = rp_budget_rule(3);
+pub const RP_BUDGET_RULE_PERCENTAGE_WITHIN_BUDGET: rp_budget_rule = rp_budget_rule(4);
+pub const RP_BUDGET_RULE_PERCENTAGE_BUDGET_SPENT: rp_budget_rule = rp_budget_rule(5);
+
+/// How a request sent through a breaker ended (an `RP_BREAKER_OUTCOME_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_breaker_outcome(pub u32);
+
+pub const RP_BREAKER_OUTCOME_SUCCESS: rp_breaker_outcome = rp_breaker_outcome(0);
+pub const RP_BREAKER_OUTCOME_FAILURE: rp_breaker_outcome = rp_breaker_outcome(1);
+pub const RP_BREAKER_OUTCOME_TIMEOUT: rp_breaker_outcome = rp_breaker_outcome(2);
+
+/// The state of a circuit (an `RP_BREAKER_STATE_*` constant).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_breaker_state(pub u32);
+
+pub const RP_BREAKER_STATE_CLOSED: rp_breaker_state = rp_breaker_state(0);
+pub const RP_BREAKER_STATE_OPEN: rp_breaker_state = rp_breaker_state(1);
+pub const RP_BREAKER_STATE_HALF_OPEN: rp_breaker_state = rp_breaker_state(2);
+
+/// The rule behind a breaker's verdict (an `RP_BREAKER_RULE_*` constant; names "breaker_open", ...).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_breaker_rule(pub u32);
+
+pub const RP_BREAKER_RULE_DISABLED: rp_breaker_rule = rp_breaker_rule(0);
+pub const RP_BREAKER_RULE_CLOSED: rp_breaker_rule = rp_breaker_rule(1);
+pub const RP_BREAKER_RULE_CANARY: rp_breaker_rule = rp_breaker_rule(2);
+pub const RP_BREAKER_RULE_OPEN: rp_breaker_rule = rp_breaker_rule(3);
+pub const RP_BREAKER_RULE_CANARY_IN_FLIGHT: rp_breaker_rule = rp_breaker_rule(4);
+
+/// The kinds of budget event as the JSON API names them (the core's `BudgetEvent` carries its
+/// cause inside; C passes it beside, as an `rp_retry_cause`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BudgetEventKind {
+    Request,
+    Success,
+    Failure,
+    Timeout,
+    Retry,
+}
+
+impl BudgetEventKind {
+    /// The core's event of this kind with `cause` (the succeeded retry's cause for a success, the
+    /// retry's for a retry); a cause given to another kind is RP_RESULT_INVALID_ENUM naming `cause`.
+    pub(crate) fn event(self, cause: Option<RetryCause>, raw_cause: u32) -> Result<BudgetEvent, Failure> {
+        Ok(match (self, cause) {
+            (BudgetEventKind::Success, after_retry) => BudgetEvent::Success { after_retry },
+            (BudgetEventKind::Retry, cause) => BudgetEvent::Retry {
+                cause: cause.unwrap_or_default(),
+            },
+            (_, Some(_)) => {
+                let detail = format!(
+                    "cause: {raw_cause}: only a success or a retry takes a cause (else RP_RETRY_CAUSE_NONE)"
+                );
+                return Err(Failure::named(
+                    crate::error::RP_RESULT_INVALID_ENUM,
+                    "cause",
+                    detail,
+                ));
+            }
+            (BudgetEventKind::Request, None) => BudgetEvent::Request,
+            (BudgetEventKind::Failure, None) => BudgetEvent::Failure,
+            (BudgetEventKind::Timeout, None) => BudgetEvent::Timeout,
+        })
+    }
+}
+
+c_enum!(rp_retry_cause <=> Option<RetryCause>, [
+    (RP_RETRY_CAUSE_NONE => None),
+    (RP_RETRY_CAUSE_ERROR => Some(RetryCause::Error)),
+    (RP_RETRY_CAUSE_TIMEOUT => Some(RetryCause::Timeout)),
+]);
+
+c_enum!(rp_budget_event <=> BudgetEventKind, [
+    (RP_BUDGET_EVENT_REQUEST => BudgetEventKind::Request),
+    (RP_BUDGET_EVENT_SUCCESS => BudgetEventKind::Success),
+    (RP_BUDGET_EVENT_FAILURE => BudgetEventKind::Failure),
+    (RP_BUDGET_EVENT_TIMEOUT => BudgetEventKind::Timeout),
+    (RP_BUDGET_EVENT_RETRY => BudgetEventKind::Retry),
+]);
+
+c_enum!(rp_budget_kind <=> BudgetKind, [
+    (RP_BUDGET_KIND_TOKEN_BUCKET => BudgetKind::TokenBucket),
+    (RP_BUDGET_KIND_RETRY_QUOTA => BudgetKind::RetryQuota),
+    (RP_BUDGET_KIND_PERCENTAGE => BudgetKind::Percentage),
+]);
+
+c_enum!(rp_budget_rule <=> BudgetRule, [
+    (RP_BUDGET_RULE_TOKEN_BUCKET_ABOVE_HALF => BudgetRule::TokenBucketAboveHalf),
+    (RP_BUDGET_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF => BudgetRule::TokenBucketAtOrBelowHalf),
+    (RP_BUDGET_RULE_RETRY_QUOTA_AVAILABLE => BudgetRule::RetryQuotaAvailable),
+    (RP_BUDGET_RULE_RETRY_QUOTA_EXHAUSTED => BudgetRule::RetryQuotaExhausted),
+    (RP_BUDGET_RULE_PERCENTAGE_WITHIN_BUDGET => BudgetRule::PercentageWithinBudget),
+    (RP_BUDGET_RULE_PERCENTAGE_BUDGET_SPENT => BudgetRule::PercentageBudgetSpent),
+]);
+
+c_enum!(rp_breaker_outcome <=> BreakerOutcome, [
+    (RP_BREAKER_OUTCOME_SUCCESS => BreakerOutcome::Success),
+    (RP_BREAKER_OUTCOME_FAILURE => BreakerOutcome::Failure),
+    (RP_BREAKER_OUTCOME_TIMEOUT => BreakerOutcome::Timeout),
+]);
+
+c_enum!(rp_breaker_state <=> BreakerState, [
+    (RP_BREAKER_STATE_CLOSED => BreakerState::Closed),
+    (RP_BREAKER_STATE_OPEN => BreakerState::Open),
+    (RP_BREAKER_STATE_HALF_OPEN => BreakerState::HalfOpen),
+]);
+
+c_enum!(rp_breaker_rule <=> BreakerRule, [
+    (RP_BREAKER_RULE_DISABLED => BreakerRule::BreakerDisabled),
+    (RP_BREAKER_RULE_CLOSED => BreakerRule::BreakerClosed),
+    (RP_BREAKER_RULE_CANARY => BreakerRule::BreakerCanary),
+    (RP_BREAKER_RULE_OPEN => BreakerRule::BreakerOpen),
+    (RP_BREAKER_RULE_CANARY_IN_FLIGHT => BreakerRule::BreakerCanaryInFlight),
+]);
