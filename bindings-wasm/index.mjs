@@ -10,7 +10,8 @@ import * as api from './index.mjs' // this module's own namespace, the default e
 
 const require = createRequire(import.meta.url)
 const wasm = require('./pkg/nodejs/retrypolicy_wasm.js')
-const { runners, DECISION_CHANNEL, RetryTimeoutError } = require('./pkg/runners/runners.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./pkg/runners/runners.js')
+const { budgets } = require('./pkg/runners/budget.js')
 const tables = JSON.parse(wasm.tables())
 const { freeze } = Object
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
@@ -335,6 +336,29 @@ function simulate(scenario) {
   return fromWire(call('simulate', { request: requestWire(request), outcomes, repeatLast, latencyMs, draws, policy: policyOf(policy) }))
 }
 
+// ---- retry budgets, circuit breakers and storms: the Node package's objects over this module's handles ----
+
+/** `RetryBudget`, `CircuitBreaker` (the module's handles), and decide / explain with a budget's verdict. */
+const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget } = budgets({
+  BudgetHandle: wasm.BudgetHandle,
+  BreakerHandle: wasm.BreakerHandle,
+  budgeted: (fn, request, reason, policy, budgetVerdict) =>
+    call(fn, { request: requestWire(request), reason, policy: policyOf(policy), budgetVerdict }),
+})
+
+/**
+ * Replays a retry storm: `{request, reason, requestsPerSecond, durationMs, latencyMs, failureRate?,
+ * policy?, draws?, budget?, breaker?}` → its totals (`amplification`: attempts sent per request).
+ */
+function simulateStorm(scenario) {
+  if (typeof scenario !== 'object' || scenario === null) throw invalidType('scenario', 'a storm scenario object', scenario)
+  const { request, reason, requestsPerSecond, durationMs, failureRate, latencyMs, policy, draws, budget, breaker } = scenario
+  // The documents go as the objects' normalized ones: `call` would rewrite their keys in snake_case.
+  const shared = (doc, C) => (doc === undefined || doc === null || doc instanceof C ? doc : new C(doc))
+  const input = { request: requestWire(request), reason, requestsPerSecond, durationMs, failureRate, latencyMs, draws }
+  return fromWire(call('simulate_storm', { ...input, policy: policyOf(policy), budget: shared(budget, RetryBudget), breaker: shared(breaker, CircuitBreaker) }))
+}
+
 // ---- MongoDB and HTTP: the Node package's namespaces (camelCase in and out) over the core's JSON API ----
 
 /** MongoDB and HTTP retry rules (the Node package's lib/json.js, copied into ./pkg/runners at build). */
@@ -342,7 +366,7 @@ const { mongodb: mongodbRules, http } = require('./pkg/runners/json.js').jsonApi
 
 /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (the Node package's runners). */
 const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
-  runners({ decide, classifyDispatch, http, mongodb: mongodbRules })
+  runners({ decide, decideWithBudget, classifyDispatch, http, mongodb: mongodbRules })
 
 /** The MongoDB rules, with `runTransaction(session, callback, options)`. */
 const mongodb = freeze({ ...mongodbRules, runTransaction })
@@ -354,8 +378,9 @@ export {
   version, RetryReason, ERROR_CODES, isRetryPolicyError, parseReason, reasonFlags, allowsNonIdempotentRetry,
   alwaysRetry, isIdempotent, Policy, ErrorMap, decide, decideMany, decideBeforeStrategy, decideAfterStrategy, bestEffortDelay, BestEffort, FailFast,
   formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics, classifySearch, classifyViews,
-  classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson, requestToJson, simulate, mongodb, http,
+  classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson, requestToJson, simulate, simulateStorm, mongodb, http,
   Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL, classifyNetworkError, classifyHttpStatus, classifyError,
+  RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, CircuitOpenError,
 }
 
 // The default export is this module's own namespace, so the name list above is written once.

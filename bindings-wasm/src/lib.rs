@@ -4,6 +4,7 @@
 //! [`classify`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
 //! JavaScript `Error`s carrying the core's `code` and `field` ([`errors`]).
 
+pub mod budget;
 pub mod classify;
 pub mod decide;
 pub mod errors;
