@@ -92,9 +92,30 @@ def transaction() -> list[str]:
     return result["actions"] + [report["rule"], retry_as]
 
 
+def budgeted(now_ms: int) -> str:
+    """A shared budget and breaker consulted by hand; a refusal is a NoRetryDecision."""
+    budget = retrypolicy.RetryBudget({"kind": "retry_quota", "capacity": 5, "retry_cost": 5})
+    breaker = retrypolicy.CircuitBreaker({"volume_threshold": 2})
+    gate: retrypolicy.BreakerVerdict = breaker.permit(now_ms)
+    if not gate.permitted and gate.reason is not None:
+        return f"held back: {gate.reason.name}"
+    budget.record(now_ms, "request")
+    budget.record(now_ms, "failure")
+    breaker.record(now_ms, "failure")
+    verdict: retrypolicy.BudgetVerdict = budget.try_retry(now_ms, "timeout")
+    request = Request(Operation.kv("get"), timeout=2.5)
+    decision = retrypolicy.decide_with_budget(request, RetryReason.KV_LOCKED, verdict=verdict)
+    if isinstance(decision, NoRetryDecision) and decision.cause == "budget_exhausted":
+        refused: int | None = decision.refused_delay_ms
+        return f"{decision.rule}: {verdict.balance} left, {refused} ms refused"
+    kept = retrypolicy.RetryBudget.restore(budget.document, budget.snapshot())
+    return f"{describe(decision)}; {kept.permit(now_ms).balance} left; {breaker.state(now_ms)}"
+
+
 if __name__ == "__main__":
     print(run([0x86, 0x07, 0x09]))
     print(two_steps(Request(Operation.kv("get"), timeout=2.5), RetryReason.KV_TEMPORARY_FAILURE))
     print(describe(retrypolicy.decide(Request(Operation.kv("upsert"), timeout=1), "SOCKET_CLOSED_WHILE_IN_FLIGHT")))
     print(saga_step([503, 429, 201]), saga_step([503, 503, 503, 503]))
     print(transaction())
+    print(budgeted(0))

@@ -3,7 +3,7 @@ and no other line is (tests/test_types.py runs mypy on this file). Never run."""
 
 from __future__ import annotations
 
-from retrypolicy import Decision, Operation, Request, RetryDecision, decide, http, mongodb
+from retrypolicy import Decision, Operation, Request, RetryBudget, RetryDecision, decide, http, mongodb
 from retrypolicy.run import Retrying
 
 d: Decision = decide(Request(Operation.kv("get"), timeout=2.5), "KV_LOCKED")
@@ -34,3 +34,8 @@ def on_retry(decision: RetryDecision, exc: Exception) -> None:
 Retrying(Operation.kv("get"), timeout=1.0, on_retry=on_retry)
 Retrying(Operation.kv("get"), timeout=1.0, on_give_up=on_retry)  # E: arg-type
 later = d.delay.total_seconds()  # E: union-attr
+
+budget = RetryBudget({"kind": "token_bucket"})
+budget.record(0, "retried")  # E: arg-type
+budget.permit(0, cause="throttle")  # E: arg-type
+spent: int = d.refused_delay_ms  # E: assignment

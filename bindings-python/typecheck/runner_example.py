@@ -9,7 +9,7 @@ import httpx
 import retrypolicy
 from retrypolicy import Decision, Operation, RetryDecision, RetryReason, mongodb
 from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
-from retrypolicy.run import AsyncRetrying, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
+from retrypolicy.run import AsyncRetrying, CircuitOpenError, Retrying, decision_of, first_of, http_status_errors, network_errors, retry, instant_sleeps
 
 calls = {"n": 0}
 
@@ -90,8 +90,23 @@ def transfer(session: mongodb.Session) -> int:
     return 10
 
 
+def storm_guarded() -> str:
+    """A runner behind a shared retry budget and circuit breaker."""
+    budget = retrypolicy.RetryBudget({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})
+    breaker = retrypolicy.CircuitBreaker()
+
+    def down() -> bytes:
+        raise ConnectionResetError("down")
+
+    try:
+        return Retrying(Operation.kv("get"), timeout=1.0, budget=budget, breaker=breaker)(down).decode()
+    except (ConnectionResetError, CircuitOpenError) as exc:
+        decision = decision_of(exc)
+        return f"gave up: {decision.cause if decision is not None else None}"
+
+
 async def main() -> None:
-    print(fetch("a"), await query("select 1"), give_up())
+    print(fetch("a"), await query("select 1"), give_up(), storm_guarded())
     n = await AsyncRetrying(Operation.kv("get"), timeout=1.0, classify=locked)(asyncio.sleep, 0, 7)
     print(n)
     moved: int = mongodb.run_transaction(Session(), transfer)

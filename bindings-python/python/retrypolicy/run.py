@@ -18,8 +18,8 @@ runner tells a ``RetryBudget`` each request, each failed attempt and each succes
 (``try_retry``) before each retry the core grants; a refusal is the core's no-retry with cause
 ``budget_exhausted`` (``decide_with_budget``), surfaced like any give-up. A ``CircuitBreaker`` is
 asked before each attempt and told each attempt's outcome; an attempt it refuses is not made and
-fails with ``CircuitOpenError``, reason ``CIRCUIT_BREAKER_OPEN``, which the core may retry. Both
-read the runner's ``clock`` in milliseconds.
+fails with ``CircuitOpenError``, reason ``CIRCUIT_BREAKER_OPEN``, which the core may retry (the budget is asked only after attempts that
+were sent). Both read the runner's ``clock`` in milliseconds.
 """
 
 from __future__ import annotations
@@ -289,7 +289,9 @@ class _Runner(Generic[SleepT]):
             previous_delay=run[2],
         )
         decision = decide(request, reason, self.policy, self.strategy)
-        if decision.is_retry and not decision.then_cancel and self.budget is not None:
+        # The budget is asked after an attempt that was sent: a retry it grants stays granted
+        # while the breaker holds that retry back (nothing reaches the server meanwhile).
+        if sent and decision.is_retry and not decision.then_cancel and self.budget is not None:
             verdict = self.budget.try_retry(self._now_ms(), cause)
             if not verdict.permitted:
                 decision = decide_with_budget(request, reason, self.policy, verdict)

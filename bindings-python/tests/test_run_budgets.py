@@ -1,0 +1,140 @@
+"""The runners with a retry budget and a circuit breaker (``budget=``, ``breaker=``), on a fake clock:
+a budget stops a retry storm, a breaker opens and lets one canary through after its sleep window."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+import retrypolicy as rp
+from retrypolicy.run import AsyncRetrying, CircuitOpenError, Retrying, RetryTimeoutError, decision_of
+
+from test_run import FakeTime
+
+GET = rp.Operation.kv("get")
+GRPC_A6 = {"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}
+BREAKER = {"volume_threshold": 4, "error_threshold_percentage": 50, "sleep_window_ms": 1000, "canary_timeout_ms": 500}
+
+
+class Server:
+    """A call that fails ``failures`` times (``ConnectionResetError``, so it may have been sent and
+    the core retries the idempotent get), then returns "ok"; counts the attempts that reached it."""
+
+    def __init__(self, failures: int = 10**9) -> None:
+        self.failures = failures
+        self.attempts = 0
+
+    def __call__(self) -> str:
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            raise ConnectionResetError("down")
+        return "ok"
+
+    async def call_async(self) -> str:
+        return self()
+
+
+def storm(budget: rp.RetryBudget | None, requests: int) -> tuple[Server, list[BaseException]]:
+    """``requests`` calls against a server that always fails, each through its own runner."""
+    t, server, errors = FakeTime(), Server(), []
+    for _ in range(requests):
+        with pytest.raises(Exception) as info:
+            Retrying(GET, timeout=2.5, clock=t.clock, sleep=t.sleep, random=lambda: 0.5, budget=budget)(server)
+        errors.append(info.value)
+    return server, errors
+
+
+def test_a_token_bucket_stops_a_retry_storm() -> None:
+    unbounded, _ = storm(None, 20)
+    server, errors = storm(rp.RetryBudget(GRPC_A6), 20)
+    # 10 tokens, one per failure, no retry at or below 5: the first request sends 5 attempts (9,
+    # 8, 7, 6 tokens left after the first four), every later one only its first.
+    assert server.attempts == 5 + 19
+    assert unbounded.attempts > 10 * server.attempts
+    decisions = [decision_of(e) for e in errors]
+    assert all(d is not None and d.cause == "budget_exhausted" for d in decisions)
+    assert {d.rule for d in decisions if d is not None} == {"token_bucket_at_or_below_half"}
+    assert all(isinstance(e, ConnectionResetError) for e in errors)  # a give-up re-raises the last error
+
+
+def test_a_budget_refusal_goes_to_the_give_up_hook_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    budget = rp.RetryBudget.restore(GRPC_A6, {"kind": "token_bucket", "balance": 6000})
+    given_up: list[rp.Decision] = []
+    runner = Retrying(GET, timeout=2.5, budget=budget, on_give_up=lambda d, e: given_up.append(d), sleep=lambda s: None)
+    with caplog.at_level(logging.DEBUG, logger="retrypolicy"), pytest.raises(ConnectionResetError):
+        runner(Server())
+    assert [d.cause for d in given_up] == ["budget_exhausted"]
+    assert given_up[0].budget is not None and given_up[0].budget.balance == 5000
+    assert "budget exhausted" in caplog.text
+
+
+def test_the_budget_hears_of_requests_and_refunds_a_retry_that_succeeded() -> None:
+    budget = rp.RetryBudget({"kind": "retry_quota"})
+    t = FakeTime()
+    assert Retrying(GET, timeout=2.5, clock=t.clock, sleep=t.sleep, budget=budget)(Server(failures=1)) == "ok"
+    assert budget.snapshot()["balance"] == 500  # 5 taken for the retry, returned when it succeeded
+
+
+def test_a_breaker_opens_after_its_volume_and_lets_one_canary_through_after_the_sleep_window() -> None:
+    t, server = FakeTime(), Server(failures=4)
+    breaker = rp.CircuitBreaker(BREAKER)
+    reasons: list[rp.RetryReason] = []
+    runner = Retrying(
+        GET, timeout=2.5, clock=t.clock, sleep=t.sleep, random=lambda: 0.5, breaker=breaker,
+        on_retry=lambda d, e: reasons.append(d.reason),
+    )
+    assert runner(server) == "ok"
+    # Four failures trip it (4 outcomes, 100% failed); refused attempts wait without reaching the
+    # server until the sleep window has passed; the fifth attempt is the canary, and it succeeds.
+    assert server.attempts == 5
+    assert reasons[:4] == [rp.RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT] * 4
+    assert set(reasons[4:]) == {rp.RetryReason.CIRCUIT_BREAKER_OPEN} and len(reasons) > 5
+    assert breaker.state(int(t.now * 1000)) == "closed"
+
+
+def test_an_open_breaker_keeps_every_attempt_from_the_server_until_time_runs_out() -> None:
+    t, server = FakeTime(), Server()
+    breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    with pytest.raises(RetryTimeoutError) as info:
+        Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, breaker=breaker)(server)
+    assert server.attempts == 0
+    assert isinstance(info.value.__cause__, CircuitOpenError)
+    assert info.value.__cause__.verdict.rule == "breaker_open"
+    assert info.value.retry_decision.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
+
+
+def test_the_async_runner_takes_a_budget_and_a_breaker() -> None:
+    t, server = FakeTime(), Server()
+    budget, breaker = rp.RetryBudget(GRPC_A6), rp.CircuitBreaker({"volume_threshold": 100})
+    runner = AsyncRetrying(GET, timeout=2.5, clock=t.clock, sleep=t.asleep, budget=budget, breaker=breaker)
+    with pytest.raises(ConnectionResetError) as info:
+        asyncio.run(runner(server.call_async))
+    assert server.attempts == 5
+    assert decision_of(info.value) is not None
+    assert breaker.snapshot()["failures"] == 5
+
+
+def test_retry_decorator_passes_them_on() -> None:
+    budget = rp.RetryBudget.restore(GRPC_A6, {"kind": "token_bucket", "balance": 5000})
+    server = Server()
+
+    @rp.run.retry(GET, timeout=2.5, budget=budget, sleep=lambda s: None)
+    def call() -> Any:
+        return server()
+
+    with pytest.raises(ConnectionResetError):
+        call()
+    assert server.attempts == 1
+
+
+def test_attempts_the_breaker_holds_back_cost_the_budget_nothing() -> None:
+    t, server = FakeTime(), Server()
+    budget = rp.RetryBudget({"kind": "retry_quota"})
+    breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    with pytest.raises(RetryTimeoutError):
+        Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, budget=budget, breaker=breaker)(server)
+    assert server.attempts == 0
+    assert budget.snapshot()["balance"] == 500
