@@ -61,3 +61,27 @@ test('4 worker threads decide exactly as the main thread does', async () => {
     assert.deepEqual(got, expected)
   }
 })
+
+test('a budget crosses threads as its snapshot: a worker restores it, records, and hands the state back', async () => {
+  const doc = { kind: 'token_bucket', max_tokens: 10, token_ratio: 0.1 }
+  const budget = new rp.RetryBudget(doc)
+  for (let at = 0; at < 3; at++) budget.record(at, 'failure') // 7 tokens
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads')
+    import(workerData.binding).then(({ default: api }) => {
+      const budget = api.RetryBudget.restore(workerData.doc, workerData.state)
+      budget.record(3, 'failure')
+      budget.record(4, 'failure')
+      parentPort.postMessage(budget.snapshot())
+    })
+  `
+  const state = await new Promise((resolve, reject) => {
+    const binding = new URL('./binding.mjs', import.meta.url).href
+    const w = new Worker(source, { eval: true, workerData: { binding, doc, state: budget.snapshot() } })
+    w.once('message', resolve)
+    w.once('error', reject)
+  })
+  assert.deepEqual(state, { version: 1, kind: 'token_bucket', balance: 5000 })
+  assert.equal(budget.snapshot().balance, 7000) // the main thread's object is its own
+  assert.equal(rp.RetryBudget.restore(doc, state).permit(5).rule, 'token_bucket_at_or_below_half')
+})
