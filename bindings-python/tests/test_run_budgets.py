@@ -138,3 +138,28 @@ def test_attempts_the_breaker_holds_back_cost_the_budget_nothing() -> None:
         Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, budget=budget, breaker=breaker)(server)
     assert server.attempts == 0
     assert budget.snapshot()["balance"] == 500
+
+
+def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> None:
+    import httpx
+
+    from retrypolicy.httpx import CircuitOpenError as HttpCircuitOpenError, RetryTransport
+
+    t, status, hits = FakeTime(), [503], [0]
+
+    def server(request: httpx.Request) -> httpx.Response:
+        hits[0] += 1
+        return httpx.Response(status[0])
+
+    breaker = rp.CircuitBreaker({"volume_threshold": 2, "sleep_window_ms": 1000})
+    transport = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=4, breaker=breaker)
+    with httpx.Client(transport=transport) as client:
+        with pytest.raises(HttpCircuitOpenError) as info:
+            client.get("http://127.0.0.1/x")
+        assert hits[0] == 2  # two 503s trip it; attempts 3 and 4 are not sent
+        assert isinstance(info.value, httpx.TransportError) and isinstance(info.value, CircuitOpenError)
+        assert info.value.retry_step["rule"] == "max_attempts_reached"
+        t.now += 2.0
+        status[0] = 200
+        assert client.get("http://127.0.0.1/x").status_code == 200  # the canary
+        assert hits[0] == 3 and breaker.state(int(t.now * 1000)) == "closed"

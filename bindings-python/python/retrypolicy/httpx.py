@@ -17,6 +17,11 @@ When the loop stops, the last response is returned (``response.extensions["retry
 the final step) or the last transport error is raised (its ``retry_step`` attribute, and a note on
 Python 3.11+). The request body is read into memory before the first attempt so that it can be
 sent again.
+
+A shared ``CircuitBreaker`` (``breaker=``) is asked before each attempt; an attempt it refuses is
+not sent and fails with ``CircuitOpenError`` (an ``httpx.TransportError``), which the loop sees as
+a request that never left. Each sent attempt's outcome is told to it: a failure when the core
+classes it transient (5xx, 408, 429, a network error; a timeout for ``httpx.TimeoutException``).
 """
 
 from __future__ import annotations
@@ -27,18 +32,19 @@ import random as _random
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Union
 
 import httpx
 
 from . import http as _http
 from . import run as _run
 from ._log import LOGGER
+from ._lowlevel import CircuitBreaker
 
 if TYPE_CHECKING:
     from typing import Unpack
 
-__all__ = ["AsyncRetryTransport", "RetryTransport", "TransportOptions"]
+__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions"]
 
 Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
@@ -47,10 +53,17 @@ StepHook = Callable[[_http.Step, Result], None]
 RetryStepHook = Callable[[_http.RetryStep, Result], None]
 """``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
 
+
+
+class CircuitOpenError(_run.CircuitOpenError, httpx.TransportError):
+    """An attempt the circuit breaker refused (not sent): an ``httpx.TransportError`` for httpx
+    clients, and the runners' ``run.CircuitOpenError``; ``verdict`` is the breaker's answer."""
+
+
 # The httpx errors raised before the request left (no connection was made or taken from the
-# pool): only Python sees the exception types, so this is the one table here; the core rules on
-# what "sent: false" allows.
-_NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# pool, or the breaker held it back): only Python sees the exception types, so this is the one
+# table here; the core rules on what "sent: false" allows.
+_NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, CircuitOpenError)
 
 
 class TransportOptions(TypedDict, total=False):
@@ -68,6 +81,7 @@ class TransportOptions(TypedDict, total=False):
     on_give_up: StepHook | None
     logger: logging.Logger
     log_level: int
+    breaker: CircuitBreaker | None
 
 
 class _Run:
@@ -107,6 +121,7 @@ class _Steps:
         self.on_give_up = options.get("on_give_up")
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
+        self.breaker = options.get("breaker")
         _http.next_step(self.loop, {"attempts": 1, "elapsed_ms": 0}, {"kind": "response", "status": 200})  # bad input raises here
 
     def begin(self, request: httpx.Request) -> _Run:
@@ -118,6 +133,22 @@ class _Steps:
         left = max(self.deadline - (self.clock() - run.start), 0.0)
         timeout = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
         request.extensions["timeout"] = {k: left if v is None else min(v, left) for k, v in timeout.items()}
+
+    def permit(self) -> None:
+        """Asks the breaker before an attempt; raises ``CircuitOpenError`` when it refuses."""
+        if self.breaker is not None:
+            verdict = self.breaker.permit(int(self.clock() * 1000))
+            if not verdict.permitted:
+                raise CircuitOpenError(verdict)
+
+    def tell_breaker(self, result: Result, step: _http.Step) -> None:
+        """Tells the breaker how a sent attempt ended: failed when the core classed it transient."""
+        if self.breaker is None or isinstance(result, CircuitOpenError):
+            return
+        outcome: Literal["success", "failure", "timeout"] = "success"
+        if step["class"] == "transient":
+            outcome = "timeout" if isinstance(result, httpx.TimeoutException) else "failure"
+        self.breaker.record(int(self.clock() * 1000), outcome)
 
     def after(self, request: httpx.Request, result: Result, run: _Run) -> float | None:
         """The core's ruling on an attempt: the seconds to sleep before the next, or None to stop;
@@ -137,6 +168,7 @@ class _Steps:
         if run.previous_ms is not None:
             state["previous_delay_ms"] = run.previous_ms
         step = _http.next_step(run.loop, state, attempt, now_unix_ms=int(self.now() * 1000), random=self.random())
+        self.tell_breaker(result, step)
         if self.logger.isEnabledFor(self.log_level):
             self.logger.log(
                 self.log_level,
@@ -195,6 +227,7 @@ class RetryTransport(httpx.BaseTransport):
             result: Result
             self.steps.cap(request, run)
             try:
+                self.steps.permit()
                 result = self.transport.handle_request(request)
             except httpx.TransportError as exc:
                 result = exc
@@ -233,6 +266,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             result: Result
             self.steps.cap(request, run)
             try:
+                self.steps.permit()
                 result = await self.transport.handle_async_request(request)
             except httpx.TransportError as exc:
                 result = exc
