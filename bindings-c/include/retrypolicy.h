@@ -838,6 +838,12 @@ rp_result rp_breaker_state_at(const struct rp_breaker *breaker,
 rp_result rp_breaker_snapshot(const struct rp_breaker *breaker, char **json_out);
 
 /**
+ * The breaker's configuration as its normalized document (version 1, every field set, Couchbase's
+ * defaults filled in), as JSON the caller frees with `rp_string_free`.
+ */
+rp_result rp_breaker_document(const struct rp_breaker *breaker, char **json_out);
+
+/**
  * A new budget from its document (`{"version": 1, "kind": "token_bucket", "max_tokens": 10,
  * "token_ratio": 0.1}`, `{"kind": "retry_quota"}`, `{"kind": "percentage", "percent": 20}`; a left-out
  * field takes its source's default), in its initial state; free it with `rp_budget_free`.
@@ -893,6 +899,12 @@ rp_result rp_budget_try_retry(struct rp_budget *budget,
  * `rp_budget_restore`; the caller frees it with `rp_string_free`.
  */
 rp_result rp_budget_snapshot(const struct rp_budget *budget, char **json_out);
+
+/**
+ * The budget's configuration as its normalized document (version 1, every field of its kind set,
+ * defaults filled in), as JSON the caller frees with `rp_string_free`.
+ */
+rp_result rp_budget_document(const struct rp_budget *budget, char **json_out);
 
 /**
  * Decides as `rp_decide` does with the policy's own strategy (no host strategy), then lets a

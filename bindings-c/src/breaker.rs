@@ -157,6 +157,16 @@ pub unsafe extern "C" fn rp_breaker_snapshot(
     output!(json_out, to_json(&locked(breaker)?.snapshot()))
 }
 
+/// The breaker's configuration as its normalized document (version 1, every field set, Couchbase's
+/// defaults filled in), as JSON the caller frees with `rp_string_free`.
+#[no_mangle]
+pub unsafe extern "C" fn rp_breaker_document(
+    breaker: *const rp_breaker,
+    json_out: *mut *mut c_char,
+) -> rp_result {
+    output!(json_out, to_json(&locked(breaker)?.config().to_document()))
+}
+
 #[cfg(test)]
 impl rp_breaker {
     /// The lock, for the unit test that poisons it.

@@ -169,7 +169,7 @@ pub unsafe extern "C" fn rp_budget_record(
     cause: rp_retry_cause,
 ) -> rp_result {
     ffi_boundary(|| {
-        let event = from_c(event, "event")?.event(from_c(cause, "cause")?, cause.0)?;
+        let event = from_c(event, "event")?.event(from_c(cause, "cause")?)?;
         // SAFETY: the pointer contract (lib.rs).
         unsafe { locked(budget) }?.record(now_ms, event);
         Ok(())
@@ -199,6 +199,16 @@ pub unsafe extern "C" fn rp_budget_snapshot(
     json_out: *mut *mut c_char,
 ) -> rp_result {
     output!(json_out, to_json(&locked(budget)?.snapshot()))
+}
+
+/// The budget's configuration as its normalized document (version 1, every field of its kind set,
+/// defaults filled in), as JSON the caller frees with `rp_string_free`.
+#[no_mangle]
+pub unsafe extern "C" fn rp_budget_document(
+    budget: *const rp_budget,
+    json_out: *mut *mut c_char,
+) -> rp_result {
+    output!(json_out, to_json(&locked(budget)?.config().to_document()))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use retrypolicy::{
 use serde::{Deserialize, Serialize};
 
 use crate::enums::{c_enum, CEnum};
-use crate::error::Failure;
+use crate::error::{Failure, RP_RESULT_UNKNOWN_FIELD};
 
 /// What failed, for a retry a budget is asked about or told of (an `RP_RETRY_CAUSE_*` constant):
 /// RP_RETRY_CAUSE_NONE where there is no retry (a first-attempt success); where a cause is needed,
@@ -97,22 +97,18 @@ pub(crate) enum BudgetEventKind {
 
 impl BudgetEventKind {
     /// The core's event of this kind with `cause` (the succeeded retry's cause for a success, the
-    /// retry's for a retry); a cause given to another kind is RP_RESULT_INVALID_ENUM naming `cause`.
-    pub(crate) fn event(self, cause: Option<RetryCause>, raw_cause: u32) -> Result<BudgetEvent, Failure> {
+    /// retry's for a retry); a cause given to another kind is RP_RESULT_UNKNOWN_FIELD naming
+    /// `cause`, the JSON API's code for a cause on such an event.
+    pub(crate) fn event(self, cause: Option<RetryCause>) -> Result<BudgetEvent, Failure> {
         Ok(match (self, cause) {
             (BudgetEventKind::Success, after_retry) => BudgetEvent::Success { after_retry },
             (BudgetEventKind::Retry, cause) => BudgetEvent::Retry {
                 cause: cause.unwrap_or_default(),
             },
-            (_, Some(_)) => {
-                let detail = format!(
-                    "cause: {raw_cause}: only a success or a retry takes a cause (else RP_RETRY_CAUSE_NONE)"
-                );
-                return Err(Failure::named(
-                    crate::error::RP_RESULT_INVALID_ENUM,
-                    "cause",
-                    detail,
-                ));
+            (kind, Some(_)) => {
+                let kind = serde_json::to_value(kind).unwrap_or_default();
+                let detail = format!("cause: a {kind} event takes no cause (only a success or a retry does)");
+                return Err(Failure::named(RP_RESULT_UNKNOWN_FIELD, "cause", detail));
             }
             (BudgetEventKind::Request, None) => BudgetEvent::Request,
             (BudgetEventKind::Failure, None) => BudgetEvent::Failure,

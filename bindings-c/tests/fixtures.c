@@ -10,7 +10,8 @@
  * both answers must meet the expectation: the runner turns the case's JSON input into C values
  * (names through rp_enum_from_name, policies and error maps through their *_from_json), calls the
  * C function, and turns its output back into JSON. decide_with's host strategy is a real C
- * strategy function with the fixed answer as user_data.
+ * strategy function with the fixed answer as user_data. budget_run and breaker_run replay their
+ * events through rp_budget and rp_breaker handles (tests/fixtures_budget.h).
  *
  * The runner decides no error itself. An input C cannot express at all (a string where a uint32_t
  * goes, -1 for a uint64_t, a key the C struct does not have, a required key left out) has no typed
@@ -496,6 +497,8 @@ static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
     return 0;
 }
 
+#include "fixtures_budget.h"
+
 /* Every function through rp_call_json, the core's JSON API. */
 static int json_api(const char *function, const cJSON *in, cJSON **out, failure *f) {
     char *input = cJSON_PrintUnformatted(in);
@@ -523,6 +526,8 @@ static const struct {
     {"decide_before_strategy", decide_before_strategy},
     {"decide_after_strategy", decide_after_strategy},
     {"parse_policy", parse_policy},
+    {"budget_run", budget_run},
+    {"breaker_run", breaker_run},
 };
 
 /* ---- comparison and the run loop --------------------------------------------------------- */

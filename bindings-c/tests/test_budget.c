@@ -213,13 +213,34 @@ static void budget_bad_input_is_a_typed_error_naming_the_field(void **state) {
     FAILS(rp_budget_try_retry(real, 0, 3, &v), RP_RESULT_INVALID_ENUM, "cause");
     FAILS(rp_budget_record(real, 0, 5, RP_RETRY_CAUSE_NONE), RP_RESULT_INVALID_ENUM, "event");
     /* Only a success or a retry takes a cause. */
-    FAILS(rp_budget_record(real, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_TIMEOUT), RP_RESULT_INVALID_ENUM, "cause");
+    FAILS(rp_budget_record(real, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_TIMEOUT), RP_RESULT_UNKNOWN_FIELD, "cause");
     assert_memory_equal(&v, &untouched, sizeof v);
     /* None of the failed calls took anything: the quota is full. */
     OK(rp_budget_permit(real, 0, RP_RETRY_CAUSE_ERROR, &v));
     assert_int_equal(v.balance, 500);
     rp_budget_free(real);
     rp_budget_free(NULL);
+}
+
+/* The normalized documents fill in each source's defaults: aws-sdk-go-v2's retry quota (500
+ * tokens, cost 5, timeout cost 10, increment 1) and Couchbase's breaker (20, 50%, 5 s, 1 min, 5 s). */
+static void documents_fill_in_the_sources_defaults(void **state) {
+    (void)state;
+    rp_budget *b = budget_from("{\"kind\": \"retry_quota\"}");
+    char *doc = NULL;
+    OK(rp_budget_document(b, &doc));
+    assert_string_equal(doc, "{\"version\":1,\"kind\":\"retry_quota\",\"capacity\":500,\"retry_cost\":5,"
+                             "\"timeout_cost\":10,\"no_retry_increment\":1}");
+    rp_string_free(doc);
+    rp_budget_free(b);
+    rp_breaker *k = breaker_from("{}");
+    OK(rp_breaker_document(k, &doc));
+    assert_string_equal(doc, "{\"version\":1,\"enabled\":true,\"volume_threshold\":20,\"error_threshold_percentage\":50,"
+                             "\"sleep_window_ms\":5000,\"rolling_window_ms\":60000,\"canary_timeout_ms\":5000}");
+    rp_string_free(doc);
+    FAILS(rp_breaker_document(NULL, &doc), RP_RESULT_NULL_POINTER, "breaker");
+    FAILS(rp_budget_document(NULL, &doc), RP_RESULT_NULL_POINTER, "budget");
+    rp_breaker_free(k);
 }
 
 /* ---- breakers ---------------------------------------------------------------------------- */
@@ -423,6 +444,7 @@ int main(void) {
         cmocka_unit_test(retry_quota_permits_exactly_capacity_over_cost),
         cmocka_unit_test(budget_snapshots_round_trip),
         cmocka_unit_test(budget_bad_input_is_a_typed_error_naming_the_field),
+        cmocka_unit_test(documents_fill_in_the_sources_defaults),
         cmocka_unit_test(breaker_opens_at_volume_and_lets_one_canary_through),
         cmocka_unit_test(breaker_snapshots_round_trip),
         cmocka_unit_test(breaker_bad_input_is_a_typed_error_naming_the_field),
