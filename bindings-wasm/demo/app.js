@@ -1,15 +1,19 @@
 // The explorer: every decision comes from the wasm engine (the core's JSON API); these modules only
 // read the form, call the engine, and draw what it answered. The state lives in the URL hash.
-import { $, field, fill, ready, tables, value, version } from './engine.js'
+import { $, addItem, field, fill, ready, tables, value, version } from './engine.js'
 import { decideCouchbase, scheduleCouchbase } from './couchbase.js'
-import { addOutcome, decideMongo, scheduleMongo } from './mongodb.js'
+import { decideMongo, scheduleMongo } from './mongodb.js'
 import { decideHttp, scheduleHttp } from './http.js'
+import { fillBudgetDefaults, stormPanel } from './storm.js'
+import { budgetEvents } from './budget.js'
 
 const form = $('form')
-const PROFILES = {
-  couchbase: [decideCouchbase, scheduleCouchbase],
-  mongodb: [decideMongo, scheduleMongo],
-  http: [decideHttp, scheduleHttp]
+// Each view's panels: the function that fills one, and the output it hides when that fails.
+const VIEWS = {
+  couchbase: [[decideCouchbase], [scheduleCouchbase, 'schedule-out']],
+  mongodb: [[decideMongo], [scheduleMongo, 'schedule-out']],
+  http: [[decideHttp], [scheduleHttp, 'schedule-out']],
+  storm: [[stormPanel, 'storm-out'], [budgetEvents, 'events-out']]
 }
 
 // ---- URL state ------------------------------------------------------------------------------
@@ -33,6 +37,8 @@ function loadState () {
   field('operation').value = 'upsert'
   field('reason').value = 'SOCKET_CLOSED_WHILE_IN_FLIGHT'
   field('mongo_op').value = 'updateOne'
+  field('storm_op').value = 'get'
+  field('storm_reason').value = 'KV_TEMPORARY_FAILURE'
   for (const [k, v] of new URLSearchParams(location.hash.slice(1))) {
     const f = field(k)
     if (!f) continue
@@ -47,7 +53,7 @@ function updateVisibility () {
   const profile = value('profile')
   const service = value('service')
   const failure = value('failure')
-  for (const el of document.querySelectorAll('[data-profile]')) el.hidden = el.dataset.profile !== profile
+  for (const el of document.querySelectorAll('[data-profile]')) el.hidden = !el.dataset.profile.split(' ').includes(profile)
   for (const el of document.querySelectorAll('[data-when-service]')) {
     const okService = el.dataset.whenService.split(' ').includes(service)
     const okFailure = !el.dataset.whenFailure || el.dataset.whenFailure === failure
@@ -72,14 +78,19 @@ function guarded (fn) {
 function render () {
   updateVisibility()
   saveState()
-  const [decide, schedule] = PROFILES[value('profile')]
-  const results = [guarded(decide), guarded(schedule)]
+  const view = value('profile')
+  // A panel's output shows unless it failed or answered false (nothing to show); it is shown
+  // while the panel draws, so that a drawing measures its real width.
+  const results = VIEWS[view].map(([panel, out]) => {
+    if (out) $(out).hidden = false
+    const r = guarded(panel)
+    if (out) $(out).hidden = Boolean(r.error) || r.value === false
+    return r
+  })
   const errors = results.filter((r) => r.error).map((r) => r.error)
   $('error').hidden = errors.length === 0
   $('error').textContent = errors.join('\n')
-  const timeline = $('timeline')
-  timeline.dataset.ending = results[1].error ? 'error' : String(results[1].value)
-  $('schedule-out').hidden = Boolean(results[1].error)
+  if (view !== 'storm') $('timeline').dataset.ending = results[1].error ? 'error' : String(results[1].value)
 }
 
 await ready
@@ -88,6 +99,21 @@ const t = tables()
 fill(field('operation'), t.kv_operations.map((o) => o.name))
 fill(field('reason'), t.reasons.map((r) => r.name))
 fill(field('mongo_op'), t.mongo_operations.map((o) => o.name))
+fill(field('storm_op'), t.kv_operations.map((o) => o.name))
+fill(field('storm_reason'), t.reasons.map((r) => r.name))
+fillBudgetDefaults()
+// Each list's buttons: one adding each item its data-items names, then one clearing the list.
+function button (text, data) {
+  const b = document.createElement('button')
+  b.type = 'button'
+  b.textContent = text
+  Object.assign(b.dataset, data)
+  return b
+}
+for (const group of document.querySelectorAll('.add-buttons[data-to]')) {
+  const to = group.dataset.to
+  group.replaceChildren(...group.dataset.items.split(' ').map((item) => button(`+ ${item}`, { add: item, to })), button('clear', { clear: to }))
+}
 loadState()
 // Controls outside the <form> element (form="form") do not bubble to it: listen on the document.
 for (const type of ['input', 'change']) {
@@ -96,15 +122,16 @@ for (const type of ['input', 'change']) {
 document.addEventListener('click', (e) => {
   const b = e.target.closest('button[data-add], button[data-clear]')
   if (!b) return
-  if (b.dataset.add) addOutcome(b.dataset.add)
+  if (b.dataset.add) addItem(b.dataset.to, b.dataset.add)
   else field(b.dataset.clear).value = ''
   render()
 })
 window.addEventListener('hashchange', () => { loadState(); render() })
-// The drawing is as wide as its box: redraw when the box changes width.
-let width = $('timeline').clientWidth
+// The drawings are as wide as their boxes: redraw when the page changes width.
+const main = document.querySelector('main')
+let width = main.clientWidth
 new ResizeObserver(() => {
-  if ($('timeline').clientWidth !== width) { width = $('timeline').clientWidth; render() }
-}).observe($('schedule-panel'))
+  if (main.clientWidth !== width) { width = main.clientWidth; render() }
+}).observe(main)
 render()
 document.body.dataset.ready = '1'

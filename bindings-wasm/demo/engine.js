@@ -41,6 +41,13 @@ export function num (name) {
   return Number(text)
 }
 
+/** A field holding a decimal number (a share, a ratio, a percentage). */
+export function decimal (name) {
+  const text = String(field(name).value).trim()
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text)) throw inputError(`${name}: expected a number, got "${text}"`)
+  return Number(text)
+}
+
 /** A field holding a whole number, or null when left empty. */
 export function optionalNum (name) {
   return String(field(name).value).trim() === '' ? null : num(name)
@@ -55,6 +62,14 @@ export function fill (select, values) {
 export function items (name) {
   return String(value(name)).split(',').map((s) => s.trim()).filter(Boolean)
 }
+
+/** Appends `item` to the comma-separated list in text field `name`. */
+export function addItem (name, item) {
+  field(name).value = [...items(name), item].join(', ')
+}
+
+/** Formats a count with thousands separators (13,000). */
+export const count = (n) => n.toLocaleString('en-US')
 
 /** `n` reproducible draws in [0, 1) from the form's one (golden-ratio steps). */
 export function draws (n) {

@@ -4,7 +4,7 @@
 // asked for (the callback's result after start/retry_transaction, the commit's after commit/
 // retry_commit); the errors' labels come from the core's `mongodb_transaction_labels`. The page
 // only keeps the clock: each callback and commit takes the latency, each backoff the core's ms.
-import { api, draws, field, inputError, items, num, optionalNum, show, value } from './engine.js'
+import { api, draws, inputError, items, num, optionalNum, show, value } from './engine.js'
 import { drawTimeline, fillTable, setEnding } from './timeline.js'
 
 /** The decision panel for MongoDB: the core's `mongodb_decide` for one error. */
@@ -136,10 +136,4 @@ export function scheduleMongo () {
   setEnding(`${ending(run)} (limit ${run.state.timeout_ms} ms${near ? '' : ', off the chart'})`)
   fillTable(['#', 'at ms', 'event', 'action', 'backoff ms'], run.rows)
   return run.action.action
-}
-
-/** Appends an outcome to the picked list (the buttons under it). */
-export function addOutcome (name) {
-  const f = field('txn_events')
-  f.value = [...items('txn_events'), name].join(', ')
 }

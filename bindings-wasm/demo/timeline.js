@@ -6,7 +6,8 @@ const HEIGHT = 160
 // An attempt label (11 px digits, ~7 px each) needs this much room before the next one.
 const labelRoom = (text) => 7 * text.length + 5
 
-function svgEl (name, attrs, text) {
+/** An SVG element `name` with `attrs` and an optional text. */
+export function svgEl (name, attrs, text) {
   const el = document.createElementNS('http://www.w3.org/2000/svg', name)
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v)
   if (text !== undefined) el.textContent = text
@@ -75,10 +76,12 @@ function breakable (text) {
   return text.split(/(?<=_)/).flatMap((part, i) => i === 0 ? [part] : [document.createElement('wbr'), part])
 }
 
-/** Fills the schedule table: `head` names the columns (a trailing '#' or ' ms' marks a number). */
-export function fillTable (head, rows) {
-  const table = $('steps')
-  const numeric = head.map((h) => h === '#' || h.endsWith(' ms'))
+/**
+ * Fills a table (the schedule's unless `id` names another): `head` names the columns, `numeric`
+ * says which hold numbers (by default those whose name is '#' or ends with ' ms').
+ */
+export function fillTable (head, rows, { id = 'steps', numeric = head.map((h) => h === '#' || h.endsWith(' ms')) } = {}) {
+  const table = $(id)
   const tr = document.createElement('tr')
   head.forEach((h, i) => {
     const th = document.createElement('th')

@@ -1,6 +1,6 @@
 // End to end: the explorer served on 127.0.0.1, driven in Debian's Chromium by playwright-core.
 // Expected schedules are worked out by hand from the spec (comments give the arithmetic), never
-// read back from the page. Screenshots of every domain's view at 1280x900 and 390x844 land in
+// read back from the page. Screenshots of every view (the three domains, the retry storm) at 1280x900 and 390x844 land in
 // build/screenshots/ (git-ignored) and their paths are printed.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -240,6 +240,96 @@ test('bad input shows a typed error instead of breaking the page', async () => {
   assert.equal(await page.locator('#timeline').getAttribute('data-ending'), 'error')
 })
 
+// The storm's compare table: its rows' cells, and each chart bar's figure.
+const stormRows = () => page.$$eval('#storm-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)))
+const STORM = 'profile=storm&storm_rps=100&storm_duration=10000&storm_failure_rate=1&storm_latency=10&storm_op=get&storm_timeout=2500&storm_reason=KV_TEMPORARY_FAILURE&storm_strategy=best_effort'
+
+test('the retry storm: 13,000 attempts without a budget, 1,004 with the gRPC bucket, 1,100 with the AWS quota', async () => {
+  await open(`${STORM}&storm_budget=token_bucket`)
+  // 100 requests/s for 10 s = 1,000 requests. Without a budget each KV get is sent 13 times in its
+  // 2.5 s (sends at 0, 11, 23, 37, 55, 81, 123, 197, 335, 601, 1111, 1621, 2131 ms: waits 1, 2, 4
+  // ... 256, then 500 ms, plus 10 ms latency each): 13,000. gRPC's bucket (gRFC A6: 10 tokens, a
+  // failure takes one, a retry only while tokens > 5): the first four failures are retried, none
+  // after: 1,004; every request is refused a retry once (996 at their first failure, the four
+  // retried ones at their second). The AWS quota (500 tokens, 5 a retry, nothing refunded): 100
+  // retries, 1,100 attempts, every request refused once.
+  assert.equal(await text('#storm-table caption'), 'Each run: 1,000 requests')
+  const r = await stormRows()
+  assert.deepEqual(r.slice(0, 3), [
+    ['none', '13,000', '13.00x', '0', '0'],
+    ['token_bucket', '1,004', '1.00x', '1,000', '0'],
+    ['retry_quota', '1,100', '1.10x', '1,000', '0']
+  ])
+  assert.equal(r[3][0], 'percentage')
+  assert.equal(r.length, 4)
+  assert.deepEqual(await page.$$eval('#storm-table tbody tr', (trs) => trs.map((tr) => tr.classList.contains('chosen'))), [false, true, false, false])
+  assert.match(await text('#storm-ending'), /^With the token_bucket budget: 1,000 requests sent 1,004 attempts to the server \(1\.00x\); 0 succeeded, 1,000 failed/)
+  assert.deepEqual((await page.locator('#storm-chart .amp-label').allTextContents()).slice(0, 3), ['13.00x', '1.00x', '1.10x'])
+  assert.equal(await page.locator('#storm-chart rect.amp').count(), 4)
+
+  // Each kind runs with its own fields. A bucket of 20 retries while tokens > 10: the first nine
+  // failures, 1,009 attempts; a retry cost of 10 spends the 500 tokens in 50 retries: 1,050.
+  await page.fill('input[name=b_max_tokens]', '20')
+  await page.fill('input[name=b_retry_cost]', '10')
+  assert.deepEqual((await stormRows()).slice(1, 3).map((row) => row[1]), ['1,009', '1,050'])
+  assert.match(page.url(), /b_max_tokens=20/)
+
+  // Behind Couchbase's breaker (opens after 20 requests at 100% errors), an attempt while open
+  // never reaches the server: fewer attempts are sent than requests issued.
+  await page.check('input[name=storm_breaker]')
+  const none = (await stormRows())[0]
+  assert.ok(Number(none[1].replace(',', '')) < 1000, `attempts sent ${none[1]}`)
+  assert.notEqual(none[4], '0')
+  assert.match(await text('#storm-ending'), /; the breaker kept [\d,]+ attempts from the server\.$/)
+})
+
+test('the budget fields come pre-filled with the defaults of their sources', async () => {
+  await open('profile=storm')
+  // gRFC A6's example bucket; aws-sdk-go-v2's retry quota; Finagle's RetryBudget().
+  const want = { b_max_tokens: '10', b_token_ratio: '0.1', b_capacity: '500', b_retry_cost: '5', b_timeout_cost: '10', b_no_retry_increment: '1', b_percent: '20', b_ttl_ms: '10000', b_min_retries_per_sec: '10' }
+  for (const [name, v] of Object.entries(want)) assert.equal(await page.inputValue(`input[name=${name}]`), v, name)
+})
+
+test('a budget event by event: the gRPC bucket stops retries at half, the AWS quota refunds a success', async () => {
+  await open('profile=storm&storm_budget=token_bucket&b_spacing=100&b_events=request,failure,retry,failure,retry,failure,retry,failure,retry,failure,retry')
+  // 10 tokens (10,000 milli-tokens); a request changes nothing, a failure takes 1,000, a retry
+  // costs nothing; a retry is allowed while the balance is above 5,000.
+  const b = await page.$$eval('#budget-steps tbody tr', (trs) => trs.map((tr) => [tr.cells[1].textContent, tr.cells[3].textContent.split(' ')[0], tr.cells[4].textContent]))
+  assert.deepEqual(b, [
+    ['0', 'permitted', '10,000'], ['100', 'permitted', '9,000'], ['200', 'permitted', '9,000'],
+    ['300', 'permitted', '8,000'], ['400', 'permitted', '8,000'], ['500', 'permitted', '7,000'],
+    ['600', 'permitted', '7,000'], ['700', 'permitted', '6,000'], ['800', 'permitted', '6,000'],
+    ['900', 'refused', '5,000'], ['1000', 'refused', '5,000']
+  ])
+  assert.equal(await page.locator('#balance-chart circle.event').count(), 11)
+  assert.equal(await page.locator('#balance-chart circle.event[fill="var(--no)"]').count(), 2)
+  // AWS: 500 tokens; a retry takes 5, a retry of a timeout 10; a success after a retry gives its
+  // 5 back, a success without one adds 1.
+  await page.selectOption('select[name=storm_budget]', 'retry_quota')
+  await page.fill('input[name=b_events]', '')
+  for (const e of ['retry', 'retry', 'retry_timeout', 'success_after_retry', 'success']) await page.click(`button[data-add=${e}][data-to=b_events]`)
+  assert.equal(await page.inputValue('input[name=b_events]'), 'retry, retry, retry_timeout, success_after_retry, success')
+  assert.deepEqual(await page.$$eval('#budget-steps tbody tr', (trs) => trs.map((tr) => tr.cells[4].textContent)), ['495', '490', '480', '485', '486'])
+  assert.match(await text('#budget-steps th:last-child'), /tokens/)
+  // No budget: nothing to run.
+  await page.selectOption('select[name=storm_budget]', 'none')
+  assert.equal(await page.locator('#events-none').isVisible(), true)
+  assert.equal(await page.locator('#events-out').isVisible(), false)
+})
+
+test('a storm the core refuses shows its typed error', async () => {
+  await open(`${STORM}&storm_failure_rate=1.5`)
+  assert.match(await text('#error'), /^out_of_range: .*failure_rate/)
+  assert.equal(await page.locator('#storm-out').isVisible(), false)
+  await page.fill('input[name=storm_failure_rate]', '0')
+  assert.equal(await page.locator('#error').isVisible(), false)
+  // Nothing fails: every request is sent once, whatever the budget.
+  assert.deepEqual((await stormRows()).map((row) => row[1]), ['1,000', '1,000', '1,000', '1,000'])
+  await page.fill('input[name=b_events]', 'failure, teapot')
+  assert.match(await text('#error'), /^invalid_input: b_events: "teapot"/)
+  assert.equal(await page.locator('#storm-out').isVisible(), true)
+})
+
 // Every panel, table and scrolling box fits its width; no two texts of the drawing overlap;
 // every select is wide enough for its longest option.
 async function layoutProblems () {
@@ -253,12 +343,15 @@ async function layoutProblems () {
       const boxed = el.matches('.panel, table, .table-wrap, main') || ox === 'auto' || ox === 'scroll'
       if (boxed && el.scrollWidth > el.clientWidth) problems.push(`${name(el)} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth}`)
     }
-    const texts = [...document.querySelectorAll('#timeline text')].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }))
-    texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => {
-      if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom) problems.push(`timeline labels "${a.t}" and "${b.t}" overlap`)
-    }))
-    const svg = document.getElementById('timeline').getBoundingClientRect()
-    for (const x of texts) if (x.r.left < svg.left || x.r.right > svg.right) problems.push(`timeline label "${x.t}" runs off the drawing`)
+    for (const drawing of document.querySelectorAll('svg')) {
+      if (drawing.getBoundingClientRect().width === 0) continue
+      const texts = [...drawing.querySelectorAll('text')].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }))
+      texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => {
+        if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom) problems.push(`#${drawing.id} labels "${a.t}" and "${b.t}" overlap`)
+      }))
+      const box = drawing.getBoundingClientRect()
+      for (const x of texts) if (x.r.left < box.left || x.r.right > box.right) problems.push(`#${drawing.id} label "${x.t}" runs off the drawing`)
+    }
     const ctx = document.createElement('canvas').getContext('2d')
     for (const s of document.querySelectorAll('select')) {
       if (s.offsetParent === null) continue
@@ -271,20 +364,22 @@ async function layoutProblems () {
   })
 }
 
+// Each view, and a table it must fill.
 const VIEWS = {
-  couchbase: 'profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&timeout=2500&pattern=temporary&latency=2',
-  mongodb: 'profile=mongodb&mongo_op=estimatedDocumentCount&txn_events=transient,unknown_commit,success',
-  http: 'profile=http&http_method=GET&timeout=2500&http_results=503,429 ra=3'
+  couchbase: ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&timeout=2500&pattern=temporary&latency=2', '#steps'],
+  mongodb: ['profile=mongodb&mongo_op=estimatedDocumentCount&txn_events=transient,unknown_commit,success', '#steps'],
+  http: ['profile=http&http_method=GET&timeout=2500&http_results=503,429 ra=3', '#steps'],
+  storm: [`${STORM}&storm_reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&storm_budget=percentage&storm_breaker=1`, '#storm-table']
 }
 
 for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
-  test(`each domain's view fits at ${label}; screenshots`, async () => {
+  test(`each view fits at ${label}; screenshots`, async () => {
     await page.setViewportSize(size)
-    for (const [domain, hash] of Object.entries(VIEWS)) {
+    for (const [domain, [hash, table]] of Object.entries(VIEWS)) {
       await open(hash)
       await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true })
       assert.deepEqual(await layoutProblems(), [], `${domain} at ${label}`)
-      assert.ok(await page.locator('#steps tbody tr').count() > 0)
+      assert.ok(await page.locator(`${table} tbody tr`).count() > 0)
       const path = join(SHOTS, `explorer-${domain}-${label}.png`)
       await page.screenshot({ path, fullPage: true })
       console.log(`screenshot: ${path}`)
