@@ -232,6 +232,7 @@ class _Runner(Generic[SleepT]):
         self.log_level = options.get("log_level", logging.DEBUG)
         self.budget = options.get("budget")
         self.breaker = options.get("breaker")
+        self.guarded = self.budget is not None or self.breaker is not None
 
     def _now_ms(self) -> int:
         """The runner's clock in whole milliseconds, for the budget and the breaker."""
@@ -246,11 +247,10 @@ class _Runner(Generic[SleepT]):
         return run
 
     def _permit(self) -> None:
-        """Asks the breaker before an attempt; raises ``CircuitOpenError`` when it refuses."""
-        if self.breaker is not None:
-            verdict = self.breaker.permit(self._now_ms())
-            if not verdict.permitted:
-                raise CircuitOpenError(verdict)
+        """Asks the breaker (there is one) before an attempt; raises ``CircuitOpenError`` when it refuses."""
+        verdict = cast(CircuitBreaker, self.breaker).permit(self._now_ms())
+        if not verdict.permitted:
+            raise CircuitOpenError(verdict)
 
     def _succeeded(self, run: list[Any], result: T) -> T:
         """Tells the breaker and the budget that the attempt succeeded; returns its ``result``."""
@@ -272,12 +272,14 @@ class _Runner(Generic[SleepT]):
         """Asks the core about ``exc``: the seconds to sleep before the next attempt, or None to
         re-raise ``exc``; raises ``RetryTimeoutError`` when time is up. ``run`` is the run's list
         (``_start``), updated here (a list: one allocation per run)."""
-        sent = not isinstance(exc, CircuitOpenError)
-        reason = self.classify(exc) if sent else cast(CircuitOpenError, exc).verdict.reason
+        if self.breaker is not None and isinstance(exc, CircuitOpenError):
+            reason, sent = exc.verdict.reason, False
+        else:
+            reason, sent = self.classify(exc), True
         if reason is None:
             return None
-        cause: Literal["timeout", "error"] = "timeout" if isinstance(exc, TimeoutError) else "error"
-        if sent:
+        cause: Literal["timeout", "error"] = "timeout" if self.guarded and isinstance(exc, TimeoutError) else "error"
+        if sent and self.guarded:
             self._failed(cause)
         request = Request(
             self.operation,
@@ -291,7 +293,7 @@ class _Runner(Generic[SleepT]):
         decision = decide(request, reason, self.policy, self.strategy)
         # The budget is asked after an attempt that was sent: a retry it grants stays granted
         # while the breaker holds that retry back (nothing reaches the server meanwhile).
-        if sent and decision.is_retry and not decision.then_cancel and self.budget is not None:
+        if sent and self.budget is not None and decision.is_retry and not decision.then_cancel:
             verdict = self.budget.try_retry(self._now_ms(), cause)
             if not verdict.permitted:
                 decision = decide_with_budget(request, reason, self.policy, verdict)
@@ -336,8 +338,10 @@ class Retrying(_Runner[Callable[[float], object]]):
         run = self._start()
         while True:
             try:
-                self._permit()
-                return self._succeeded(run, fn(*args, **kwargs))
+                if self.breaker is not None:
+                    self._permit()
+                result = fn(*args, **kwargs)
+                return self._succeeded(run, result) if self.guarded else result
             except Exception as exc:
                 delay = self._after(exc, run)
                 if delay is None:
@@ -374,8 +378,10 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         run = self._start()
         while True:
             try:
-                self._permit()
-                return self._succeeded(run, await fn(*args, **kwargs))
+                if self.breaker is not None:
+                    self._permit()
+                result = await fn(*args, **kwargs)
+                return self._succeeded(run, result) if self.guarded else result
             except Exception as exc:
                 delay = self._after(exc, run)
                 if delay is None:
