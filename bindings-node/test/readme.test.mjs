@@ -53,3 +53,18 @@ test('"MongoDB and HTTP" runs as written and prints what the README shows', { sk
     '',
   ].join('\n'))
 })
+
+test('"Budgets and breakers" runs as written and prints what the README shows', { skip }, () => {
+  const [, code, printed] = readme.split('## Budgets and breakers')[1].match(/```js\n([^]*?)```\nprints\n```\n([^]*?)```/)
+  assert.equal(run(['--input-type=module', '-e'], code), printed)
+  assert.equal(printed, [
+    // gRFC A6: four failures leave 6 tokens (retried), the fifth 5 (at half: not); then none is retried
+    'request 1: attempts 5, then budget_exhausted (token_bucket_at_or_below_half)',
+    'request 2: attempts 1, then budget_exhausted (token_bucket_at_or_below_half)',
+    'request 3: attempts 1, then budget_exhausted (token_bucket_at_or_below_half)',
+    // Couchbase: tripped at 4 of 4 failed; the canary goes more than 1000 ms after it opened (at 3)
+    'CIRCUIT_BREAKER_OPEN true breaker_canary_in_flight',
+    '{"version":1,"state":"half_open","since_ms":1004,"window_start_ms":0,"total":4,"failures":4} half_open',
+    '',
+  ].join('\n'))
+})

@@ -153,6 +153,18 @@ test('the README\'s "wrap a call" runs and prints what it shows', () => {
   assert.equal(out, printed.join('\n'))
 })
 
+test('the README\'s "budgets and breakers" runs and prints what it shows', () => {
+  const [code, out] = runReadme('Budgets and breakers', 'readme-budgets')
+  const printed = code.split('// prints:\n')[1].split('\n').filter(Boolean).map((l) => l.replace(/^\/\/ {3}/, ''))
+  // the quota of 12: a timeout's retry takes 10 (2 left), an error's retry needs 5: refused
+  assert.deepEqual(printed, [
+    'timeout: retry (best_effort_backoff), 2 tokens left',
+    'error: no_retry (retry_quota_exhausted), 2 tokens left',
+    'CIRCUIT_BREAKER_OPEN',
+  ])
+  assert.equal(out, printed.join('\n'))
+})
+
 test('the package runs on its own: index.mjs and pkg/ copied away from bindings-node give the runners', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rp-wasm-alone-'))
   try {
