@@ -84,7 +84,7 @@ pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
-pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_REQUESTS};
+pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_ATTEMPTS, MAX_STORM_REQUESTS};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
 
 /// This crate's version, which every binding reports too.

@@ -17,6 +17,10 @@ use crate::reason::RetryReason;
 /// The most requests one storm may issue (`requests_per_second` × the duration in seconds).
 pub const MAX_STORM_REQUESTS: u64 = 100_000;
 
+/// The most attempts (sent or kept back by the breaker) one storm may replay, so a caller (a web
+/// page) gets a typed error in a second rather than a replay that runs for minutes.
+pub const MAX_STORM_ATTEMPTS: u64 = 1_000_000;
+
 /// A storm to replay: requests arrive evenly for `duration_ms`, and a share of attempts fails.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,9 +131,19 @@ pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
         budget_kind: budget.as_ref().map(|b| b.config().kind().name()),
     };
     let (mut failures_due, mut draws) = (0.0, storm.draws.iter().cycle());
+    let mut attempts = 0u64;
     while let Some(Reverse((now, step, id))) = queue.pop() {
         let failed = match step {
             Step::Send => {
+                attempts += 1;
+                if attempts > MAX_STORM_ATTEMPTS {
+                    return Err(Error::OutOfRange {
+                        field: "duration_ms".to_owned(),
+                        value: storm.duration_ms.to_string(),
+                        expected: "a storm of at most 1000000 attempts in all (fewer requests, or a shorter request timeout)"
+                            .to_owned(),
+                    });
+                }
                 if breaker.as_mut().is_some_and(|b| !b.permit(now).permitted) {
                     report.breaker_rejections += 1;
                     Some(RetryReason::CircuitBreakerOpen)
