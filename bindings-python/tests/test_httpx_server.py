@@ -227,8 +227,9 @@ def test_stall_past_the_read_timeout_is_retried(server: tuple[str, Script]) -> N
         assert client.get(url).status_code == 200
     assert len(script.arrivals) == 2
     # The read timeout (0.2 s) then the backoff (0.02 s), less the moment between the client's send
-    # and the server's arrival stamp.
-    assert 0.21 <= gaps(script)[0] < 0.6
+    # and the server's arrival stamp, which a loaded 2-core machine has stretched to 40 ms (0.18 s
+    # seen once): 0.15 still tells the read timeout from an immediate retry.
+    assert 0.15 <= gaps(script)[0] < 0.6
     assert time.monotonic() - t0 < 2.0
 
 
