@@ -35,6 +35,15 @@ impl BudgetVerdict {
             inner: core::BudgetVerdict::of(rule, balance),
         })
     }
+    /// A verdict from its JSON form (a dict as `budget_run` writes it), its fields checked against
+    /// its rule; errors name `budget_verdict.<field>`.
+    #[staticmethod]
+    fn from_dict(document: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let value: serde_json::Value = retrypolicy_wire::from_json_str(&crate::convert::dumps(document)?).py()?;
+        Ok(BudgetVerdict {
+            inner: retrypolicy_wire::budget_verdict_from_value(&value).py()?,
+        })
+    }
     /// Whether the retry may be sent.
     #[getter]
     fn permitted(&self) -> bool {

@@ -13,7 +13,7 @@ mod runs;
 pub use json::{from_json_str, from_json_value, parse_name};
 pub use retrypolicy::Error;
 
-use retrypolicy::Policy;
+use retrypolicy::{BudgetVerdict, Policy};
 
 /// Parses and validates a policy document.
 pub fn parse_policy(text: &str) -> Result<Policy, Error> {
@@ -27,4 +27,19 @@ pub fn policy_from_value(value: &serde_json::Value) -> Result<Policy, Error> {
     let policy: Policy = from_json_value(value)?;
     policy.validate()?;
     Ok(policy)
+}
+
+/// A budget verdict from its JSON form (as `budget_run` writes it), its fields checked against
+/// its rule; errors name `budget_verdict.<field>`.
+pub fn budget_verdict_from_value(value: &serde_json::Value) -> Result<BudgetVerdict, Error> {
+    from_json_value::<input::VerdictInput>(value)
+        .map_err(|e| {
+            let field = e.field().to_owned();
+            e.with_field(&if field.is_empty() {
+                "budget_verdict".to_owned()
+            } else {
+                format!("budget_verdict.{field}")
+            })
+        })?
+        .verdict()
 }
