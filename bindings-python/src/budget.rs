@@ -39,7 +39,8 @@ impl BudgetVerdict {
     /// its rule; errors name `budget_verdict.<field>`.
     #[staticmethod]
     fn from_dict(document: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let value: serde_json::Value = retrypolicy_wire::from_json_str(&crate::convert::dumps(document)?).py()?;
+        let value: serde_json::Value =
+            retrypolicy_wire::from_json_str(&crate::convert::dumps(document)?).py()?;
         Ok(BudgetVerdict {
             inner: retrypolicy_wire::budget_verdict_from_value(&value).py()?,
         })
