@@ -4,6 +4,7 @@
 // are frozen. "Now" is passed in as Unix milliseconds.
 
 import type { MillisInput, PolicyDocument, RetryReasonName } from './retrypolicy.js'
+import type { BudgetVerdict } from './budget.js'
 
 /** What an HTTP status means for a retry. */
 export type HttpClass = 'success' | 'redirect' | 'rejection' | 'transient'
@@ -97,7 +98,8 @@ export declare const http: Readonly<{
   /**
    * What a bounded retry loop does after an attempt: retry after a delay, or stop and why (a
    * non-idempotent request is not repeated once it may have reached the server; no attempt is
-   * scheduled at or past the deadline).
+   * scheduled at or past the deadline); a retry that `budgetVerdict` (from `RetryBudget.tryRetry`)
+   * refuses stops, transient, with the budget's rule.
    */
-  nextStep(loop: HttpLoop, state: HttpLoopState, attempt: HttpAttempt, nowUnixMs?: MillisInput, random?: number): HttpStepDecision
+  nextStep(loop: HttpLoop, state: HttpLoopState, attempt: HttpAttempt, nowUnixMs?: MillisInput, random?: number, budgetVerdict?: BudgetVerdict): HttpStepDecision
 }>

@@ -112,7 +112,7 @@ const HTTP = {
   classify: ['http_classify', 'status', 'network_error'],
   retryAfter: ['http_retry_after', 'value', 'now_unix_ms'],
   parseDate: ['http_date', 'value', 'now_unix_ms'],
-  nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random'],
+  nextStep: ['http_next', 'loop', 'state', 'attempt', 'now_unix_ms', 'random', 'budget_verdict'],
 }
 
 /**

@@ -180,7 +180,7 @@ const ADAPTERS = {
   http_classify: domain((i) => rp.http.classify(i.status, i.networkError)),
   http_retry_after: domain((i) => rp.http.retryAfter(i.value, i.nowUnixMs)),
   http_date: domain((i) => rp.http.parseDate(i.value, i.nowUnixMs)),
-  http_next: domain((i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.nowUnixMs, i.random)),
+  http_next: domain((i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.nowUnixMs, i.random, i.budgetVerdict)),
   budget_run: budgetRun,
   breaker_run: breakerRun,
   decide_with_budget: budgeted((...args) => wire(rp.decideWithBudget(...args))),

@@ -61,9 +61,9 @@ pub use decide::{
 pub use error::Error;
 pub use explain::explain;
 pub use http::{
-    classify_attempt, classify_http_status, classify_network_error, next as http_next, parse_http_date,
-    parse_imf_fixdate, parse_retry_after, HttpAttempt, HttpClass, HttpClassification, LoopAction,
-    LoopDecision, LoopState, RetryLoop, StepOutcome,
+    classify_attempt, classify_http_status, classify_network_error, next as http_next,
+    next_with_budget as http_next_with_budget, parse_http_date, parse_imf_fixdate, parse_retry_after,
+    HttpAttempt, HttpClass, HttpClassification, LoopAction, LoopDecision, LoopState, RetryLoop, StepOutcome,
 };
 pub use mongodb::backpressure::{is_overload_error, is_retryable_overload_error, overload_backoff_ms};
 pub use mongodb::errors::{

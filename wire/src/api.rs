@@ -242,7 +242,16 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         "http_date" => from_json_value::<HttpDateInput>(input)
             .and_then(|i| parse_http_date("value", &i.value, i.now_unix_ms).map(|t| json!({ "unix_ms": t }))),
         "http_next" => from_json_value::<HttpNextInput>(input).and_then(|i| {
-            http_next(&i.retry_loop, &i.state, &i.attempt, i.now_unix_ms, i.random).map(|d| to_value(&d))
+            let verdict = i.budget_verdict.as_ref().map(VerdictInput::verdict).transpose()?;
+            http_next_with_budget(
+                &i.retry_loop,
+                &i.state,
+                &i.attempt,
+                i.now_unix_ms,
+                i.random,
+                verdict.as_ref(),
+            )
+            .map(|d| to_value(&d))
         }),
         "parse_request" => from_json_value::<RequestInput>(input).and_then(|i| {
             i.request.validate()?;

@@ -8,9 +8,11 @@ string past 2**53, which no real delay reaches), and "now" is passed in as Unix 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, TypedDict, Union, cast
+import json
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Union, cast
 
 from ._json_api import call
+from ._lowlevel import BudgetVerdict
 
 if TYPE_CHECKING:
     from typing import NotRequired
@@ -180,8 +182,15 @@ def parse_date(value: str, now_unix_ms: int | None = None) -> DateResult:
 
 
 def next_step(
-    loop: Loop, state: LoopState, attempt: Attempt, now_unix_ms: int | None = None, random: float | None = None
+    loop: Loop,
+    state: LoopState,
+    attempt: Attempt,
+    now_unix_ms: int | None = None,
+    random: float | None = None,
+    budget_verdict: BudgetVerdict | dict[str, Any] | None = None,
 ) -> Step:
-    """What a bounded retry loop does after an attempt: retry after a delay, or stop and why."""
+    """What a bounded retry loop does after an attempt: retry after a delay, or stop and why; a
+    retry that `budget_verdict` (from `RetryBudget.try_retry`) refuses stops, transient."""
     inputs = {"loop": loop, "state": state, "attempt": attempt}
-    return cast(Step, call("http_next", inputs, now_unix_ms=now_unix_ms, random=random))
+    verdict = json.loads(budget_verdict.to_json()) if isinstance(budget_verdict, BudgetVerdict) else budget_verdict
+    return cast(Step, call("http_next", inputs, now_unix_ms=now_unix_ms, random=random, budget_verdict=verdict))

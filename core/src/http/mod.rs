@@ -294,5 +294,6 @@ mod retry_loop;
 
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
 pub use retry_loop::{
-    next, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY, NOT_IDEMPOTENT_AFTER_SEND,
+    next, next_with_budget, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY,
+    NOT_IDEMPOTENT_AFTER_SEND,
 };

@@ -298,3 +298,28 @@ pub fn next(
         section,
     })
 }
+
+/// [`next`], then a retry the caller's budget refuses (its `verdict`, from
+/// [`crate::RetryBudget::try_retry`]) stops the loop instead, with the transient outcome and the
+/// budget's rule and source; any other decision stands. The server's `retry_after_ms` is kept.
+pub fn next_with_budget(
+    retry_loop: &RetryLoop,
+    state: &LoopState,
+    attempt: &HttpAttempt,
+    now_unix_ms: Option<u64>,
+    random: Option<f64>,
+    verdict: Option<&crate::BudgetVerdict>,
+) -> Result<LoopDecision, Error> {
+    let d = next(retry_loop, state, attempt, now_unix_ms, random)?;
+    Ok(match verdict {
+        Some(v) if d.action == LoopAction::Retry && !v.permitted => LoopDecision {
+            action: LoopAction::Stop,
+            outcome: Some(StepOutcome::Transient),
+            delay_ms: None,
+            rule: v.rule.name(),
+            section: v.source,
+            ..d
+        },
+        _ => d,
+    })
+}

@@ -242,6 +242,8 @@ pub(crate) struct HttpNextInput {
     pub(crate) now_unix_ms: Option<u64>,
     #[serde(default, deserialize_with = "retrypolicy::serde_form::draw::deserialize")]
     pub(crate) random: Option<f64>,
+    #[serde(default)]
+    pub(crate) budget_verdict: Option<VerdictInput>,
 }
 
 #[derive(Deserialize)]
