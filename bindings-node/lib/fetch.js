@@ -41,14 +41,17 @@ function makeRetryFetch(http) {
         }
       }
       const state = { attempts: attempt, elapsedMs: Math.ceil(o.clock() - start), previousDelayMs: previousDelay }
-      let d = http.nextStep(loop, state, step, now(), o.random())
+      const [nowUnixMs, random] = [now(), o.random()]
+      let d = http.nextStep(loop, state, step, nowUnixMs, random)
       // What the budget and breaker are told: a network error or a transient status is a failure (a
       // timeout when the attempt was cut), a success status a success, any other final status final.
       const cut = timer?.aborted === true
       const failed = step.kind === 'network_error' || d.class === 'transient'
       if (!(error instanceof CircuitOpenError)) guard.settled(failed ? (cut ? 'timeout' : 'failure') : d.class === 'success' ? 'success' : 'final')
+      // The budget is asked only for a retry the core would make; a refusal gets the core's stop
+      // (transient, the budget's rule and source) from the same step with the verdict.
       const verdict = d.action === 'retry' ? guard.tryRetry(cut ? 'timeout' : 'error') : undefined
-      if (verdict !== undefined && !verdict.permitted) d = verdict // the budget's refusal ends the run
+      if (verdict !== undefined && !verdict.permitted) d = http.nextStep(loop, state, step, nowUnixMs, random, verdict)
       publish('fetch', d, error ?? response, attempt)
       if (d.action !== 'retry') {
         if (step.kind === 'response' && d.outcome === 'final') return response

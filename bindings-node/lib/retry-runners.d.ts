@@ -4,7 +4,7 @@
 import type { Decision, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
 import type { TransactionAction } from './mongodb.js'
-import type { BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
+import type { BudgetedDecision, CircuitBreaker, RetryBudget } from './budget.js'
 
 /** The `node:diagnostics_channel` channel on which every runner publishes each decision (where that module exists). */
 export declare const DECISION_CHANNEL: 'retrypolicy:decision'
@@ -12,7 +12,7 @@ export declare const DECISION_CHANNEL: 'retrypolicy:decision'
 /** A message on DECISION_CHANNEL: which runner, its decision, the failure it followed, the attempt (1-based). */
 export interface DecisionMessage {
   readonly runner: 'retry' | 'fetch' | 'transaction'
-  readonly decision: BudgetedDecision | HttpStepDecision | BudgetVerdict | TransactionAction
+  readonly decision: BudgetedDecision | HttpStepDecision | TransactionAction
   readonly error: unknown
   readonly attempt: number
 }
@@ -42,7 +42,8 @@ export interface GuardOptions {
   /**
    * Bounds retries across runs: each run records its request and each answered attempt (a
    * retryable failure, a timeout when an attempt was cut, a success), and asks `tryRetry` before
-   * each retry; a refusal ends the run (retry: the core's budget_exhausted no-retry).
+   * each retry; a refusal ends the run with the core's decision (retry: its budget_exhausted
+   * no-retry; retryFetch: its transient stop under the budget's rule).
    */
   budget?: Pick<RetryBudget, 'record' | 'tryRetry' | 'permit'> | null
   /**
@@ -100,8 +101,11 @@ export declare function classifyHttpStatus(error: unknown): RetryReasonName | nu
 /** `classifyNetworkError`, then `classifyHttpStatus`. */
 export declare function classifyError(error: unknown): RetryReasonName | null
 
-/** Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. A retry the budget refuses ends the run with its verdict. */
-export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision, HttpStepDecision | BudgetVerdict>, GuardOptions {
+/**
+ * Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. A retry the budget
+ * refuses ends the run with the core's stop (outcome transient, the budget's rule and source).
+ */
+export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision>, GuardOptions {
   /** Attempts in all, the first included. */
   maxAttempts?: number
   /** No attempt starts after this many ms, and each one is cut at it. */

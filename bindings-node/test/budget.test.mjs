@@ -145,7 +145,7 @@ test('retry with a breaker: it opens at its volume threshold, refused attempts s
   assert.equal(breaker.state(t.now), 'closed')
 })
 
-test('retryFetch with a budget and a breaker: a 503 storm ends with the budget; an open breaker sends nothing', async () => {
+test("retryFetch with a budget and a breaker: a 503 storm ends with the core's stop by the budget; an open breaker sends nothing", async () => {
   const budget = new rp.RetryBudget(A6)
   const t = fakeTime()
   let sent = 0
@@ -156,7 +156,11 @@ test('retryFetch with a budget and a breaker: a 503 storm ends with the budget; 
   })
   assert.equal(response.status, 503)
   assert.equal(sent, 5) // as in retry: four retries, then the bucket is at half
-  assert.equal(gaveUp.rule, 'token_bucket_at_or_below_half')
+  // the core's http_next stop, not the budget's verdict: transient, under the budget's rule and source
+  const { action, outcome, class: cls, rule, delayMs } = gaveUp
+  assert.deepEqual({ action, outcome, cls, rule, delayMs }, { action: 'stop', outcome: 'transient', cls: 'transient', rule: 'token_bucket_at_or_below_half', delayMs: undefined })
+  assert.ok(gaveUp.section.includes('gRFC A6') && !('permitted' in gaveUp))
+  assert.equal(budget.snapshot().balance, 5000) // the refused retry took nothing
   const breaker = rp.CircuitBreaker.restore(null, { state: 'open', since_ms: t.now, total: 20, failures: 20 })
   await assert.rejects(
     rp.retryFetch('http://127.0.0.1:9/', undefined, { maxAttempts: 3, fetch, breaker, clock: t.clock, sleep: t.sleep }),

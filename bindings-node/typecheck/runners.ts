@@ -15,7 +15,7 @@ import {
 
 diagnostics.subscribe(DECISION_CHANNEL, (message) => {
   const m = message as DecisionMessage
-  console.log(m.runner, m.attempt, 'action' in m.decision ? m.decision.action : m.decision.rule)
+  console.log(m.runner, m.attempt, m.decision.action)
 })
 
 /** Wrap a call: an idempotent GET, retried on network errors for at most 2 s. */
