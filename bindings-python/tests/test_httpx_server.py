@@ -1,6 +1,6 @@
 """The httpx transports against a real HTTP server on 127.0.0.1 (stdlib http.server in a thread):
 503s, 429 with Retry-After (seconds and a date), closed and reset connections, a stall, a POST,
-and the deadline. Each test checks what the server saw and the waits the client made (lower
+the deadline, and a 503 storm a shared retry budget stops. Each test checks what the server saw and the waits the client made (lower
 bounds firm, upper bounds loose)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+import retrypolicy as rp
 from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
 
 FAST = {"kind": "fixed", "delay_ms": 20}
@@ -269,6 +270,27 @@ def test_retry_after_past_the_deadline_stops_at_once(server: tuple[str, Script])
     step = response.extensions["retrypolicy"]
     assert step["rule"] == "deadline_before_retry" and step["retry_after_ms"] == 30_000
     assert len(script.arrivals) == 1 and time.monotonic() - t0 < 1.0
+
+
+def test_a_shared_token_bucket_stops_a_503_storm(server: tuple[str, Script]) -> None:
+    url, script = server
+    script.answers = [503]
+    budget = rp.RetryBudget({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})
+    stops: list[dict[str, Any]] = []
+    transport = RetryTransport(backoff=FAST, max_attempts=10, budget=budget, on_give_up=lambda step, r: stops.append(step))
+    with httpx.Client(transport=transport) as client:
+        responses = [client.get(url) for _ in range(3)]
+    # gRFC A6's bucket: 10 tokens, each failed attempt takes one, no retry at or below half (5).
+    # Request 1: its first four 503s leave 9, 8, 7, 6 tokens, each retry granted; its fifth leaves
+    # 5, at half: refused, so 5 arrivals. Requests 2 and 3: one 503 each (4, then 3 tokens), refused
+    # at once, 1 arrival each. Without the budget each request would send max_attempts, 30 in all.
+    assert len(script.arrivals) == 5 + 1 + 1
+    assert budget.snapshot()["balance"] == 3000
+    assert [r.status_code for r in responses] == [503] * 3
+    # Each stop is the core's http_next given the refusal: transient, the budget's rule and source.
+    assert [r.extensions["retrypolicy"] for r in responses] == stops
+    assert {(s["action"], s["outcome"], s["rule"]) for s in stops} == {("stop", "transient", "token_bucket_at_or_below_half")}
+    assert all("gRFC A6" in s["section"] and "delay_ms" not in s for s in stops)
 
 
 def test_async_transport_retries_and_lets_cancellation_through(server: tuple[str, Script]) -> None:

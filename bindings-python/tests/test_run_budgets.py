@@ -163,3 +163,37 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
         status[0] = 200
         assert client.get("http://127.0.0.1/x").status_code == 200  # the canary
         assert hits[0] == 3 and breaker.state(int(t.now * 1000)) == "closed"
+
+
+def test_the_httpx_transports_tell_the_budget_and_refund_a_retry_that_succeeded() -> None:
+    import httpx
+
+    from retrypolicy.httpx import AsyncRetryTransport, CircuitOpenError as HttpCircuitOpenError, RetryTransport
+
+    t, answers = FakeTime(), ["timeout", 200]
+
+    def server(request: httpx.Request) -> httpx.Response:
+        if answers.pop(0) == "timeout":
+            raise httpx.ReadTimeout("stalled", request=request)
+        return httpx.Response(200)
+
+    quota = rp.RetryBudget({"kind": "retry_quota"})
+    balances: list[int] = []
+    transport = AsyncRetryTransport(
+        httpx.MockTransport(server), clock=t.clock, sleep=t.asleep, budget=quota,
+        on_retry=lambda step, result: balances.append(quota.snapshot()["balance"]),
+    )
+
+    async def get() -> int:
+        async with httpx.AsyncClient(transport=transport) as client:
+            return (await client.get("http://127.0.0.1/x")).status_code
+
+    assert asyncio.run(get()) == 200
+    # The AWS quota: a retry of a timeout costs 10 (500 -> 490), its success returns them.
+    assert balances == [490] and quota.snapshot()["balance"] == 500
+    # Attempts an open breaker holds back are not sent, and cost the budget nothing.
+    breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=3, budget=quota, breaker=breaker)
+    with httpx.Client(transport=held) as client, pytest.raises(HttpCircuitOpenError):
+        client.get("http://127.0.0.1/x")
+    assert quota.snapshot()["balance"] == 500  # (a sent attempt would have found no answer left)

@@ -4,6 +4,7 @@ and no other line is (tests/test_types.py runs mypy on this file). Never run."""
 from __future__ import annotations
 
 from retrypolicy import Decision, Operation, Request, RetryBudget, RetryDecision, decide, http, mongodb
+from retrypolicy.httpx import RetryTransport
 from retrypolicy.run import Retrying
 
 d: Decision = decide(Request(Operation.kv("get"), timeout=2.5), "KV_LOCKED")
@@ -38,4 +39,5 @@ later = d.delay.total_seconds()  # E: union-attr
 budget = RetryBudget({"kind": "token_bucket"})
 budget.record(0, "retried")  # E: arg-type
 budget.permit(0, cause="throttle")  # E: arg-type
+RetryTransport(budget={"kind": "token_bucket"})  # E: arg-type
 spent: int = d.refused_delay_ms  # E: assignment

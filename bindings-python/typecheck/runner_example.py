@@ -111,7 +111,8 @@ async def main() -> None:
     print(n)
     moved: int = mongodb.run_transaction(Session(), transfer)
     print(moved)
-    transport = RetryTransport(deadline=5.0, max_attempts=3, on_retry=log_http_retry, breaker=retrypolicy.CircuitBreaker())
+    shared = retrypolicy.RetryBudget({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})
+    transport = RetryTransport(deadline=5.0, max_attempts=3, on_retry=log_http_retry, breaker=retrypolicy.CircuitBreaker(), budget=shared)
     # The submodules as attributes of the package.
     reason = retrypolicy.http.classify(status=503)["retry_reason"]
     assert reason == "SERVICE_RESPONSE_CODE_INDICATED" and retrypolicy.run.is_testing()

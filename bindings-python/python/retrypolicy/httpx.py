@@ -22,6 +22,12 @@ A shared ``CircuitBreaker`` (``breaker=``) is asked before each attempt; an atte
 not sent and fails with ``CircuitOpenError`` (an ``httpx.TransportError``), which the loop sees as
 a request that never left. Each sent attempt's outcome is told to it: a failure when the core
 classes it transient (5xx, 408, 429, a network error; a timeout for ``httpx.TimeoutException``).
+
+A shared ``RetryBudget`` (``budget=``) is told each request, each sent attempt that failed (as
+above) and each 2xx, as the runners tell it, and is asked (``try_retry``) before each retry the
+core's step makes after a sent attempt (one the breaker held back costs it nothing). A refusal
+gets the core's stop from the same step given the verdict (``http.next_step(...,
+budget_verdict=)``): outcome transient, the budget's rule, its source as ``section``.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ import httpx
 from . import http as _http
 from . import run as _run
 from ._log import LOGGER
-from ._lowlevel import CircuitBreaker
+from ._lowlevel import BudgetVerdict, CircuitBreaker, RetryBudget
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -82,19 +88,21 @@ class TransportOptions(TypedDict, total=False):
     logger: logging.Logger
     log_level: int
     breaker: CircuitBreaker | None
+    budget: RetryBudget | None
 
 
 class _Run:
     """One request's run: its loop (with the method), when it started, the attempts made so far,
-    and the previous delay in ms."""
+    the previous delay in ms, and the cause of the last retry the budget granted."""
 
-    __slots__ = ("loop", "start", "attempts", "previous_ms")
+    __slots__ = ("loop", "start", "attempts", "previous_ms", "retry_cause")
 
     def __init__(self, loop: _http.Loop, start: float) -> None:
         self.loop = loop
         self.start = start
         self.attempts = 0
         self.previous_ms: int | None = None
+        self.retry_cause: Literal["error", "timeout"] | None = None
 
 
 class _Steps:
@@ -122,11 +130,20 @@ class _Steps:
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
         self.breaker = options.get("breaker")
+        self.budget = options.get("budget")
         _http.next_step(self.loop, {"attempts": 1, "elapsed_ms": 0}, {"kind": "response", "status": 200})  # bad input raises here
 
     def begin(self, request: httpx.Request) -> _Run:
-        """A run of ``request``: the loop with its method (for RFC 9110's idempotent-method rule)."""
-        return _Run({**self.loop, "method": request.method}, self.clock())
+        """A run of ``request``: the loop with its method (for RFC 9110's idempotent-method rule);
+        the budget is told of the request."""
+        run = _Run({**self.loop, "method": request.method}, self.clock())
+        if self.budget is not None:
+            self.budget.record(self._now_ms(), "request")
+        return run
+
+    def _now_ms(self) -> int:
+        """The transport's clock in whole milliseconds, for the budget and the breaker."""
+        return int(self.clock() * 1000)
 
     def cap(self, request: httpx.Request, run: _Run) -> None:
         """Cuts the next attempt's timeouts (connect, read, write, pool) to the time left."""
@@ -137,18 +154,37 @@ class _Steps:
     def permit(self) -> None:
         """Asks the breaker before an attempt; raises ``CircuitOpenError`` when it refuses."""
         if self.breaker is not None:
-            verdict = self.breaker.permit(int(self.clock() * 1000))
+            verdict = self.breaker.permit(self._now_ms())
             if not verdict.permitted:
                 raise CircuitOpenError(verdict)
 
-    def tell_breaker(self, result: Result, step: _http.Step) -> None:
-        """Tells the breaker how a sent attempt ended: failed when the core classed it transient."""
-        if self.breaker is None or isinstance(result, CircuitOpenError):
+    def tell(self, run: _Run, result: Result, step: _http.Step) -> None:
+        """Tells the breaker and the budget how a sent attempt ended: failed when the core classed
+        it transient; else a success to the breaker (the endpoint answered), and to the budget only
+        a 2xx (as the runners keep an error they surface from it)."""
+        if isinstance(result, CircuitOpenError):
             return
         outcome: Literal["success", "failure", "timeout"] = "success"
         if step["class"] == "transient":
             outcome = "timeout" if isinstance(result, httpx.TimeoutException) else "failure"
-        self.breaker.record(int(self.clock() * 1000), outcome)
+        if self.breaker is not None:
+            self.breaker.record(self._now_ms(), outcome)
+        if self.budget is not None and outcome != "success":
+            self.budget.record(self._now_ms(), outcome)
+        elif self.budget is not None and step["class"] == "success":
+            self.budget.record(self._now_ms(), "success", after_retry=run.retry_cause)
+
+    def refusal(self, run: _Run, result: Result, step: _http.Step) -> BudgetVerdict | None:
+        """The budget's refusal of the retry ``step`` makes after a sent attempt, or None (no
+        budget, no retry, nothing sent, or granted: the grant is recorded)."""
+        if self.budget is None or step["action"] != "retry" or isinstance(result, CircuitOpenError):
+            return None
+        cause: Literal["error", "timeout"] = "timeout" if isinstance(result, httpx.TimeoutException) else "error"
+        verdict = self.budget.try_retry(self._now_ms(), cause)
+        if not verdict.permitted:
+            return verdict
+        run.retry_cause = cause
+        return None
 
     def after(self, request: httpx.Request, result: Result, run: _Run) -> float | None:
         """The core's ruling on an attempt: the seconds to sleep before the next, or None to stop;
@@ -167,8 +203,11 @@ class _Steps:
         state: _http.LoopState = {"attempts": attempts, "elapsed_ms": round((self.clock() - run.start) * 1000)}
         if run.previous_ms is not None:
             state["previous_delay_ms"] = run.previous_ms
-        step = _http.next_step(run.loop, state, attempt, now_unix_ms=int(self.now() * 1000), random=self.random())
-        self.tell_breaker(result, step)
+        now_unix_ms, draw = int(self.now() * 1000), self.random()
+        step = _http.next_step(run.loop, state, attempt, now_unix_ms=now_unix_ms, random=draw)
+        self.tell(run, result, step)
+        if (refused := self.refusal(run, result, step)) is not None:  # the core's stop for it
+            step = _http.next_step(run.loop, state, attempt, now_unix_ms=now_unix_ms, random=draw, budget_verdict=refused)
         if self.logger.isEnabledFor(self.log_level):
             self.logger.log(
                 self.log_level,
