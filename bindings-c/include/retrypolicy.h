@@ -908,15 +908,15 @@ rp_result rp_budget_document(const struct rp_budget *budget, char **json_out);
 
 /**
  * Decides as `rp_decide` does with the policy's own strategy (no host strategy), then lets a
- * budget's `verdict` (from `rp_budget_try_retry` or `rp_budget_permit`; NULL: none) refuse the
+ * budget's `budget_verdict` (from `rp_budget_try_retry` or `rp_budget_permit`; NULL: none) refuse the
  * retry: a refusal is a no-retry with cause RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED and the budget's
  * rule (RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF, ...). A verdict whose `permitted` or `kind`
- * disagrees with its rule is RP_RESULT_OUT_OF_RANGE naming "verdict.permitted" / "verdict.kind".
+ * disagrees with its rule is refused as the JSON API refuses it, naming "budget_verdict.permitted" / ".kind".
  */
 rp_result rp_decide_with_budget(const struct rp_request *request,
                                 rp_reason reason,
                                 const struct rp_policy *policy,
-                                const struct rp_budget_verdict *verdict,
+                                const struct rp_budget_verdict *budget_verdict,
                                 struct rp_decision *decision_out);
 
 /**

@@ -45,34 +45,16 @@ fn verdict_to_c(v: &BudgetVerdict) -> rp_budget_verdict {
     }
 }
 
-/// A C verdict as the core's, named `argument` in errors: the rule's verdict, whose `permitted`
-/// and `kind` must be the given ones (`source` is not read).
-pub(crate) fn verdict_from_c(v: &rp_budget_verdict, argument: &str) -> Result<BudgetVerdict, Failure> {
-    let verdict = BudgetVerdict::of(from_c(v.rule, format_args!("{argument}.rule"))?, v.balance);
-    let kind = from_c(v.kind, format_args!("{argument}.kind"))?;
-    let disagrees = |field: &str, given: &str, rule_says: &str| {
-        let field = format!("{argument}.{field}");
-        let detail = format!(
-            "{field}: {given} is out of range: expected {rule_says} (rule {})",
-            verdict.rule.name()
-        );
-        Err(Failure::named(
-            crate::error::RP_RESULT_OUT_OF_RANGE,
-            field,
-            detail,
-        ))
-    };
-    if v.permitted.get() != verdict.permitted {
-        return disagrees(
-            "permitted",
-            &v.permitted.get().to_string(),
-            &verdict.permitted.to_string(),
-        );
-    }
-    if kind != verdict.kind {
-        return disagrees("kind", kind.name(), verdict.kind.name());
-    }
-    Ok(verdict)
+/// A C verdict as the core's, checked by the wire layer as the JSON API checks one: `permitted`
+/// and `kind` must be its rule's (`source` is not read); errors name `budget_verdict.<field>`.
+pub(crate) fn verdict_from_c(v: &rp_budget_verdict) -> Result<BudgetVerdict, Failure> {
+    let verdict = serde_json::json!({
+        "permitted": v.permitted.get(),
+        "kind": from_c(v.kind, "budget_verdict.kind")?,
+        "rule": from_c(v.rule, "budget_verdict.rule")?,
+        "balance": v.balance,
+    });
+    Ok(retrypolicy_wire::budget_verdict_from_value(&verdict)?)
 }
 
 /// The configuration a budget document holds, errors naming its fields ("max_tokens").

@@ -50,24 +50,21 @@ pub(crate) fn refusal_from_c(d: &rp_decision, rule: BudgetRule) -> Result<Budget
 }
 
 /// Decides as `rp_decide` does with the policy's own strategy (no host strategy), then lets a
-/// budget's `verdict` (from `rp_budget_try_retry` or `rp_budget_permit`; NULL: none) refuse the
+/// budget's `budget_verdict` (from `rp_budget_try_retry` or `rp_budget_permit`; NULL: none) refuse the
 /// retry: a refusal is a no-retry with cause RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED and the budget's
 /// rule (RP_RULE_TOKEN_BUCKET_AT_OR_BELOW_HALF, ...). A verdict whose `permitted` or `kind`
-/// disagrees with its rule is RP_RESULT_OUT_OF_RANGE naming "verdict.permitted" / "verdict.kind".
+/// disagrees with its rule is refused as the JSON API refuses it, naming "budget_verdict.permitted" / ".kind".
 #[no_mangle]
 pub unsafe extern "C" fn rp_decide_with_budget(
     request: *const rp_request,
     reason: rp_reason,
     policy: *const rp_policy,
-    verdict: *const rp_budget_verdict,
+    budget_verdict: *const rp_budget_verdict,
     decision_out: *mut rp_decision,
 ) -> rp_result {
     output!(decision_out, {
         let (request, reason, policy) = inputs(request, reason, policy)?;
-        let verdict = verdict
-            .as_ref()
-            .map(|v| verdict_from_c(v, "verdict"))
-            .transpose()?;
+        let verdict = budget_verdict.as_ref().map(verdict_from_c).transpose()?;
         let d = retrypolicy::decide_with_budget(&request, reason, policy, verdict.as_ref())?;
         Ok(budgeted_to_c(&d))
     })

@@ -422,11 +422,11 @@ static void a_verdict_that_disagrees_with_its_rule_is_refused(void **state) {
     memset(&d, 0xAB, sizeof d);
     rp_decision untouched = d;
     rp_budget_verdict v = {true, RP_BUDGET_KIND_RETRY_QUOTA, RP_BUDGET_RULE_RETRY_QUOTA_EXHAUSTED, NULL, 0};
-    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_OUT_OF_RANGE, "verdict.permitted");
+    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_OUT_OF_RANGE, "budget_verdict.permitted");
     v = (rp_budget_verdict){false, RP_BUDGET_KIND_TOKEN_BUCKET, RP_BUDGET_RULE_RETRY_QUOTA_EXHAUSTED, NULL, 0};
-    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_OUT_OF_RANGE, "verdict.kind");
+    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_UNKNOWN_NAME, "budget_verdict.kind");
     v = (rp_budget_verdict){false, RP_BUDGET_KIND_RETRY_QUOTA, 77, NULL, 0};
-    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_INVALID_ENUM, "verdict.rule");
+    FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, &v, &d), RP_RESULT_INVALID_ENUM, "budget_verdict.rule");
     FAILS(rp_decide_with_budget(NULL, RP_REASON_KV_LOCKED, NULL, NULL, &d), RP_RESULT_NULL_POINTER, "request");
     FAILS(rp_decide_with_budget(&r, RP_REASON_KV_LOCKED, NULL, NULL, NULL), RP_RESULT_NULL_POINTER, "decision_out");
     assert_memory_equal(&d, &untouched, sizeof d);
