@@ -126,17 +126,25 @@ pub fn decide_with_budget(
     policy: &Policy,
     verdict: Option<&BudgetVerdict>,
 ) -> Result<BudgetedDecision, Error> {
-    let decision = decide(request, reason, policy)?;
-    Ok(match (decision, verdict) {
-        (Decision::Retry(r), Some(v)) if !v.permitted => BudgetedDecision::Refused(BudgetRefusal {
-            reason: r.reason,
-            attempts: r.attempts,
-            idempotent: r.idempotent,
-            refused_delay_ms: r.delay_ms,
-            verdict: *v,
-        }),
-        _ => BudgetedDecision::Decided(decision),
-    })
+    Ok(BudgetedDecision::apply(decide(request, reason, policy)?, verdict))
+}
+
+impl BudgetedDecision {
+    /// `decision` (from any entry point: `decide`, `decide_with` and a host strategy, the two
+    /// steps) with `verdict` applied: a retry the budget refuses becomes a [`BudgetRefusal`];
+    /// anything else, or no verdict, stands.
+    pub fn apply(decision: Decision, verdict: Option<&BudgetVerdict>) -> BudgetedDecision {
+        match (decision, verdict) {
+            (Decision::Retry(r), Some(v)) if !v.permitted => BudgetedDecision::Refused(BudgetRefusal {
+                reason: r.reason,
+                attempts: r.attempts,
+                idempotent: r.idempotent,
+                refused_delay_ms: r.delay_ms,
+                verdict: *v,
+            }),
+            _ => BudgetedDecision::Decided(decision),
+        }
+    }
 }
 
 /// Why the budget refused, in words.

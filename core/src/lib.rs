@@ -42,8 +42,8 @@ pub use breaker::{
     BreakerVerdict, CircuitBreaker,
 };
 pub use budget::{
-    BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetKind, BudgetRule, BudgetSnapshot,
-    BudgetVerdict, RetryBudget, RetryCause,
+    BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetEventKind, BudgetKind, BudgetRule,
+    BudgetSnapshot, BudgetVerdict, RetryBudget, RetryCause,
 };
 pub use budgeted::{decide_with_budget, explain_with_budget, BudgetRefusal, BudgetedDecision};
 pub use classify::analytics::classify_analytics;

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::input::{BreakerEventKind, BreakerRunInput, BudgetEventKind, BudgetRunInput};
+use crate::input::{BreakerEventKind, BreakerRunInput, BudgetRunInput};
+use retrypolicy::BudgetEventKind;
 use retrypolicy::*;
 
 fn to_value<T: serde::Serialize>(v: &T) -> Value {

@@ -103,6 +103,58 @@ pub enum BudgetEvent {
     },
 }
 
+/// The kinds of [`BudgetEvent`], by name (`request`, `success`, `failure`, `timeout`, `retry`), for
+/// hosts that read events from text or their own enums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetEventKind {
+    /// [`BudgetEvent::Request`].
+    Request,
+    /// [`BudgetEvent::Success`].
+    Success,
+    /// [`BudgetEvent::Failure`].
+    Failure,
+    /// [`BudgetEvent::Timeout`].
+    Timeout,
+    /// [`BudgetEvent::Retry`].
+    Retry,
+}
+
+impl BudgetEvent {
+    /// The event of `kind`, with `after_retry` (only a success takes it) and `cause` (only a
+    /// retry takes it; default `error`); either given to another kind is `unknown_field` naming
+    /// `field.after_retry` or `field.cause`.
+    pub fn from_kind(
+        field: &str,
+        kind: BudgetEventKind,
+        after_retry: Option<RetryCause>,
+        cause: Option<RetryCause>,
+    ) -> Result<BudgetEvent, Error> {
+        let misplaced = |name: &str| Error::UnknownField {
+            field: if field.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{field}.{name}")
+            },
+        };
+        if after_retry.is_some() && kind != BudgetEventKind::Success {
+            return Err(misplaced("after_retry"));
+        }
+        if cause.is_some() && kind != BudgetEventKind::Retry {
+            return Err(misplaced("cause"));
+        }
+        Ok(match kind {
+            BudgetEventKind::Request => BudgetEvent::Request,
+            BudgetEventKind::Success => BudgetEvent::Success { after_retry },
+            BudgetEventKind::Failure => BudgetEvent::Failure,
+            BudgetEventKind::Timeout => BudgetEvent::Timeout,
+            BudgetEventKind::Retry => BudgetEvent::Retry {
+                cause: cause.unwrap_or_default(),
+            },
+        })
+    }
+}
+
 /// The rule behind a budget's verdict; `source()` is the text it comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

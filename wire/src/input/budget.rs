@@ -18,17 +18,6 @@ pub(crate) struct BudgetRunInput {
     pub(crate) events: Vec<BudgetEventInput>,
 }
 
-/// The kinds of budget event, as named in JSON.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum BudgetEventKind {
-    Request,
-    Success,
-    Failure,
-    Timeout,
-    Retry,
-}
-
 /// One budget event: `{"at_ms": 0, "kind": "failure"}`; `success` may name `after_retry`
 /// (`error`/`timeout`), `retry` its `cause` (`error`, the default, or `timeout`).
 #[derive(Deserialize)]
@@ -46,26 +35,7 @@ pub(crate) struct BudgetEventInput {
 impl BudgetEventInput {
     /// The core's event; a field that belongs to another kind is `unknown_field` at `events[i]`.
     pub(crate) fn event(&self, i: usize) -> Result<BudgetEvent, Error> {
-        let misplaced = |name: &str| Error::UnknownField {
-            field: format!("events[{i}].{name}"),
-        };
-        if self.after_retry.is_some() && self.kind != BudgetEventKind::Success {
-            return Err(misplaced("after_retry"));
-        }
-        if self.cause.is_some() && self.kind != BudgetEventKind::Retry {
-            return Err(misplaced("cause"));
-        }
-        Ok(match self.kind {
-            BudgetEventKind::Request => BudgetEvent::Request,
-            BudgetEventKind::Success => BudgetEvent::Success {
-                after_retry: self.after_retry,
-            },
-            BudgetEventKind::Failure => BudgetEvent::Failure,
-            BudgetEventKind::Timeout => BudgetEvent::Timeout,
-            BudgetEventKind::Retry => BudgetEvent::Retry {
-                cause: self.cause.unwrap_or_default(),
-            },
-        })
+        BudgetEvent::from_kind(&format!("events[{i}]"), self.kind, self.after_retry, self.cause)
     }
 }
 
