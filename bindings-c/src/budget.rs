@@ -151,7 +151,7 @@ pub unsafe extern "C" fn rp_budget_record(
     cause: rp_retry_cause,
 ) -> rp_result {
     ffi_boundary(|| {
-        let event = from_c(event, "event")?.event(from_c(cause, "cause")?)?;
+        let event = budget_event(from_c(event, "event")?, from_c(cause, "cause")?)?;
         // SAFETY: the pointer contract (lib.rs).
         unsafe { locked(budget) }?.record(now_ms, event);
         Ok(())

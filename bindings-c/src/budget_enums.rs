@@ -4,12 +4,11 @@
 #![allow(missing_docs)]
 
 use retrypolicy::{
-    BreakerOutcome, BreakerRule, BreakerState, BudgetEvent, BudgetKind, BudgetRule, RetryCause,
+    BreakerOutcome, BreakerRule, BreakerState, BudgetEvent, BudgetEventKind, BudgetKind, BudgetRule, Error,
+    RetryCause,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::enums::{c_enum, CEnum};
-use crate::error::{Failure, RP_RESULT_UNKNOWN_FIELD};
 
 /// What failed, for a retry a budget is asked about or told of (an `RP_RETRY_CAUSE_*` constant):
 /// RP_RETRY_CAUSE_NONE where there is no retry (a first-attempt success); where a cause is needed,
@@ -83,38 +82,11 @@ pub const RP_BREAKER_RULE_CANARY: rp_breaker_rule = rp_breaker_rule(2);
 pub const RP_BREAKER_RULE_OPEN: rp_breaker_rule = rp_breaker_rule(3);
 pub const RP_BREAKER_RULE_CANARY_IN_FLIGHT: rp_breaker_rule = rp_breaker_rule(4);
 
-/// The kinds of budget event as the JSON API names them (the core's `BudgetEvent` carries its
-/// cause inside; C passes it beside, as an `rp_retry_cause`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum BudgetEventKind {
-    Request,
-    Success,
-    Failure,
-    Timeout,
-    Retry,
-}
-
-impl BudgetEventKind {
-    /// The core's event of this kind with `cause` (the succeeded retry's cause for a success, the
-    /// retry's for a retry); a cause given to another kind is RP_RESULT_UNKNOWN_FIELD naming
-    /// `cause`, the JSON API's code for a cause on such an event.
-    pub(crate) fn event(self, cause: Option<RetryCause>) -> Result<BudgetEvent, Failure> {
-        Ok(match (self, cause) {
-            (BudgetEventKind::Success, after_retry) => BudgetEvent::Success { after_retry },
-            (BudgetEventKind::Retry, cause) => BudgetEvent::Retry {
-                cause: cause.unwrap_or_default(),
-            },
-            (kind, Some(_)) => {
-                let kind = serde_json::to_value(kind).unwrap_or_default();
-                let detail = format!("cause: a {kind} event takes no cause (only a success or a retry does)");
-                return Err(Failure::named(RP_RESULT_UNKNOWN_FIELD, "cause", detail));
-            }
-            (BudgetEventKind::Request, None) => BudgetEvent::Request,
-            (BudgetEventKind::Failure, None) => BudgetEvent::Failure,
-            (BudgetEventKind::Timeout, None) => BudgetEvent::Timeout,
-        })
-    }
+/// The core's event of `kind` with C's one `cause` argument: a success's `after_retry`, a
+/// retry's cause; the core refuses it for any other kind (`unknown_field` naming `cause`).
+pub(crate) fn budget_event(kind: BudgetEventKind, cause: Option<RetryCause>) -> Result<BudgetEvent, Error> {
+    let success = kind == BudgetEventKind::Success;
+    BudgetEvent::from_kind("", kind, cause.filter(|_| success), cause.filter(|_| !success))
 }
 
 c_enum!(rp_retry_cause <=> Option<RetryCause>, [

@@ -7,11 +7,10 @@ use std::sync::{Mutex, MutexGuard};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use retrypolicy as core;
-use retrypolicy::{BudgetConfig, BudgetDocument, BudgetEvent, BudgetSnapshot, Error, RetryCause};
-use serde::Deserialize;
+use retrypolicy::{BudgetConfig, BudgetDocument, BudgetEvent, BudgetSnapshot, RetryCause};
 
 use crate::convert::{from_py_json, int_in, name, now_ms as clock_ms, opt_name, to_json, to_py_json};
-use crate::errors::{CoreError, IntoPy};
+use crate::errors::IntoPy;
 
 /// A retry budget's answer to "may a retry be sent now?"; immutable.
 #[pyclass(frozen, module = "retrypolicy._lowlevel")]
@@ -86,48 +85,17 @@ impl BudgetVerdict {
     }
 }
 
-/// The budget events a host records, by name.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum EventName {
-    Request,
-    Success,
-    Failure,
-    Timeout,
-    Retry,
-}
-
-/// The core's event for `event` and its keyword arguments; `after_retry` belongs to `success`,
-/// `cause` to `retry`, and given with another event each is `unknown_field` naming it.
+/// The core's event for `event` and its keyword arguments (the core names a misplaced
+/// `after_retry` or `cause` as `unknown_field`).
 fn event_of(
     event: &Bound<'_, PyAny>,
     after_retry: &Bound<'_, PyAny>,
     cause: &Bound<'_, PyAny>,
 ) -> PyResult<BudgetEvent> {
-    let kind: EventName = name("event", event)?;
+    let kind: core::BudgetEventKind = name("event", event)?;
     let after_retry: Option<RetryCause> = opt_name("after_retry", after_retry)?;
     let cause: Option<RetryCause> = opt_name("cause", cause)?;
-    let misplaced = |field: &str| -> PyErr {
-        CoreError(Error::UnknownField {
-            field: field.to_owned(),
-        })
-        .into()
-    };
-    if after_retry.is_some() && kind != EventName::Success {
-        return Err(misplaced("after_retry"));
-    }
-    if cause.is_some() && kind != EventName::Retry {
-        return Err(misplaced("cause"));
-    }
-    Ok(match kind {
-        EventName::Request => BudgetEvent::Request,
-        EventName::Success => BudgetEvent::Success { after_retry },
-        EventName::Failure => BudgetEvent::Failure,
-        EventName::Timeout => BudgetEvent::Timeout,
-        EventName::Retry => BudgetEvent::Retry {
-            cause: cause.unwrap_or_default(),
-        },
-    })
+    BudgetEvent::from_kind("", kind, after_retry, cause).py()
 }
 
 /// A retry budget (gRPC's token bucket, the AWS retry quota or Finagle's percentage) from its
