@@ -1,15 +1,18 @@
 // retrypolicy for Node over WebAssembly: the public API of the native npm package (its types are
-// bindings-node/lib/retrypolicy.d.ts) over this crate's module, ./pkg/nodejs. Conversion only:
+// bindings-node/lib/retrypolicy.d.ts) over this crate's module, ./pkg/web (the page's ES module,
+// instantiated here from its file, so the package ships one .wasm). Conversion only:
 // decide and the classifiers are typed exports of the module; everything else is the core's JSON
 // API (`call`), its input and answers converted by two generic functions (`call`, `fromWire`).
 // The runners (retry, retryFetch, mongodb.runTransaction) are the Node package's own files, copied
 // into ./pkg/runners at build and given this module's functions.
 import { createRequire } from 'node:module'
 import { EventEmitter } from 'node:events'
+import { readFileSync } from 'node:fs'
+import * as wasm from './pkg/web/retrypolicy_wasm.js'
 import * as api from './index.mjs' // this module's own namespace, the default export
 
+wasm.initSync({ module: readFileSync(new URL('./pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url)) })
 const require = createRequire(import.meta.url)
-const wasm = require('./pkg/nodejs/retrypolicy_wasm.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./pkg/runners/runners.js')
 const { budgets } = require('./pkg/runners/budget.js')
 const tables = JSON.parse(wasm.tables())

@@ -36,13 +36,13 @@ export function pickEncoding (header = '') {
   return Object.keys(ENCODERS).find((e) => (accepted.get(e) ?? accepted.get('*') ?? 0) > 0) ?? null
 }
 
-/** Starts the server on 127.0.0.1 (port 0 picks a free one); resolves to { url, close }. */
-export function serve (port = 0) {
+/** Starts the server for `root` (this folder by default) on 127.0.0.1 (port 0 picks a free one); resolves to { url, close }. */
+export function serve (port = 0, root = ROOT) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '')
     let body
     try {
-      body = await readFile(join(ROOT, path))
+      body = await readFile(join(root, path))
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
       res.end('not found')

@@ -132,13 +132,14 @@ test('the shipped module and the facade offer no bench or test export', async ()
   }
 })
 
-/** Runs the README's first js block under `heading`, importing this package's index.mjs; returns it and what it printed. */
+/** Runs the README's first js block under `heading`, importing this folder's index.mjs; returns it and what it printed. */
 function runReadme(heading, name) {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const code = readme.match(new RegExp(`## ${heading}[^]*?\`\`\`js\n([^]*?)\`\`\``))[1]
   const file = fileURLToPath(new URL(`../build/${name}.mjs`, import.meta.url))
   mkdirSync(fileURLToPath(new URL('../build/', import.meta.url)), { recursive: true })
-  writeFileSync(file, code.replace("'./index.mjs'", JSON.stringify(new URL('../index.mjs', import.meta.url).href)))
+  const entry = JSON.stringify(new URL('../index.mjs', import.meta.url).href)
+  writeFileSync(file, code.replace("'./index.mjs'", entry).replace("'retrypolicy-wasm'", entry))
   return [code, execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim()]
 }
 
