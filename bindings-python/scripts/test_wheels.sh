@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the portable wheels in DIST as a user gets them (issue 19), with no Rust involved:
 #  - x86_64 glibc: `pip install --no-index --no-deps` into a fresh venv, then the spec-fixture suite;
-#  - aarch64 glibc: imported by Debian's arm64 Python under qemu, making one decision;
+#  - aarch64 glibc: imported by Debian's arm64 Python under qemu: one decision, then the suite;
 #  - musl (x86_64, and aarch64 under qemu): musl's loader resolves the module's libraries and
 #    leaves only Python's own symbols (Py*, _Py*) unresolved. There is no musl Python here.
 # Usage: test_wheels.sh DIST CACHE (CACHE keeps the downloaded arm64 .debs between runs).
@@ -54,6 +54,20 @@ musl_check() {
   echo "  $(grep -c 'symbol not found' <<< "$out") Python symbols left to the host, libraries: $(grep '=>' <<< "$out" | awk '{print $1}' | paste -sd' ')"
 }
 
+# One decision with RFC 0049's answer (NOT_MY_VBUCKET always retries; the 500 ms best-effort
+# delay is capped to the timeout). argv[1]: the machine expected; argv[2:]: put first on sys.path.
+decide_py='
+import platform, sys
+sys.path[:0] = sys.argv[2:]
+import retrypolicy
+from retrypolicy import Operation, Request, RetryReason
+assert platform.machine() == sys.argv[1], platform.machine()
+request = Request(Operation.kv("upsert"), attempts=7, elapsed=2.0, timeout=2.5)
+decision = retrypolicy.decide(request, RetryReason.KV_NOT_MY_VBUCKET)
+assert decision.is_retry and decision.delay_ms == 500 and decision.capped and decision.then_cancel, decision
+print("  Python", platform.python_version(), platform.machine(), retrypolicy._lowlevel.__file__, "->", decision)
+'
+
 echo "== x86_64 manylinux wheel in a fresh venv, installed with no index and no dependencies"
 whl=$(wheel manylinux_2_17_x86_64)
 python3 -m venv "$tmp/venv"
@@ -64,23 +78,29 @@ grep -E '^pytest==' "$here/requirements-dev.txt" > "$tmp/pytest.txt"
 cd "$here/tests"
 "$tmp/venv/bin/python" -c 'import sys, retrypolicy._lowlevel as m; assert m.__file__.startswith(sys.prefix), m.__file__; print("  imported", m.__file__)'
 "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider test_spec_fixtures.py
+# The same abi3 wheel in the other CPython versions at hand, >= 3.10 (ABI3_PYTHONS: their paths).
+for other in ${ABI3_PYTHONS:-}; do
+  rm -rf "$tmp/other" && "$other" -m venv "$tmp/other"
+  "$tmp/other/bin/pip" install -q --disable-pip-version-check --no-index --no-deps "$whl"
+  "$tmp/other/bin/python" -c "$decide_py" x86_64
+done
+[ -n "${ABI3_PYTHONS:-}" ] || echo "  (ABI3_PYTHONS empty: no other CPython version tried)"
 
 root=$(arm64_root)
-echo "== aarch64 manylinux wheel under qemu, Debian's arm64 Python 3.11"
+echo "== aarch64 manylinux wheel under qemu, Debian's arm64 Python 3.11: one decision, the fixture suite"
 whl=$(wheel manylinux_2_17_aarch64)
 unpack "$whl" "$tmp/a64" > /dev/null
+qemu-aarch64-static -L "$root" "$root/usr/bin/python3.11" -S -c "$decide_py" aarch64 "$tmp/a64"
+# The fixture suite too, on aarch64: the unzipped wheel first on the path, pytest (pure Python)
+# borrowed from the x86_64 venv above, after it.
 qemu-aarch64-static -L "$root" "$root/usr/bin/python3.11" -S -c '
-import platform, sys
-sys.path.insert(0, sys.argv[1])
-import retrypolicy
-from retrypolicy import Operation, Request, RetryReason
-assert platform.machine() == "aarch64", platform.machine()
-# RFC 0049: NOT_MY_VBUCKET always retries; the 500 ms best-effort delay is capped to the timeout.
-request = Request(Operation.kv("upsert"), attempts=7, elapsed=2.0, timeout=2.5)
-decision = retrypolicy.decide(request, RetryReason.KV_NOT_MY_VBUCKET)
-assert decision.is_retry and decision.delay_ms == 500 and decision.capped and decision.then_cancel, decision
-print("  ", platform.machine(), retrypolicy._lowlevel.__file__.removeprefix(sys.argv[1]), "->", decision)
-' "$tmp/a64"
+import sys
+sys.path[:0] = [sys.argv[1], "."]
+sys.path.append(sys.argv[2])
+import pytest, retrypolicy
+assert retrypolicy._lowlevel.__file__.startswith(sys.argv[1]), retrypolicy._lowlevel.__file__
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "test_spec_fixtures.py"]))
+' "$tmp/a64" "$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
 
 echo "== x86_64 musllinux wheel through musl's loader"
 whl=$(wheel musllinux_1_2_x86_64)
