@@ -5,7 +5,7 @@
 # Usage: test_sdist.sh PYTHON DIST (CARGO_TARGET_DIR, if set, keeps the build between runs).
 set -euo pipefail
 py=$1
-dist=$2
+dist=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 export PATH="$(dirname "$py"):$PATH"  # maturin's PEP 517 hook runs the `maturin` next to PYTHON
 trap 'rm -rf "$tmp"' EXIT

@@ -6,8 +6,9 @@
 #    leaves only Python's own symbols (Py*, _Py*) unresolved. There is no musl Python here.
 # Usage: test_wheels.sh DIST CACHE (CACHE keeps the downloaded arm64 .debs between runs).
 set -euo pipefail
-dist=$1
-cache=$2
+dist=$(cd "$1" && pwd)
+mkdir -p "$2"
+cache=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,6 +73,7 @@ echo "== x86_64 manylinux wheel in a fresh venv, installed with no index and no 
 whl=$(wheel manylinux_2_17_x86_64)
 python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check --no-index --no-deps "$whl"
+grep -qF "dist/${whl##*/}" "$here/README.md" || { echo "README.md: no install line for dist/${whl##*/}" >&2; exit 1; }
 # pytest for the suite, from the same pins as the dev venv (pip's cache makes this quick).
 grep -E '^pytest==' "$here/requirements-dev.txt" > "$tmp/pytest.txt"
 "$tmp/venv/bin/pip" install -q --disable-pip-version-check -r "$tmp/pytest.txt"
