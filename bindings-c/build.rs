@@ -1,10 +1,15 @@
-//! Gives the shared library a SONAME carrying the major version (libretrypolicy.so.0), so that a
-//! program linked against it keeps loading it across compatible updates.
+//! Gives the shared library its SONAME, libretrypolicy.so.SOVERSION, so that a program linked
+//! against it keeps loading it across ABI-compatible updates and refuses an incompatible one.
+
+/// The ABI's number, the N of the SONAME libretrypolicy.so.N (the Makefile reads it from here).
+/// The rule (README, "ABI and SONAME"): any ABI break (a function removed or its signature
+/// changed, a struct's layout changed, a constant's or enum value's meaning changed) takes the
+/// next N; additions keep it. It counts ABI breaks, independently of the crate version.
+const SOVERSION: u32 = 0;
 
 fn main() {
-    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap_or_else(|_| "0".to_owned());
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libretrypolicy.so.{major}");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libretrypolicy.so.{SOVERSION}");
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
