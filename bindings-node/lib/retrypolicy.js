@@ -3,9 +3,16 @@
 // `napi build`). Conversion only: every rule, table and message comes from the Rust core; each
 // call hands its arguments to one addon function, which converts them into the core's types,
 // calls the core and throws its errors with `code` and `field`. Nothing is kept between calls.
+// Where no native addon loads, this module is the wasm build's API instead (./binding.js).
 
+const binding = require('./binding.js').load()
+if (binding.wasm) {
+  // Same API, same names (the literal at the end lists them for `import`).
+  module.exports = binding.wasm
+  return
+}
 const { EventEmitter } = require('node:events')
-const native = require('../index.js')
+const { native } = binding
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, jsonApi } = require('./json.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./runners.js')
