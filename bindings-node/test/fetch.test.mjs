@@ -83,7 +83,9 @@ test('a stalled attempt is cut by the per-attempt timeout and retried', async ()
   const res = await rp.retryFetch(`${base}/stall`, undefined, { timeoutMs: 5000, attemptTimeoutMs: 200, backoff: { kind: 'fixed', delay_ms: 10 } })
   assert.equal(res.status, 200)
   assert.equal(arrivals.get('/stall').length, 2)
-  assert.ok(gaps('/stall')[1] >= 200 && performance.now() - started < 3000, String(gaps('/stall')))
+  // The attempt timer starts before the server stamps the arrival, so under load the gap can fall a
+  // little short of the 200 ms timeout (193 ms was seen): 150 still tells the timeout from no wait.
+  assert.ok(gaps('/stall')[1] >= 150 && performance.now() - started < 3000, String(gaps('/stall')))
   // with no answer at all, the deadline ends the last attempt and the run
   const t0 = performance.now()
   await assert.rejects(rp.retryFetch(`${base}/stall-forever`, undefined, { timeoutMs: 300 }), (e) =>
