@@ -117,6 +117,20 @@ differential: setup-rust
 	$(MAKE) -C bindings-wasm build
 	scripts/differential.sh $(N) $(SEED)
 
+## Every artifact built here, into dist/, each tested, then one size table (issue 19): abi3 wheels
+## (manylinux2014 and musllinux_1_2, x86_64 and aarch64) and the sdist, installed in fresh venvs
+## (x86_64 natively, aarch64 under qemu, musl through musl's loader); the npm packages (the main one,
+## four Linux platform packages, the wasm package), installed offline and run on x64, on arm64
+## under qemu and on the wasm fallback; the C tarball, linked fully static from its own pkg-config.
+## About 20 minutes cold (eight cross builds), seconds warm. macOS and Windows come from the release
+## workflow (.github/workflows/release.yml, checked against these targets by make test).
+.PHONY: dist
+dist: setup-rust
+	$(MAKE) -C bindings-python test-wheels DIST=$(CURDIR)/dist
+	$(MAKE) -C bindings-node test-packs DIST=$(CURDIR)/dist
+	$(MAKE) -C bindings-c dist DIST=$(CURDIR)/dist
+	@echo; python3 bindings-python/scripts/dist_table.py dist/*
+
 ## The libFuzzer targets (fuzz/, nightly toolchain): their regression inputs, then each target for
 ## 10 s in `make test`, or for SECONDS in `make fuzz SECONDS=600`.
 .PHONY: test-fuzz fuzz
@@ -132,6 +146,7 @@ demo-web: setup-rust
 
 check-versions:
 	python3 scripts/check_versions.py
+	python3 scripts/check_release_targets.py
 
 bench: setup-rust
 	$(CARGO) bench -q -p retrypolicy --bench decide

@@ -26,6 +26,9 @@ def platform_tag(name: str) -> str:
     napi = NAPI_PLATFORM.search(name)
     if napi:
         return napi.group(1)
+    triple = re.search(r"-((?:x86_64|aarch64)-linux-(?:gnu|musl))\.tar\.gz$", name)
+    if triple:  # a binary tarball named for its target, e.g. the C library's
+        return triple.group(1)
     if name.endswith((".tar.gz", ".crate")):
         return "source"
     return "any"
