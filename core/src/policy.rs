@@ -3,6 +3,8 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::backoff::{Backoff, FirstDelay, Jitter};
+use crate::breaker::{BreakerConfig, BreakerDocument};
+use crate::budget::{BudgetConfig, BudgetDocument};
 use crate::error::Error;
 use crate::reason::RetryReason;
 use crate::strategy::{BestEffort, StrategyKind};
@@ -77,6 +79,14 @@ pub struct Policy {
     /// Deviations from the RFC, all off by default.
     #[serde(default)]
     pub compat: Compat,
+    /// The retry budget a host shares across this policy's requests (a budget document: its kind
+    /// and settings; the host builds the `RetryBudget` and keeps its state); none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetDocument>,
+    /// The circuit breaker a host keeps per endpoint for this policy's requests (a breaker
+    /// document); none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<BreakerDocument>,
 }
 
 fn version_one() -> u32 {
@@ -116,6 +126,8 @@ impl Policy {
             query_retry_4040_to_4090: false,
             retry_unknown_if_idempotent: false,
         },
+        budget: None,
+        breaker: None,
     };
 
     /// The policy as a JSON document that `retrypolicy_wire::parse_policy` reads back unchanged.
@@ -130,7 +142,30 @@ impl Policy {
                 value: self.version.to_string(),
             });
         }
-        self.backoff.validate("backoff")
+        self.backoff.validate("backoff")?;
+        if let Some(doc) = &self.budget {
+            BudgetConfig::from_document(doc, "budget")?;
+        }
+        if let Some(doc) = &self.breaker {
+            BreakerConfig::from_document(doc, "breaker")?;
+        }
+        Ok(())
+    }
+
+    /// The policy's retry budget, its defaults filled in, when it names one.
+    pub fn budget_config(&self) -> Result<Option<BudgetConfig>, Error> {
+        self.budget
+            .as_ref()
+            .map(|doc| BudgetConfig::from_document(doc, "budget"))
+            .transpose()
+    }
+
+    /// The policy's circuit breaker, Couchbase's defaults filled in, when it names one.
+    pub fn breaker_config(&self) -> Result<Option<BreakerConfig>, Error> {
+        self.breaker
+            .as_ref()
+            .map(|doc| BreakerConfig::from_document(doc, "breaker"))
+            .transpose()
     }
 
     /// The best-effort strategy this policy configures.

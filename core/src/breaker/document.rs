@@ -14,7 +14,7 @@ pub const BREAKER_VERSION: u64 = 1;
 /// A breaker document as JSON holds it: `{"version": 1, "enabled": true, "volume_threshold": 20,
 /// "error_threshold_percentage": 50, "sleep_window_ms": 5000, "rolling_window_ms": 60000,
 /// "canary_timeout_ms": 5000}`; every field may be left out (or null) and takes Couchbase's default.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BreakerDocument {
     /// Document version; only 1 is read.

@@ -19,7 +19,7 @@ pub const BUDGET_VERSION: u64 = 1;
 /// "timeout_cost": 10, "no_retry_increment": 1}`, `{"version": 1, "kind": "percentage",
 /// "percent": 20, "ttl_ms": 10000, "min_retries_per_sec": 10}`. Every field but `kind` may be
 /// left out (or null) and takes its source's default; `version` left out means 1.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetDocument {
     /// Document version; only 1 is read.
