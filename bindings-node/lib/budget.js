@@ -5,8 +5,8 @@
 // snapshots are the shared JSON form (snake_case, as every language writes them); verdicts and
 // decisions come out camelCase. Shared by both packages (the wasm one copies it into pkg/runners).
 
-const { typedError, invalidType } = require('./errors.js')
-const { documentText, fromWire } = require('./json.js')
+const { typedError, invalidType, renamed } = require('./errors.js')
+const { documentText, fromWire, camel } = require('./json.js')
 
 const HANDLE = Symbol('retrypolicy.state')
 
@@ -65,7 +65,11 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
     /** Records what happened at `nowMs`: `'request'`, `'failure'`, `'timeout'`, `'success'`, `'retry'`, or `{kind, afterRetry?, cause?}`. */
     record(nowMs, event) {
       const { kind, afterRetry, cause } = budgetEvent(event)
-      this[HANDLE].record(nowMs, kind, afterRetry, cause)
+      try {
+        this[HANDLE].record(nowMs, kind, afterRetry, cause)
+      } catch (e) {
+        throw e instanceof Error && typeof e.field === 'string' ? renamed(e, camel(e.field)) : e // the core names event.after_retry
+      }
     }
 
     /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */

@@ -6,10 +6,11 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
 use retrypolicy::{
     BreakerConfig, BreakerDocument, BreakerOutcome, BreakerSnapshot, BudgetConfig, BudgetDocument,
-    BudgetEvent, BudgetSnapshot, CircuitBreaker, Error as CoreError, RetryBudget, RetryCause,
+    BudgetEvent, BudgetEventKind, BudgetSnapshot, CircuitBreaker, Error as CoreError, RetryBudget,
+    RetryCause,
 };
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::convert::{self, Js};
 use crate::errors::{run, Res};
@@ -46,17 +47,6 @@ fn now(v: Unknown) -> Res<u64> {
 /// What a retry repeats (`undefined`: an error).
 fn cause(v: Unknown, field: &str) -> Res<RetryCause> {
     Ok(convert::opt_name(&Js(v), field)?.unwrap_or_default())
-}
-
-/// A budget event's name, as the JSON API names it.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum EventKind {
-    Request,
-    Success,
-    Failure,
-    Timeout,
-    Retry,
 }
 
 /// A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage).
@@ -113,32 +103,10 @@ impl BudgetHandle {
     ) -> napi::Result<()> {
         run(&env, || {
             let now_ms = now(now_ms)?;
-            let kind: EventKind = convert::name(&Js(kind), "event.kind")?;
-            let misplaced = |set: bool, name: &str| match set {
-                true => Err(CoreError::UnknownField {
-                    field: format!("event.{name}"),
-                }),
-                false => Ok(()),
-            };
-            misplaced(
-                kind != EventKind::Success && !Js(after_retry).is_undefined()?,
-                "afterRetry",
-            )?;
-            misplaced(
-                kind != EventKind::Retry && !Js(retry_cause).is_undefined()?,
-                "cause",
-            )?;
-            let event = match kind {
-                EventKind::Request => BudgetEvent::Request,
-                EventKind::Success => BudgetEvent::Success {
-                    after_retry: convert::opt_name(&Js(after_retry), "event.afterRetry")?,
-                },
-                EventKind::Failure => BudgetEvent::Failure,
-                EventKind::Timeout => BudgetEvent::Timeout,
-                EventKind::Retry => BudgetEvent::Retry {
-                    cause: cause(retry_cause, "event.cause")?,
-                },
-            };
+            let kind: BudgetEventKind = convert::name(&Js(kind), "event.kind")?;
+            let after_retry = convert::opt_name(&Js(after_retry), "event.after_retry")?;
+            let cause = convert::opt_name(&Js(retry_cause), "event.cause")?;
+            let event = BudgetEvent::from_kind("event", kind, after_retry, cause)?;
             self.budget.record(now_ms, event);
             Ok(())
         })

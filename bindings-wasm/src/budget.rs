@@ -4,10 +4,10 @@
 
 use retrypolicy::{
     BreakerConfig, BreakerDocument, BreakerOutcome, BreakerSnapshot, BudgetConfig, BudgetDocument,
-    BudgetEvent, BudgetSnapshot, CircuitBreaker, Error, RetryBudget, RetryCause,
+    BudgetEvent, BudgetEventKind, BudgetSnapshot, CircuitBreaker, Error, RetryBudget, RetryCause,
 };
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::errors::Fallible;
@@ -37,17 +37,6 @@ fn now(v: &JsValue) -> Result<u64, Error> {
 /// What a retry repeats; undefined or null is an error.
 fn retry_cause(v: &JsValue, field: &str) -> Result<RetryCause, Error> {
     Ok(read::optional(v, field, read::name)?.unwrap_or_default())
-}
-
-/// The names of budget events (the JSON API's).
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum Event {
-    Request,
-    Success,
-    Failure,
-    Timeout,
-    Retry,
 }
 
 /// A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage).
@@ -87,32 +76,11 @@ impl BudgetHandle {
         cause: JsValue,
     ) -> Fallible<()> {
         let now_ms = now(&now_ms)?;
-        let kind: Event = read::name(&kind, "event.kind")?;
-        for (given, belongs, name) in [
-            (&after_retry, Event::Success, "afterRetry"),
-            (&cause, Event::Retry, "cause"),
-        ] {
-            if !given.is_undefined() && kind != belongs {
-                return Err(Error::UnknownField {
-                    field: format!("event.{name}"),
-                }
-                .into());
-            }
-        }
-        self.0.record(
-            now_ms,
-            match kind {
-                Event::Request => BudgetEvent::Request,
-                Event::Failure => BudgetEvent::Failure,
-                Event::Timeout => BudgetEvent::Timeout,
-                Event::Success => BudgetEvent::Success {
-                    after_retry: read::optional(&after_retry, "event.afterRetry", read::name)?,
-                },
-                Event::Retry => BudgetEvent::Retry {
-                    cause: retry_cause(&cause, "event.cause")?,
-                },
-            },
-        );
+        let kind: BudgetEventKind = read::name(&kind, "event.kind")?;
+        let after_retry = read::optional(&after_retry, "event.after_retry", read::name)?;
+        let cause = read::optional(&cause, "event.cause", read::name)?;
+        self.0
+            .record(now_ms, BudgetEvent::from_kind("event", kind, after_retry, cause)?);
         Ok(())
     }
 
