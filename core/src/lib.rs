@@ -30,6 +30,7 @@ pub mod operation;
 pub mod policy;
 pub mod reason;
 pub mod request_form;
+pub mod run;
 pub mod serde_form;
 pub mod simulate;
 pub mod storm;
@@ -83,6 +84,10 @@ pub use mongodb::transaction::{
 pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
+pub use run::{
+    Clock, DecideRules, Guards, HttpRules, MongodbRules, Outcome, Run, RunAction, RunConfig, RunDecision,
+    RunEnd, RunPhase, RunRules, RunStep,
+};
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_ATTEMPTS, MAX_STORM_REQUESTS};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};

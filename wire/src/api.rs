@@ -51,6 +51,7 @@ pub const FUNCTIONS: &[&str] = &[
     "http_next",
     "budget_run",
     "breaker_run",
+    "run",
     "decide_with_budget",
     "explain_with_budget",
     "parse_request",
@@ -295,6 +296,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         "budget_run" => from_json_value::<BudgetRunInput>(input).and_then(|i| crate::runs::budget_run(&i)),
         "breaker_run" => from_json_value::<BreakerRunInput>(input).and_then(|i| crate::runs::breaker_run(&i)),
+        "run" => from_json_value::<RunInput>(input).and_then(|i| crate::runs::run(&i)),
         "decide_with_budget" => from_json_value::<DecideWithBudgetInput>(input)
             .and_then(|i| decide_budgeted(&i).map(|(_, d)| to_value(&d))),
         "explain_with_budget" => from_json_value::<DecideWithBudgetInput>(input).and_then(|i| {

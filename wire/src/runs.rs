@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::input::{BreakerEventKind, BreakerRunInput, BudgetRunInput};
+use crate::input::{BreakerEventKind, BreakerRunInput, BudgetRunInput, RunEventKind, RunInput};
 use retrypolicy::BudgetEventKind;
 use retrypolicy::*;
 
@@ -84,4 +84,99 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
         "states": states,
         "state": to_value(&breaker.snapshot()),
     }))
+}
+
+/// `run`: a retry run replayed through its events; each event's step, then summaries: `actions`,
+/// `delays_ms` (each wait's), `rules`, `end`, `attempts_sent`, the budget's and the breaker's
+/// state after the run. A machine error names its event (`events[2].outcome.status`).
+pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
+    let mut budget = match &input.budget {
+        Some(doc) => {
+            let config = BudgetConfig::from_document(doc, "budget")?;
+            Some(match &input.budget_state {
+                Some(snapshot) => RetryBudget::restore(&config, snapshot, "budget_state")?,
+                None => RetryBudget::new(&config),
+            })
+        }
+        None if input.budget_state.is_some() => {
+            return Err(Error::MissingField {
+                field: "budget".to_owned(),
+            })
+        }
+        None => None,
+    };
+    let mut breaker = match &input.breaker {
+        Some(doc) => {
+            let config = BreakerConfig::from_document(doc, "breaker")?;
+            Some(match &input.breaker_state {
+                Some(snapshot) => CircuitBreaker::restore(&config, snapshot, "breaker_state")?,
+                None => CircuitBreaker::new(&config),
+            })
+        }
+        None if input.breaker_state.is_some() => {
+            return Err(Error::MissingField {
+                field: "breaker".to_owned(),
+            })
+        }
+        None => None,
+    };
+    let host = input.host.as_ref().map(|h| h as &dyn RetryStrategy);
+    let mut machine = Run::new(input.run.clone()).map_err(|e| placed("run", e))?;
+    let mut steps = Vec::with_capacity(input.events.len());
+    for (i, e) in input.events.iter().enumerate() {
+        let at = |e: Error| placed(&format!("events[{i}]"), e);
+        let clock = Clock {
+            now_ms: e.at_ms,
+            random: e.random,
+            now_unix_ms: e.now_unix_ms,
+        };
+        let guards = Guards {
+            budget: budget.as_mut(),
+            breaker: breaker.as_mut(),
+        };
+        if e.outcome.is_some() != (e.event == RunEventKind::AttemptEnded) {
+            return Err(at(if e.outcome.is_some() {
+                Error::UnknownField {
+                    field: "outcome".to_owned(),
+                }
+            } else {
+                Error::MissingField {
+                    field: "outcome".to_owned(),
+                }
+            }));
+        }
+        let step = match (e.event, &e.outcome) {
+            (RunEventKind::Start, _) => machine.start(clock, guards),
+            (RunEventKind::WaitEnded, _) => machine.wait_ended(clock, guards),
+            (RunEventKind::Cancel, _) => machine.cancel(clock, guards),
+            (RunEventKind::AttemptEnded, Some(outcome)) => {
+                machine.attempt_ended(outcome, clock, guards, host)
+            }
+            (RunEventKind::AttemptEnded, None) => unreachable!("checked above"),
+        }
+        .map_err(at)?;
+        steps.push(step);
+    }
+    let last = steps.last();
+    Ok(json!({
+        "steps": to_value(&steps),
+        "actions": steps.iter().map(|s| s.action).collect::<Vec<_>>(),
+        "delays_ms": steps.iter().filter_map(|s| s.delay_ms).collect::<Vec<_>>(),
+        "rules": steps.iter().map(|s| s.rule).collect::<Vec<_>>(),
+        "end": last.and_then(|s| s.end),
+        "last": to_value(&last),
+        "attempts_sent": machine.attempts_sent(),
+        "budget_state": to_value(&budget.as_ref().map(RetryBudget::snapshot)),
+        "breaker_state": to_value(&breaker.as_ref().map(CircuitBreaker::snapshot)),
+    }))
+}
+
+/// `e` with its field placed under `prefix`.
+fn placed(prefix: &str, e: Error) -> Error {
+    let field = e.field().to_owned();
+    match e.code() {
+        "malformed_json" | "unsupported_version" => e,
+        _ if field.is_empty() => e.with_field(prefix),
+        _ => e.with_field(&format!("{prefix}.{field}")),
+    }
 }

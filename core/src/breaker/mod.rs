@@ -213,6 +213,46 @@ impl CircuitBreaker {
         self.verdict(rule)
     }
 
+    /// How long after `now_ms` a request could next be let through: 0 when one may go now
+    /// (closed, disabled, or open past its sleep window); while open, the rest of the sleep
+    /// window (a canary goes once more than `sleep_window_ms` has passed); while half-open, the
+    /// rest of the canary's timeout (it may be answered sooner). Changes nothing.
+    pub fn retry_in_ms(&self, now_ms: u64) -> u64 {
+        if !self.config.enabled {
+            return 0;
+        }
+        let mut view = self.clone();
+        view.settle_canary(now_ms);
+        let passed = now_ms.saturating_sub(view.since_ms);
+        match view.state {
+            BreakerState::Closed => 0,
+            BreakerState::Open => view
+                .config
+                .sleep_window_ms
+                .saturating_add(1)
+                .saturating_sub(passed),
+            BreakerState::HalfOpen => view.config.canary_timeout_ms.saturating_sub(passed),
+        }
+    }
+
+    /// Tells the breaker that a request it let through at `canary` ended without an answer (the
+    /// host cancelled it): a canary's slot is freed, so the circuit is open again with its sleep
+    /// window over and the next request becomes the canary; any other request changes nothing.
+    /// A cancelled canary says nothing of the endpoint's health, so it neither closes nor
+    /// re-opens the circuit for another sleep window.
+    pub fn release(&mut self, now_ms: u64, canary: bool) {
+        if !self.config.enabled || !canary {
+            return;
+        }
+        self.settle_canary(now_ms);
+        if self.state == BreakerState::HalfOpen {
+            self.state = BreakerState::Open;
+            // Opened long enough ago that the sleep window is over at `now_ms` (a canary went out,
+            // so it was over before).
+            self.since_ms = now_ms.saturating_sub(self.config.sleep_window_ms.saturating_add(1));
+        }
+    }
+
     /// Tells the breaker how a request ended at `now_ms`.
     pub fn record(&mut self, now_ms: u64, outcome: BreakerOutcome) {
         if !self.config.enabled {

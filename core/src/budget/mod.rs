@@ -96,6 +96,11 @@ pub enum BudgetEvent {
     Failure,
     /// An attempt timed out (a failure for gRPC's bucket).
     Timeout,
+    /// An attempt ended with a failure that is not retried (the server's final answer, as a 404
+    /// or a non-retryable status): a success for gRPC's bucket (gRFC A6 counts as failures only
+    /// retryable statuses and pushback), nothing for the AWS quota (it refunds only a success)
+    /// and for the percentage budget.
+    Final,
     /// A retry was sent for `cause` (Finagle's withdrawal; the AWS quota takes its cost).
     Retry {
         /// What the retry repeats.
@@ -103,7 +108,7 @@ pub enum BudgetEvent {
     },
 }
 
-/// The kinds of [`BudgetEvent`], by name (`request`, `success`, `failure`, `timeout`, `retry`), for
+/// The kinds of [`BudgetEvent`], by name (`request`, `success`, `failure`, `timeout`, `final`, `retry`), for
 /// hosts that read events from text or their own enums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -116,6 +121,8 @@ pub enum BudgetEventKind {
     Failure,
     /// [`BudgetEvent::Timeout`].
     Timeout,
+    /// [`BudgetEvent::Final`].
+    Final,
     /// [`BudgetEvent::Retry`].
     Retry,
 }
@@ -148,6 +155,7 @@ impl BudgetEvent {
             BudgetEventKind::Success => BudgetEvent::Success { after_retry },
             BudgetEventKind::Failure => BudgetEvent::Failure,
             BudgetEventKind::Timeout => BudgetEvent::Timeout,
+            BudgetEventKind::Final => BudgetEvent::Final,
             BudgetEventKind::Retry => BudgetEvent::Retry {
                 cause: cause.unwrap_or_default(),
             },

@@ -144,7 +144,10 @@ impl PercentageState {
         match event {
             BudgetEvent::Request => slot.requests = slot.requests.saturating_add(1),
             BudgetEvent::Retry { .. } => slot.retries = slot.retries.saturating_add(1),
-            BudgetEvent::Success { .. } | BudgetEvent::Failure | BudgetEvent::Timeout => {}
+            BudgetEvent::Success { .. }
+            | BudgetEvent::Failure
+            | BudgetEvent::Timeout
+            | BudgetEvent::Final => {}
         }
     }
 

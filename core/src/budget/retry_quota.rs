@@ -66,7 +66,7 @@ impl RetryQuotaState {
                 };
                 self.tokens = self.tokens.saturating_add(refund).min(config.capacity);
             }
-            BudgetEvent::Request | BudgetEvent::Failure | BudgetEvent::Timeout => {}
+            BudgetEvent::Request | BudgetEvent::Failure | BudgetEvent::Timeout | BudgetEvent::Final => {}
         }
     }
 }

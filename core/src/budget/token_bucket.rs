@@ -51,13 +51,15 @@ impl TokenBucketState {
         BudgetVerdict::of(rule, self.milli_tokens)
     }
 
-    /// A failure (or timeout) takes one token, clamped at 0; a success adds the ratio, capped.
+    /// A failure (or timeout) takes one token, clamped at 0; a success adds the ratio, capped, and
+    /// so does a final (non-retryable) failure: gRFC A6 counts as failures only "the ones that fail
+    /// with a status code that qualifies as a retryable or non-fatal status code".
     pub(crate) fn record(&mut self, config: &TokenBucketConfig, event: BudgetEvent) {
         match event {
             BudgetEvent::Failure | BudgetEvent::Timeout => {
                 self.milli_tokens = self.milli_tokens.saturating_sub(MILLI);
             }
-            BudgetEvent::Success { .. } => {
+            BudgetEvent::Success { .. } | BudgetEvent::Final => {
                 self.milli_tokens = self
                     .milli_tokens
                     .saturating_add(config.milli_token_ratio)

@@ -293,6 +293,7 @@ mod date;
 mod retry_loop;
 
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
+pub(crate) use retry_loop::{default_loop_backoff, AttemptView, RetryAfterHeader};
 pub use retry_loop::{
     next, next_with_budget, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY,
     NOT_IDEMPOTENT_AFTER_SEND,

@@ -8,7 +8,7 @@ use super::*;
 use crate::backoff::{backoff_delay, Backoff, FirstDelay, Jitter};
 use crate::error::Error;
 
-fn default_loop_backoff() -> Backoff {
+pub(crate) fn default_loop_backoff() -> Backoff {
     Backoff::Exponential {
         min_ms: 100,
         max_ms: 10_000,
@@ -187,28 +187,8 @@ pub fn next(
             expected: "at least 1: the attempt that just finished".to_owned(),
         });
     }
-    let c = classify_attempt(attempt)?;
-    // RFC 9110 §15.5.14: "If the condition is temporary, the server SHOULD generate a
-    // Retry-After header field": a 413 with a valid one is transient (urllib3, ky and got retry
-    // it); without one, or with one that does not parse, it stays final.
-    let c = match attempt {
-        HttpAttempt::Response {
-            status: 413,
-            retry_after: Some(h),
-        } => match parse_retry_after(h, now_unix_ms) {
-            Ok(_) => HttpClassification {
-                class: HttpClass::Transient,
-                outcome: StepOutcome::Transient,
-                retry_after: true,
-                rule: "content_too_large_retry_after",
-                section: CONTENT_TOO_LARGE_SECTION,
-                retry_reason: Some(RetryReason::ServiceResponseCodeIndicated),
-            },
-            Err(e) if e.code() == "missing_field" => return Err(e),
-            Err(_) => c,
-        },
-        _ => c,
-    };
+    let view = AttemptView::of(attempt, now_unix_ms)?;
+    let c = view.class;
     let stop = |outcome: StepOutcome, rule: &'static str, section: &'static str| LoopDecision {
         action: LoopAction::Stop,
         outcome: Some(outcome),
@@ -249,12 +229,6 @@ pub fn next(
             SEED_RETRY_LOOP_SECTION,
         ));
     }
-    let header = match attempt {
-        HttpAttempt::Response {
-            retry_after: Some(h), ..
-        } if c.retry_after => Some(h.as_str()),
-        _ => None,
-    };
     let backoff = || {
         backoff_delay(
             &retry_loop.backoff,
@@ -264,15 +238,11 @@ pub fn next(
             state.previous_delay_ms,
         )
     };
-    // A header the server got wrong is ignored for the backoff (the host cannot fix it); a date
-    // without the host's `now_unix_ms` is the host's mistake and stays an error.
-    let (wanted, from_retry_after, retry_after_ignored) =
-        match header.map(|h| parse_retry_after(h, now_unix_ms)) {
-            Some(Ok(d)) => (d, true, false),
-            Some(Err(e)) if e.code() == "missing_field" => return Err(e),
-            Some(Err(_)) => (backoff()?, false, true),
-            None => (backoff()?, false, false),
-        };
+    let (wanted, from_retry_after, retry_after_ignored) = match view.retry_after {
+        RetryAfterHeader::Valid(d) => (d, true, false),
+        RetryAfterHeader::Malformed => (backoff()?, false, true),
+        RetryAfterHeader::None => (backoff()?, false, false),
+    };
     // No attempt starts at or after the deadline: a wait that reaches it ends the loop now, with
     // the transient outcome and what the server asked for.
     if left.is_some_and(|l| wanted >= l) {
@@ -322,4 +292,67 @@ pub fn next_with_budget(
         },
         _ => d,
     })
+}
+
+/// What a `Retry-After` header on a response means to the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RetryAfterHeader {
+    /// No header, or a status that does not honour one.
+    None,
+    /// A header that does not parse: ignored for the backoff (the host cannot fix it).
+    Malformed,
+    /// The wait it asks for, in ms.
+    Valid(u64),
+}
+
+/// One attempt's class (a 413 with a valid `Retry-After` transient) and what its `Retry-After`
+/// asks for: the reading [`next`] and the run machine share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AttemptView {
+    /// The class of the result.
+    pub(crate) class: HttpClassification,
+    /// Its `Retry-After`, when the status honours one.
+    pub(crate) retry_after: RetryAfterHeader,
+}
+
+impl AttemptView {
+    /// Reads `attempt`; a `Retry-After` date without the host's `now_unix_ms` is the host's
+    /// mistake and an error (`missing_field`).
+    pub(crate) fn of(attempt: &HttpAttempt, now_unix_ms: Option<u64>) -> Result<AttemptView, Error> {
+        let c = classify_attempt(attempt)?;
+        // RFC 9110 §15.5.14: "If the condition is temporary, the server SHOULD generate a
+        // Retry-After header field": a 413 with a valid one is transient (urllib3, ky and got retry
+        // it); without one, or with one that does not parse, it stays final.
+        let class = match attempt {
+            HttpAttempt::Response {
+                status: 413,
+                retry_after: Some(h),
+            } => match parse_retry_after(h, now_unix_ms) {
+                Ok(_) => HttpClassification {
+                    class: HttpClass::Transient,
+                    outcome: StepOutcome::Transient,
+                    retry_after: true,
+                    rule: "content_too_large_retry_after",
+                    section: CONTENT_TOO_LARGE_SECTION,
+                    retry_reason: Some(RetryReason::ServiceResponseCodeIndicated),
+                },
+                Err(e) if e.code() == "missing_field" => return Err(e),
+                Err(_) => c,
+            },
+            _ => c,
+        };
+        let retry_after = match attempt {
+            HttpAttempt::Response {
+                retry_after: Some(h), ..
+            } if class.retry_after && class.outcome == StepOutcome::Transient => {
+                match parse_retry_after(h, now_unix_ms) {
+                    Ok(d) => RetryAfterHeader::Valid(d),
+                    Err(e) if e.code() == "missing_field" => return Err(e),
+                    Err(_) => RetryAfterHeader::Malformed,
+                }
+            }
+            _ => RetryAfterHeader::None,
+        };
+        Ok(AttemptView { class, retry_after })
+    }
 }

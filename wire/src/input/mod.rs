@@ -8,7 +8,9 @@ use serde_json::Value;
 use retrypolicy::*;
 
 mod budget;
+mod run;
 pub(crate) use budget::*;
+pub(crate) use run::*;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,201 @@
+//! What a host tells the run machine (an attempt's [`Outcome`]) and what it answers ([`RunStep`]).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::breaker::BreakerVerdict;
+use crate::budget::BudgetVerdict;
+use crate::budgeted::BudgetedDecision;
+use crate::http::LoopDecision;
+use crate::mongodb::errors::MongoError;
+use crate::mongodb::retry::MongoDecision;
+use crate::reason::RetryReason;
+
+/// How one attempt ended, as the host saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Outcome {
+    /// The call returned what the caller wanted.
+    Success,
+    /// The call failed with an error the host surfaces as it is (its classifier found no reason
+    /// to retry it): the server's final answer, or a mistake of the caller's.
+    Final,
+    /// The call failed for `reason`, as the host classified it (RFC 0049's vocabulary);
+    /// `timeout` says it was a timeout (the AWS quota charges more to retry one).
+    Reason {
+        /// The reason to retry it for.
+        reason: RetryReason,
+        /// Whether the failure was a timeout.
+        #[serde(default)]
+        timeout: bool,
+    },
+    /// No answer: the connection failed or broke. `sent: false` only when the request surely did
+    /// not leave (a refused connection, a failed DNS lookup); absent reads as maybe sent.
+    Network {
+        /// Whether the request may have reached the server.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sent: Option<bool>,
+    },
+    /// An HTTP response: its status and `Retry-After` header.
+    Http {
+        /// The status.
+        status: u16,
+        /// The `Retry-After` header, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after: Option<String>,
+    },
+    /// A Couchbase KV response status (classified with the policy's compat options).
+    Kv {
+        /// The status, e.g. 0x07 (a number, or a `"0x.."` string).
+        #[serde(deserialize_with = "crate::serde_form::status::deserialize")]
+        status: u16,
+    },
+    /// A MongoDB error (the `mongodb` rules only).
+    Mongodb {
+        /// The error as the driver saw it.
+        error: MongoError,
+    },
+    /// The attempt reached the time bound its `send` step gave (`timeout_ms`), or the host's own.
+    Timeout,
+}
+
+impl Outcome {
+    /// The stable snake_case name of the outcome's kind.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Final => "final",
+            Outcome::Reason { .. } => "reason",
+            Outcome::Network { .. } => "network",
+            Outcome::Http { .. } => "http",
+            Outcome::Kv { .. } => "kv",
+            Outcome::Mongodb { .. } => "mongodb",
+            Outcome::Timeout => "timeout",
+        }
+    }
+}
+
+/// What the host does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunAction {
+    /// Send attempt `attempt` now, ending it after `timeout_ms` at the latest; then call
+    /// [`super::Run::attempt_ended`] (or [`super::Run::cancel`]).
+    Send,
+    /// Wait `delay_ms`, then call [`super::Run::wait_ended`].
+    Wait,
+    /// The run is over: see `end`.
+    Done,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEnd {
+    /// An attempt succeeded: return its result.
+    Succeeded,
+    /// The last attempt ended in a final failure (or a final HTTP response): surface it as it is.
+    Final,
+    /// A retryable failure is not retried (not idempotent, a strategy declined, the attempts or the
+    /// budget ran out, the breaker stayed open): surface the last failure with the decision.
+    GaveUp,
+    /// No time is left for another attempt: raise the host's timeout error, caused by the last failure.
+    TimedOut,
+    /// The host cancelled the run.
+    Cancelled,
+}
+
+impl RunEnd {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunEnd::Succeeded => "succeeded",
+            RunEnd::Final => "final",
+            RunEnd::GaveUp => "gave_up",
+            RunEnd::TimedOut => "timed_out",
+            RunEnd::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The decision of a domain's rules behind a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum RunDecision {
+    /// RFC 0049's `decide` (with the budget's verdict applied).
+    Decide(BudgetedDecision),
+    /// The HTTP loop's `http_next` (with the budget's verdict applied).
+    Http(LoopDecision),
+    /// MongoDB's `decide_mongo`.
+    Mongodb(MongoDecision),
+}
+
+/// The machine's answer to one event: send, wait or done, with the rule that decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunStep {
+    /// Send, wait or done.
+    pub action: RunAction,
+    /// Send: the number of the attempt to send (the first is 1); wait: of the attempt that follows
+    /// it; done: attempts sent in all (attempts the breaker kept back are not sent).
+    pub attempt: u32,
+    /// Send: the attempt must end within this many ms (the attempt timeout, cut to the time left);
+    /// none when the run has neither.
+    #[serde(with = "crate::serde_form::ms::option")]
+    pub timeout_ms: Option<u64>,
+    /// Wait: how long.
+    #[serde(with = "crate::serde_form::ms::option")]
+    pub delay_ms: Option<u64>,
+    /// Done: how the run ended.
+    pub end: Option<RunEnd>,
+    /// The reason of the failure behind a wait or an end, when it has one.
+    pub reason: Option<RetryReason>,
+    /// The stable name of the rule that decided.
+    pub rule: &'static str,
+    /// Its source.
+    pub section: &'static str,
+    /// Time since the run started, rounded up to whole ms.
+    #[serde(with = "crate::serde_form::ms")]
+    pub elapsed_ms: u64,
+    /// The wait a valid `Retry-After` asked for, also when it ended the run at its deadline.
+    #[serde(with = "crate::serde_form::ms::option")]
+    pub retry_after_ms: Option<u64>,
+    /// The domain's decision behind a wait or an end after a failure.
+    pub decision: Option<RunDecision>,
+    /// The budget's verdict, when it was asked for this step.
+    pub budget: Option<BudgetVerdict>,
+    /// The breaker's verdict, when it was asked for this step.
+    pub breaker: Option<BreakerVerdict>,
+}
+
+impl RunStep {
+    /// The step as a JSON object.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("a step always serializes"))
+    }
+}
+
+impl fmt::Display for RunStep {
+    /// One log line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.action {
+            RunAction::Send => write!(f, "send attempt {}", self.attempt)?,
+            RunAction::Wait => write!(
+                f,
+                "wait {} ms, then send attempt {}",
+                self.delay_ms.unwrap_or(0),
+                self.attempt
+            )?,
+            RunAction::Done => write!(
+                f,
+                "done after {} attempts: {}",
+                self.attempt,
+                self.end.map_or("", RunEnd::name)
+            )?,
+        }
+        if let Some(r) = self.reason {
+            write!(f, " (reason {r})")?;
+        }
+        write!(f, " [rule {}; {}]", self.rule, self.section)
+    }
+}
