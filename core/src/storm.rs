@@ -1,4 +1,4 @@
-//! A retry storm, replayed: many requests under a failure rate, each retried through `decide`,
+//! A retry storm, replayed: many requests under a failure rate, each a run of the run machine,
 //! with an optional shared retry budget and circuit breaker; the report says how many attempts
 //! reached the server per request issued (the amplification a budget exists to bound).
 
@@ -7,12 +7,13 @@ use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::breaker::{BreakerConfig, BreakerDocument, BreakerOutcome, CircuitBreaker};
-use crate::budget::{BudgetConfig, BudgetDocument, BudgetEvent, RetryBudget, RetryCause};
-use crate::decide::{decide, Decision, NoRetryCause, Request};
+use crate::breaker::{BreakerConfig, BreakerDocument, CircuitBreaker};
+use crate::budget::{BudgetConfig, BudgetDocument, RetryBudget};
+use crate::decide::Request;
 use crate::error::Error;
 use crate::policy::Policy;
 use crate::reason::RetryReason;
+use crate::run::{Clock, DecideRules, Guards, Outcome, Run, RunAction, RunConfig, RunEnd, RunRules};
 
 /// The most requests one storm may issue (`requests_per_second` × the duration in seconds).
 pub const MAX_STORM_REQUESTS: u64 = 100_000;
@@ -81,21 +82,17 @@ pub struct StormReport {
     pub budget_kind: Option<&'static str>,
 }
 
-/// One client request in flight.
-struct Client {
-    start_ms: u64,
-    request: Request,
-}
-
-/// What happens next to client `usize`: send an attempt, or learn a sent attempt's outcome.
+/// What happens next to a client: its run starts, its attempt's outcome is known, or its wait ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Step {
-    Send,
-    Done,
+enum Event {
+    Start,
+    AttemptEnded,
+    WaitEnded,
 }
 
-/// Replays `storm`: every request through `decide`, every retry through the shared budget, every
-/// attempt through the shared breaker, in time order.
+/// Replays `storm`: every request is one [`Run`] of the run machine (the same protocol every
+/// runner follows), sharing the storm's budget and breaker, in time order. Requests are scheduled
+/// lazily: only runs in flight are held, so memory follows concurrency, not the storm's length.
 pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
     check(storm)?;
     let mut budget = match &storm.budget {
@@ -108,17 +105,19 @@ pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
         )?)),
         None => None,
     };
+    let config = RunConfig {
+        rules: RunRules::Decide(Box::new(DecideRules {
+            operation: storm.request.operation,
+            idempotent: storm.request.idempotent,
+            strategy: storm.request.strategy,
+            policy: storm.policy.clone(),
+        })),
+        timeout_ms: Some(storm.request.timeout_ms),
+        max_attempts: None,
+        attempt_timeout_ms: None,
+    };
     let requests = u64::from(storm.requests_per_second) * storm.duration_ms / 1000;
-    let mut queue = BinaryHeap::new();
-    let mut clients = Vec::new();
-    for i in 0..requests {
-        let at = i * 1000 / u64::from(storm.requests_per_second);
-        queue.push(Reverse((at, Step::Send, clients.len())));
-        clients.push(Client {
-            start_ms: at,
-            request: storm.request.clone(),
-        });
-    }
+    let arrival = |i: u64| i * 1000 / u64::from(storm.requests_per_second);
     let mut report = StormReport {
         requests,
         attempts_sent: 0,
@@ -130,93 +129,111 @@ pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
         timed_out: 0,
         budget_kind: budget.as_ref().map(|b| b.config().kind().name()),
     };
+    let failure = Outcome::Reason {
+        reason: storm.reason,
+        timeout: false,
+    };
+    let jitter = storm.policy.jitter != crate::Jitter::None;
     let (mut failures_due, mut draws) = (0.0, storm.draws.iter().cycle());
-    let mut attempts = 0u64;
-    while let Some(Reverse((now, step, id))) = queue.pop() {
-        let failed = match step {
-            Step::Send => {
-                attempts += 1;
-                if attempts > MAX_STORM_ATTEMPTS {
-                    return Err(Error::OutOfRange {
-                        field: "duration_ms".to_owned(),
-                        value: storm.duration_ms.to_string(),
-                        expected: "a storm of at most 1000000 attempts in all (fewer requests, or a shorter request timeout)"
-                            .to_owned(),
-                    });
+    // Runs in flight, in slots reused once a run is done.
+    let mut runs: Vec<Option<Run>> = Vec::new();
+    let mut free: Vec<usize> = Vec::new();
+    let mut queue: BinaryHeap<Reverse<(u64, Event, usize)>> = BinaryHeap::new();
+    let (mut next_arrival, mut attempts) = (0u64, 0u64);
+    loop {
+        // The next arrival joins the queue only when it is the earliest thing left to happen.
+        let arrival_due = next_arrival < requests
+            && queue
+                .peek()
+                .is_none_or(|Reverse((t, _, _))| arrival(next_arrival) <= *t);
+        let (now, event, id) = if arrival_due {
+            let run = Run::new(config.clone())?;
+            let id = match free.pop() {
+                Some(id) => {
+                    runs[id] = Some(run);
+                    id
                 }
-                if breaker.as_mut().is_some_and(|b| !b.permit(now).permitted) {
-                    report.breaker_rejections += 1;
-                    Some(RetryReason::CircuitBreakerOpen)
-                } else {
-                    report.attempts_sent += 1;
-                    if clients[id].request.attempts == 0 {
-                        if let Some(b) = budget.as_mut() {
-                            b.record(now, BudgetEvent::Request);
-                        }
-                    }
-                    queue.push(Reverse((now.saturating_add(storm.latency_ms), Step::Done, id)));
-                    continue;
+                None => {
+                    runs.push(Some(run));
+                    runs.len() - 1
                 }
+            };
+            next_arrival += 1;
+            (arrival(next_arrival - 1), Event::Start, id)
+        } else {
+            match queue.pop() {
+                Some(Reverse(e)) => e,
+                None => break,
             }
-            Step::Done => {
+        };
+        let run = runs[id]
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("a queued run is live"));
+        let guards = Guards {
+            budget: budget.as_mut(),
+            breaker: breaker.as_mut(),
+        };
+        let clock = Clock {
+            now_ms: now as f64,
+            // One draw per attempt's outcome, as the runners draw one per failure.
+            random: if jitter && event == Event::AttemptEnded {
+                draws.next().copied()
+            } else {
+                None
+            },
+            now_unix_ms: None,
+        };
+        let step = match event {
+            Event::Start => run.start(clock, guards)?,
+            Event::WaitEnded => run.wait_ended(clock, guards)?,
+            Event::AttemptEnded => {
                 failures_due += storm.failure_rate;
                 let fails = failures_due >= 1.0;
                 if fails {
                     failures_due -= 1.0;
                 }
-                let retried = clients[id].request.attempts > 0;
-                if let Some(b) = breaker.as_mut() {
-                    b.record(
-                        now,
-                        if fails {
-                            BreakerOutcome::Failure
-                        } else {
-                            BreakerOutcome::Success
-                        },
-                    );
-                }
-                if let Some(b) = budget.as_mut() {
-                    b.record(
-                        now,
-                        if fails {
-                            BudgetEvent::Failure
-                        } else {
-                            BudgetEvent::Success {
-                                after_retry: retried.then_some(RetryCause::Error),
-                            }
-                        },
-                    );
-                }
-                fails.then_some(storm.reason)
+                let outcome = if fails { &failure } else { &Outcome::Success };
+                run.attempt_ended(outcome, clock, guards, None)?
             }
         };
-        let Some(reason) = failed else {
-            report.succeeded += 1;
-            continue;
-        };
-        let client = &mut clients[id];
-        client.request.elapsed_ms = now - client.start_ms;
-        if storm.policy.jitter != crate::Jitter::None {
-            client.request.random = draws.next().copied();
+        if step.breaker.is_some_and(|v| !v.permitted) {
+            report.breaker_rejections += 1;
+            attempts += 1;
         }
-        match decide(&client.request, reason, &storm.policy)? {
-            Decision::NoRetry(n) if n.cause == NoRetryCause::DeadlinePassed => report.timed_out += 1,
-            Decision::NoRetry(_) => report.failed += 1,
-            Decision::Retry(r) if r.then_cancel => report.timed_out += 1,
-            Decision::Retry(r) => {
-                if budget
-                    .as_mut()
-                    .is_some_and(|b| !b.try_retry(now, RetryCause::Error).permitted)
-                {
-                    report.budget_refusals += 1;
-                    report.failed += 1;
-                    continue;
-                }
-                client.request.attempts += 1;
-                client.request.previous_reasons.push(reason);
-                client.request.previous_delay_ms = Some(r.delay_ms);
-                queue.push(Reverse((now.saturating_add(r.delay_ms), Step::Send, id)));
+        if step.budget.is_some_and(|v| !v.permitted) {
+            report.budget_refusals += 1;
+        }
+        match step.action {
+            RunAction::Send => {
+                attempts += 1;
+                report.attempts_sent += 1;
+                queue.push(Reverse((
+                    now.saturating_add(storm.latency_ms),
+                    Event::AttemptEnded,
+                    id,
+                )));
             }
+            RunAction::Wait => {
+                let delay = step.delay_ms.unwrap_or(0);
+                queue.push(Reverse((now.saturating_add(delay), Event::WaitEnded, id)));
+            }
+            RunAction::Done => {
+                match step.end {
+                    Some(RunEnd::Succeeded) => report.succeeded += 1,
+                    Some(RunEnd::TimedOut) => report.timed_out += 1,
+                    _ => report.failed += 1,
+                }
+                runs[id] = None;
+                free.push(id);
+            }
+        }
+        if attempts > MAX_STORM_ATTEMPTS {
+            return Err(Error::OutOfRange {
+                field: "duration_ms".to_owned(),
+                value: storm.duration_ms.to_string(),
+                expected: "a storm of at most 1000000 attempts in all (fewer requests, or a shorter request timeout)"
+                    .to_owned(),
+            });
         }
     }
     report.amplification = if requests == 0 {
