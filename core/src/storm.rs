@@ -110,7 +110,7 @@ pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
             operation: storm.request.operation,
             idempotent: storm.request.idempotent,
             strategy: storm.request.strategy,
-            policy: storm.policy.clone(),
+            policy: storm.policy,
         })),
         timeout_ms: Some(storm.request.timeout_ms),
         max_attempts: None,
