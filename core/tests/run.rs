@@ -139,9 +139,7 @@ proptest! {
             RetryBudget::new(&BudgetConfig::from_document(&doc, "budget").unwrap())
         });
         let mut breaker = with_breaker.then(|| {
-            let mut doc = BreakerDocument::default();
-            doc.volume_threshold = Some(1);
-            doc.sleep_window_ms = Some(50);
+            let doc = BreakerDocument { volume_threshold: Some(1), sleep_window_ms: Some(50), ..Default::default() };
             CircuitBreaker::new(&BreakerConfig::from_document(&doc, "breaker").unwrap())
         });
         let steps = drive(config, &outcomes, latency, &mut budget, &mut breaker, 0.0);
@@ -168,9 +166,11 @@ proptest! {
 
 #[test]
 fn a_refused_attempt_waits_for_the_breaker_window() {
-    let mut doc = BreakerDocument::default();
-    doc.volume_threshold = Some(1);
-    doc.sleep_window_ms = Some(100);
+    let doc = BreakerDocument {
+        volume_threshold: Some(1),
+        sleep_window_ms: Some(100),
+        ..Default::default()
+    };
     let mut breaker = Some(CircuitBreaker::new(
         &BreakerConfig::from_document(&doc, "b").unwrap(),
     ));
