@@ -46,6 +46,26 @@ enum Command {
     /// HTTP and saga rules: one JSON document in (stdin or --input), its JSON answer out.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// Replay a retry run through the run machine (the loop every runner follows): each event the
+    /// host reports, and the step the machine answers, as a table (`--json` for the whole answer).
+    #[command(after_help = r#"Example: an HTTP GET answered 503, then 200
+  echo '{"run": {"rules": {"http": {"method": "GET"}}, "timeout_ms": 10000},
+        "events": [{"event": "start", "at_ms": 0},
+                   {"event": "attempt_ended", "at_ms": 5, "outcome": {"kind": "http", "status": 503}},
+                   {"event": "wait_ended", "at_ms": 105},
+                   {"event": "attempt_ended", "at_ms": 110, "outcome": {"kind": "http", "status": 200}}]}' | retrypolicy run"#)]
+    Run(RunArgs),
+}
+
+/// A run to replay.
+#[derive(Args)]
+struct RunArgs {
+    /// Read the document from this file; `-` or nothing is stdin.
+    #[arg(long, short)]
+    input: Option<PathBuf>,
+    /// Print the JSON answer instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// MongoDB decisions (the JSON shapes of spec-fixtures/README.md).
@@ -387,6 +407,21 @@ fn run_json(function: &str, args: &JsonArgs, out: &mut impl Write) -> Result<boo
     Ok(true)
 }
 
+fn run_run(args: &RunArgs, out: &mut impl Write) -> Result<bool, Failure> {
+    let bytes = read_bytes(&args.input)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
+    let value: Value = from_json_str(text)?;
+    let answer = retrypolicy_wire::api::call("run", &value)?;
+    let rendered = if args.json {
+        answer.to_string()
+    } else {
+        table::render_run(&value, &answer)
+    };
+    writeln!(out, "{rendered}").map_err(|e| Failure::Io(e.to_string()))?;
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
@@ -403,6 +438,7 @@ fn main() -> ExitCode {
         Command::Http(HttpCommand::Next(a)) => run_json("http_next", a, &mut out),
         Command::Http(HttpCommand::Classify(a)) => run_json("http_classify", a, &mut out),
         Command::Http(HttpCommand::RetryAfter(a)) => run_json("http_retry_after", a, &mut out),
+        Command::Run(a) => run_run(a, &mut out),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -111,3 +111,54 @@ pub fn render_storm(storm: &StormScenario, reports: &[StormReport]) -> String {
     }
     s
 }
+
+/// A replayed run as a table: each event the host reported (its time and outcome) beside the step
+/// the machine answered, then how the run ended.
+pub fn render_run(input: &serde_json::Value, answer: &serde_json::Value) -> String {
+    let empty = Vec::new();
+    let events = input["events"].as_array().unwrap_or(&empty);
+    let steps = answer["steps"].as_array().unwrap_or(&empty);
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut s = format!(
+        "  {:>8}  {:<14} {:<26} {:<7} {:>7} {:>9}  {:<10} {}\n",
+        "at ms", "event", "outcome", "step", "attempt", "wait ms", "end", "rule"
+    );
+    for (e, step) in events.iter().zip(steps) {
+        let outcome = match &e["outcome"] {
+            serde_json::Value::Null => String::new(),
+            o => {
+                let mut t = text(&o["kind"]);
+                for key in ["status", "reason", "retry_after", "sent"] {
+                    if !o[key].is_null() {
+                        t.push_str(&format!(" {}", text(&o[key])));
+                    }
+                }
+                t
+            }
+        };
+        s.push_str(&format!(
+            "  {:>8}  {:<14} {:<26} {:<7} {:>7} {:>9}  {:<10} {}\n",
+            text(&e["at_ms"]),
+            text(&e["event"]),
+            outcome,
+            text(&step["action"]),
+            text(&step["attempt"]),
+            text(&step["delay_ms"]),
+            text(&step["end"]),
+            text(&step["rule"]),
+        ));
+    }
+    s.push_str(&format!(
+        "  {} attempts sent; {}",
+        text(&answer["attempts_sent"]),
+        match text(&answer["end"]).as_str() {
+            "" => "the run is not over".to_owned(),
+            end => format!("ended: {end}"),
+        }
+    ));
+    s
+}

@@ -396,3 +396,43 @@ fn storm_bad_input_exits_2_naming_the_field() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn run_prints_each_event_and_step_and_how_the_run_ended() {
+    let runs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/runs");
+    let out = bin()
+        .args(["run", "--input"])
+        .arg(runs.join("http-503-503-200.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let waits: Vec<&str> = table.lines().skip(1).filter(|l| l.contains(" wait ")).collect();
+    assert_eq!(waits.len(), 2, "{table}");
+    assert!(
+        waits[0].contains("100") && waits[0].contains("service_unavailable"),
+        "{table}"
+    );
+    assert!(
+        waits[1].contains("1000") && waits[1].contains("retry_after"),
+        "{table}"
+    );
+    assert!(table.ends_with("3 attempts sent; ended: succeeded\n"), "{table}");
+    let json = run(
+        &["run", "--json"],
+        &std::fs::read_to_string(runs.join("kv-breaker-open.json")).unwrap(),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["rules"][2], "breaker_wait");
+    assert_eq!(v["delays_ms"], serde_json::json!([1, 100]));
+    let bad = run(
+        &["run"],
+        r#"{"run": {"rules": {"http": {}}, "max_attempts": 2}, "events": [{"event": "start", "at_ms": 0}, {"event": "attempt_ended", "at_ms": 1, "outcome": {"kind": "http", "status": 999}}]}"#,
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("events[1].outcome.status"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
