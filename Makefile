@@ -30,6 +30,10 @@ demo: setup-rust
 	  echo "{\"loop\": {\"max_attempts\": 4, \"deadline_ms\": 10000}, \"state\": {$$a}" | ./target/release/retrypolicy http next; done
 	@echo; echo '$$ retrypolicy http next  # 429 asking for 3 s with 2.5 s to the deadline: stop now, say when to try again'
 	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
+	@echo; echo '$$ retrypolicy run --input examples/runs/http-503-503-200.json  # the run machine every runner loops over: a GET through 503 and 429 (Retry-After: 1)'
+	@./target/release/retrypolicy run --input examples/runs/http-503-503-200.json
+	@echo; echo '$$ retrypolicy run --input examples/runs/kv-breaker-open.json  # a KV get whose retry waits for the open breaker (no spin, no budget charge)'
+	@./target/release/retrypolicy run --input examples/runs/kv-breaker-open.json
 	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json  # a retry storm, with and without each budget'
 	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json
 	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json  # the same, behind a circuit breaker'
