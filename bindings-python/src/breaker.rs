@@ -16,7 +16,7 @@ use crate::reason;
 /// A breaker's answer to "may a request be sent now?"; immutable.
 #[pyclass(frozen, module = "retrypolicy._lowlevel")]
 pub struct BreakerVerdict {
-    inner: core::BreakerVerdict,
+    pub inner: core::BreakerVerdict,
 }
 
 #[pymethods]
@@ -79,7 +79,7 @@ fn config_of(document: Option<&Bound<'_, PyAny>>) -> PyResult<BreakerConfig> {
 
 impl CircuitBreaker {
     /// The state, locked.
-    fn lock(&self) -> MutexGuard<'_, core::CircuitBreaker> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, core::CircuitBreaker> {
         crate::budget::locked(&self.inner)
     }
 }

@@ -118,7 +118,7 @@ fn config_of(document: &Bound<'_, PyAny>) -> PyResult<BudgetConfig> {
 
 impl RetryBudget {
     /// The state, locked.
-    fn lock(&self) -> MutexGuard<'_, core::RetryBudget> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, core::RetryBudget> {
         locked(&self.inner)
     }
 }
@@ -157,7 +157,7 @@ impl RetryBudget {
     }
 
     /// Tells the budget what happened at `now_ms`: `event` is `"request"`, `"success"` (with
-    /// `after_retry`, the cause of the retry that succeeded), `"failure"`, `"timeout"` or
+    /// `after_retry`, the cause of the retry that succeeded), `"failure"`, `"timeout"`, `"final"` (a failure not retried) or
     /// `"retry"` (with its `cause`).
     #[pyo3(signature = (now_ms, event, *, after_retry = None, cause = None))]
     fn record(

@@ -2,6 +2,7 @@
 //! `retry_after(request, reason)` seen by the core as a host strategy.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 
 use pyo3::prelude::*;
 use retrypolicy as core;
@@ -65,33 +66,47 @@ const ANSWER_FIELD: &str = "strategy.retry_after";
 /// A Python object with `retry_after(request, reason)`, seen by the core as a host strategy.
 struct PyStrategy<'a, 'py> {
     strategy: &'a Bound<'py, PyAny>,
-    request: &'a Bound<'py, Request>,
+    /// The request to hand it; None: a `Request` of the core's request each time it is asked.
+    request: Option<&'a Bound<'py, Request>>,
+    /// Its answers, in order (kept for a run, which replays them).
+    answers: RefCell<VecDeque<StrategyVerdict>>,
     /// The exception raised while asking (by host code, or for its answer), re-raised unchanged.
     raised: RefCell<Option<PyErr>>,
 }
 
 impl PyStrategy<'_, '_> {
     /// Asks the Python object; its answer is a `timedelta`, seconds, or None for "do not retry".
-    fn ask(&self, reason: core::RetryReason) -> PyResult<StrategyVerdict> {
+    fn ask(&self, request: &core::Request, reason: core::RetryReason) -> PyResult<StrategyVerdict> {
         let py = self.strategy.py();
+        let request = match self.request {
+            Some(r) => r.clone(),
+            None => Bound::new(
+                py,
+                Request {
+                    inner: request.clone(),
+                },
+            )?,
+        };
         let answer = self.strategy.call_method1(
             pyo3::intern!(py, "retry_after"),
-            (self.request, reason::to_py(py, reason)?),
+            (request, reason::to_py(py, reason)?),
         )?;
-        Ok(match opt_duration_ms(ANSWER_FIELD, &answer)? {
+        let verdict = match opt_duration_ms(ANSWER_FIELD, &answer)? {
             Some(ms) => StrategyVerdict::custom_retry(ms),
             None => StrategyVerdict::custom_no_retry(),
-        })
+        };
+        self.answers.borrow_mut().push_back(verdict);
+        Ok(verdict)
     }
 }
 
 impl RetryStrategy for PyStrategy<'_, '_> {
     fn retry_after(
         &self,
-        _: &core::Request,
+        request: &core::Request,
         reason: core::RetryReason,
     ) -> Result<StrategyVerdict, core::Error> {
-        self.ask(reason).map_err(|e| {
+        self.ask(request, reason).map_err(|e| {
             *self.raised.borrow_mut() = Some(e);
             // A stand-in the core passes back; `with_host` re-raises the Python exception instead.
             core::Error::InvalidType {
@@ -112,18 +127,50 @@ pub fn with_host<T>(
     let Some(s) = strategy else {
         return f(None).py();
     };
-    // Exactly the built-in classes (not subclasses, which may override `retry_after`): the core's own.
-    if let Ok(be) = s.cast_exact::<BestEffort>() {
-        return f(Some(&be.get().inner)).py();
-    }
-    if s.cast_exact::<FailFast>().is_ok() {
-        return f(Some(&core::FailFast)).py();
+    if let Some(b) = builtin(s) {
+        return f(Some(b)).py();
     }
     let host = PyStrategy {
         strategy: s,
-        request,
+        request: Some(request),
+        answers: RefCell::default(),
         raised: RefCell::new(None),
     };
     let result = f(Some(&host));
     result.map_err(|e| host.raised.take().unwrap_or_else(|| CoreError(e).into()))
+}
+
+/// The core's own strategy for exactly the built-in classes (not subclasses, which may override
+/// `retry_after`), else None.
+pub fn builtin<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a dyn RetryStrategy> {
+    if let Ok(be) = s.cast_exact::<BestEffort>() {
+        return Some(&be.get().inner);
+    }
+    if s.cast_exact::<FailFast>().is_ok() {
+        return Some(&core::FailFast);
+    }
+    None
+}
+
+/// A host strategy's answers to one call of the core, asked with no lock held (a run replays them).
+pub struct HostAnswers;
+
+impl HostAnswers {
+    /// Runs `f` with `strategy` as a host strategy (each question gets a `Request` of the core's
+    /// request) and returns its answers in order; its exceptions propagate unchanged.
+    pub fn ask<T>(
+        strategy: &Bound<'_, PyAny>,
+        f: impl FnOnce(&dyn RetryStrategy) -> Result<T, core::Error>,
+    ) -> PyResult<VecDeque<StrategyVerdict>> {
+        let host = PyStrategy {
+            strategy,
+            request: None,
+            answers: RefCell::default(),
+            raised: RefCell::new(None),
+        };
+        match f(&host) {
+            Ok(_) => Ok(host.answers.take()),
+            Err(e) => Err(host.raised.take().unwrap_or_else(|| CoreError(e).into())),
+        }
+    }
 }

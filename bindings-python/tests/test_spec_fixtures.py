@@ -184,6 +184,53 @@ def _explain_with_budget(i: dict[str, Any]) -> dict[str, Any]:
     return {"sentence": rp.explain_with_budget(*args), "decision": _decision(rp.decide_with_budget(*args))}
 
 
+RUN_EVENT_KEYS = {
+    "start": ("random",),
+    "attempt_ended": ("outcome", "random", "now_unix_ms"),
+    "wait_ended": ("random",),
+    "cancel": (),
+}
+
+
+def _run(i: dict[str, Any]) -> dict[str, Any]:
+    """`run`: the events replayed through a public `Run` (with the binding's `RetryBudget` and
+    `CircuitBreaker`, restored when the fixture gives a state), then the wire's summary keys."""
+    _envelope(i, ("run", "events"), ("budget", "budget_state", "breaker", "breaker_state", "host"))
+    budget = breaker = None
+    if "budget" in i:
+        state = i.get("budget_state")
+        budget = rp.RetryBudget(i["budget"]) if state is None else rp.RetryBudget.restore(i["budget"], state)
+    if "breaker" in i:
+        state = i.get("breaker_state")
+        breaker = rp.CircuitBreaker(i["breaker"]) if state is None else rp.CircuitBreaker.restore(i["breaker"], state)
+    strategy = FixedAnswer(**i["host"]) if "host" in i else None
+    run = rp.Run(i["run"], budget=budget, breaker=breaker, strategy=strategy)
+    steps: list[rp.RunStep] = []
+    for n, e in enumerate(i["events"]):
+        kind = e.get("event")
+        _envelope(e, ("event", "at_ms"), RUN_EVENT_KEYS.get(kind, ("outcome", "random", "now_unix_ms")), at=f"events[{n}].")
+        at = _at(e["at_ms"])
+        if kind == "start":
+            steps.append(run.start(at, e.get("random")))
+        elif kind == "attempt_ended":
+            steps.append(run.attempt_ended(e["outcome"], at, e.get("random"), e.get("now_unix_ms")))
+        elif kind == "wait_ended":
+            steps.append(run.wait_ended(at, e.get("random")))
+        else:
+            steps.append(run.cancel(at))
+    return {
+        "steps": [json.loads(s.to_json()) for s in steps],
+        "actions": [s.action for s in steps],
+        "delays_ms": [s.delay_ms for s in steps if s.delay_ms is not None],
+        "rules": [s.rule for s in steps],
+        "end": steps[-1].end if steps else None,
+        "last": json.loads(steps[-1].to_json()) if steps else None,
+        "attempts_sent": run.attempts_sent,
+        "budget_state": None if budget is None else budget.snapshot(),
+        "breaker_state": None if breaker is None else breaker.snapshot(),
+    }
+
+
 # Fixture fields that are Python objects or arguments here: the host strategy given as data is a
 # strategy object, so a bad answer of it is named by the binding as the strategy's `retry_after`
 # answer; the request is built on its own (`request_from_dict`), and the verdict from its rule; an
@@ -199,6 +246,8 @@ BREAKER_EVENT_ARGUMENTS = {"at_ms": "now_ms", "kind": "outcome"}
 
 def _field_name(function: str, field: str) -> str:
     """The name the Python API gives the fixture's `field`."""
+    if function == "run":  # a run's event is a method call: its field is the argument's
+        return re.sub(r"^events\[\d+\]\.", "", field)
     match = re.fullmatch(r"events\[\d+\]\.(\w+)", field)
     if match is not None:
         names = BREAKER_EVENT_ARGUMENTS if function == "breaker_run" else EVENT_ARGUMENTS
@@ -255,6 +304,7 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "breaker_run": _breaker_run,
     "decide_with_budget": lambda i: _decision(rp.decide_with_budget(*_budgeted(i))),
     "explain_with_budget": _explain_with_budget,
+    "run": _run,
 }
 
 

@@ -1,0 +1,428 @@
+//! `Run` and `RunStep`: the core's retry run machine, its steps as typed values. The run's budget
+//! and breaker are the binding's shared objects, locked per call (the budget first, then the
+//! breaker); no Python code runs while they are locked (a host strategy is asked beforehand).
+
+use std::cell::RefCell;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use retrypolicy as core;
+use retrypolicy::run::{Clock, Guards, Outcome, RunAction, RunConfig as CoreConfig, RunDecision};
+use retrypolicy::{RetryStrategy, StrategyVerdict};
+
+use crate::breaker::{BreakerVerdict, CircuitBreaker};
+use crate::budget::{BudgetVerdict, RetryBudget};
+use crate::convert::{echo, from_py_json, int_in, opt_bool, opt_draw, text, to_py_json, wrong_type};
+use crate::decision::Decision;
+use crate::errors::{CoreError, IntoPy};
+use crate::reason;
+use crate::strategy::HostAnswers;
+
+/// A run's configuration (`{"rules": ..., "timeout_ms"?, "max_attempts"?, "attempt_timeout_ms"?}`),
+/// parsed and checked once; a `Run` may be made of it many times.
+#[pyclass(frozen, module = "retrypolicy._lowlevel")]
+pub struct RunConfig {
+    inner: CoreConfig,
+}
+
+#[pymethods]
+impl RunConfig {
+    /// A configuration from its JSON form (a dict); errors name `config.<field>`.
+    #[new]
+    fn new(config: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let inner: CoreConfig = from_py_json("config", config)?;
+        inner.validate().map_err(|e| placed("config", e)).py()?;
+        Ok(RunConfig { inner })
+    }
+    /// The configuration as a JSON-shaped dict.
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py_json(py, &self.inner)
+    }
+    /// `RunConfig(<JSON form>)`.
+    fn __repr__(&self) -> String {
+        format!("RunConfig({})", crate::convert::to_json(&self.inner))
+    }
+}
+
+/// `e` with its field placed under `prefix`.
+fn placed(prefix: &str, e: core::Error) -> core::Error {
+    match e.field() {
+        "" => e.with_field(prefix),
+        f => {
+            let f = format!("{prefix}.{f}");
+            e.with_field(&f)
+        }
+    }
+}
+
+/// One retry run: tell it what happened, do what its `RunStep` says. Not shared between calls.
+#[pyclass(module = "retrypolicy._lowlevel")]
+pub struct Run {
+    inner: core::run::Run,
+    budget: Option<Py<RetryBudget>>,
+    breaker: Option<Py<CircuitBreaker>>,
+    strategy: Option<Py<PyAny>>,
+}
+
+/// A clock reading in ms: an int or a float (bools refused; the core checks the range).
+fn clock_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if v.is_instance_of::<PyBool>() || !(v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>()) {
+        return Err(wrong_type(field, "a clock reading in ms (int or float)", v));
+    }
+    v.extract::<f64>()
+}
+
+/// The host's clock for one event.
+fn clock_of(
+    now_ms: &Bound<'_, PyAny>,
+    random: Option<&Bound<'_, PyAny>>,
+    now_unix_ms: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Clock> {
+    let random = match random {
+        Some(r) => opt_draw("random", r)?,
+        None => None,
+    };
+    let now_unix_ms = match now_unix_ms.filter(|v| !v.is_none()) {
+        Some(v) => Some(int_in::<u64>("now_unix_ms", v, "0..=18446744073709551615")?),
+        None => None,
+    };
+    Ok(Clock {
+        now_ms: clock_ms("now_ms", now_ms)?,
+        random,
+        now_unix_ms,
+    })
+}
+
+/// The `unknown_field` error for a key an outcome of `kind` does not have.
+fn unknown_key(d: &Bound<'_, PyDict>, allowed: &[&str]) -> PyResult<()> {
+    for key in d.keys() {
+        let k: String = key.extract().unwrap_or_default();
+        if !allowed.contains(&k.as_str()) {
+            let field = core::error::shorten(&format!("outcome.{k}"));
+            return Err(CoreError(core::Error::UnknownField { field }).into());
+        }
+    }
+    Ok(())
+}
+
+/// An outcome: a dict in the JSON form (`{"kind": "http", "status": 503, "retry_after": "1"}`),
+/// or a kind's name alone for the kinds without fields (`"success"`, `"final"`, `"timeout"`).
+/// The common kinds are read field by field; `kv` and `mongodb` through their JSON form.
+fn outcome_of(v: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+    if let Ok(s) = v.cast::<PyString>() {
+        return match s.to_cow()?.as_ref() {
+            "success" => Ok(Outcome::Success),
+            "final" => Ok(Outcome::Final),
+            "timeout" => Ok(Outcome::Timeout),
+            _ => Err(CoreError(core::Error::OutOfRange {
+                field: "outcome".to_owned(),
+                value: echo(v),
+                expected: "success, final or timeout (other kinds are dicts)".to_owned(),
+            })
+            .into()),
+        };
+    }
+    let d = v
+        .cast::<PyDict>()
+        .map_err(|_| wrong_type("outcome", "a dict with a kind", v))?;
+    let get = |k: &str| d.get_item(k).map(|o| o.filter(|x| !x.is_none()));
+    let kind = get("kind")?.ok_or_else(|| -> PyErr {
+        CoreError(core::Error::MissingField {
+            field: "outcome.kind".to_owned(),
+        })
+        .into()
+    })?;
+    let kind = text("outcome.kind", &kind)?;
+    match kind.as_str() {
+        "success" | "final" | "timeout" => {
+            unknown_key(d, &["kind"])?;
+            Ok(match kind.as_str() {
+                "success" => Outcome::Success,
+                "final" => Outcome::Final,
+                _ => Outcome::Timeout,
+            })
+        }
+        "reason" => {
+            unknown_key(d, &["kind", "reason", "timeout"])?;
+            let r = get("reason")?.ok_or_else(|| -> PyErr {
+                CoreError(core::Error::MissingField {
+                    field: "outcome.reason".to_owned(),
+                })
+                .into()
+            })?;
+            let reason = reason::from_py("outcome.reason", &r)?;
+            let timeout = match get("timeout")? {
+                Some(t) => opt_bool("outcome.timeout", &t)?.unwrap_or(false),
+                None => false,
+            };
+            Ok(Outcome::Reason { reason, timeout })
+        }
+        "network" => {
+            unknown_key(d, &["kind", "sent"])?;
+            let sent = match get("sent")? {
+                Some(s) => opt_bool("outcome.sent", &s)?,
+                None => None,
+            };
+            Ok(Outcome::Network { sent })
+        }
+        "http" => {
+            unknown_key(d, &["kind", "status", "retry_after"])?;
+            let s = get("status")?.ok_or_else(|| -> PyErr {
+                CoreError(core::Error::MissingField {
+                    field: "outcome.status".to_owned(),
+                })
+                .into()
+            })?;
+            let status = int_in::<u16>("outcome.status", &s, "100..=599")?;
+            let retry_after = match get("retry_after")? {
+                Some(h) => Some(text("outcome.retry_after", &h)?),
+                None => None,
+            };
+            Ok(Outcome::Http { status, retry_after })
+        }
+        // kv, mongodb, and a kind the core does not know (its error names it).
+        _ => from_py_json("outcome", v),
+    }
+}
+
+/// A host strategy's answers, asked once without any lock held and replayed under the locks.
+struct Replay<'a> {
+    answers: &'a RefCell<std::collections::VecDeque<StrategyVerdict>>,
+}
+
+impl RetryStrategy for Replay<'_> {
+    fn retry_after(&self, _: &core::Request, _: core::RetryReason) -> Result<StrategyVerdict, core::Error> {
+        self.answers
+            .borrow_mut()
+            .pop_front()
+            .ok_or_else(|| core::Error::InvalidType {
+                field: "strategy.retry_after".to_owned(),
+                message: "the host strategy was asked again".to_owned(),
+            })
+    }
+}
+
+impl Run {
+    /// Calls the machine with the budget and the breaker locked (budget first) for the call.
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut core::run::Run, Guards<'_>) -> Result<core::run::RunStep, core::Error>,
+    ) -> PyResult<RunStep> {
+        let budget = self.budget.as_ref().map(|b| b.bind(py).get());
+        let breaker = self.breaker.as_ref().map(|b| b.bind(py).get());
+        let mut budget_guard = budget.map(RetryBudget::lock);
+        let mut breaker_guard = breaker.map(CircuitBreaker::lock);
+        let guards = Guards {
+            budget: budget_guard.as_deref_mut(),
+            breaker: breaker_guard.as_deref_mut(),
+        };
+        let step = f(&mut self.inner, guards);
+        drop(breaker_guard);
+        drop(budget_guard);
+        Ok(RunStep { inner: step.py()? })
+    }
+}
+
+#[pymethods]
+impl Run {
+    /// A run of `config` (a dict in the JSON form, or a `RunConfig`) with an optional shared
+    /// `budget` and `breaker` and a host `strategy` (asked by the `decide` rules).
+    #[new]
+    #[pyo3(signature = (config, *, budget = None, breaker = None, strategy = None))]
+    fn new(
+        py: Python<'_>,
+        config: &Bound<'_, PyAny>,
+        budget: Option<Py<RetryBudget>>,
+        breaker: Option<Py<CircuitBreaker>>,
+        strategy: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let config = match config.cast::<RunConfig>() {
+            Ok(c) => c.get().inner.clone(),
+            Err(_) => RunConfig::new(config)?.inner,
+        };
+        let inner = core::run::Run::new(config)
+            .map_err(|e| placed("config", e))
+            .py()?;
+        Ok(Run {
+            inner,
+            budget,
+            breaker,
+            strategy: strategy.filter(|s| !s.is_none(py)),
+        })
+    }
+
+    /// Starts the run at `now_ms` (ms on any monotonic clock): send attempt 1, or wait, or done.
+    #[pyo3(signature = (now_ms, random = None))]
+    fn start(
+        &mut self,
+        py: Python<'_>,
+        now_ms: &Bound<'_, PyAny>,
+        random: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RunStep> {
+        let clock = clock_of(now_ms, random, None)?;
+        self.call(py, |r, g| r.start(clock, g))
+    }
+
+    /// The attempt ended with `outcome` at `now_ms`: wait, then retry; or done.
+    #[pyo3(signature = (outcome, now_ms, random = None, now_unix_ms = None))]
+    fn attempt_ended(
+        &mut self,
+        py: Python<'_>,
+        outcome: &Bound<'_, PyAny>,
+        now_ms: &Bound<'_, PyAny>,
+        random: Option<&Bound<'_, PyAny>>,
+        now_unix_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RunStep> {
+        let outcome = outcome_of(outcome)?;
+        let clock = clock_of(now_ms, random, now_unix_ms)?;
+        let Some(strategy) = self.strategy.as_ref().map(|s| s.bind(py).clone()) else {
+            return self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, None));
+        };
+        // A built-in strategy is the core's own; a host one is asked on a copy of the run, with no
+        // lock held, and its answers replayed under the locks.
+        if let Some(builtin) = crate::strategy::builtin(&strategy) {
+            return self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, Some(builtin)));
+        }
+        let answers = HostAnswers::ask(&strategy, |host| {
+            self.inner
+                .clone()
+                .attempt_ended(&outcome, clock, Guards::none(), Some(host))
+        })?;
+        let answers = RefCell::new(answers);
+        let replay = Replay { answers: &answers };
+        self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, Some(&replay)))
+    }
+
+    /// The wait of a `wait` step is over at `now_ms`: send the next attempt, or wait, or done.
+    #[pyo3(signature = (now_ms, random = None))]
+    fn wait_ended(
+        &mut self,
+        py: Python<'_>,
+        now_ms: &Bound<'_, PyAny>,
+        random: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RunStep> {
+        let clock = clock_of(now_ms, random, None)?;
+        self.call(py, |r, g| r.wait_ended(clock, g))
+    }
+
+    /// The host cancelled the run at `now_ms`: done, cancelled (a canary attempt is released).
+    fn cancel(&mut self, py: Python<'_>, now_ms: &Bound<'_, PyAny>) -> PyResult<RunStep> {
+        let clock = clock_of(now_ms, None, None)?;
+        self.call(py, |r, g| r.cancel(clock, g))
+    }
+
+    /// Attempts sent so far.
+    #[getter]
+    fn attempts_sent(&self) -> u32 {
+        self.inner.attempts_sent()
+    }
+
+    /// Where the run is: `ready`, `sending`, `waiting` or `done`.
+    #[getter]
+    fn phase(&self) -> &'static str {
+        match self.inner.phase() {
+            core::run::RunPhase::Ready => "ready",
+            core::run::RunPhase::Sending => "sending",
+            core::run::RunPhase::Waiting => "waiting",
+            core::run::RunPhase::Done => "done",
+        }
+    }
+}
+
+/// The machine's answer to one event: send, wait or done, with the rule that decided; immutable.
+#[pyclass(frozen, module = "retrypolicy._lowlevel")]
+pub struct RunStep {
+    inner: core::run::RunStep,
+}
+
+#[pymethods]
+impl RunStep {
+    /// `"send"`, `"wait"` or `"done"`.
+    #[getter]
+    fn action(&self) -> &'static str {
+        match self.inner.action {
+            RunAction::Send => "send",
+            RunAction::Wait => "wait",
+            RunAction::Done => "done",
+        }
+    }
+    /// Send: the attempt to send (the first is 1); wait: the attempt that follows; done: attempts sent.
+    #[getter]
+    fn attempt(&self) -> u32 {
+        self.inner.attempt
+    }
+    /// Send: the attempt must end within this many ms, or None.
+    #[getter]
+    fn timeout_ms(&self) -> Option<u64> {
+        self.inner.timeout_ms
+    }
+    /// Wait: how long, in ms.
+    #[getter]
+    fn delay_ms(&self) -> Option<u64> {
+        self.inner.delay_ms
+    }
+    /// Done: `succeeded`, `final`, `gave_up`, `timed_out` or `cancelled`; else None.
+    #[getter]
+    fn end(&self) -> Option<&'static str> {
+        self.inner.end.map(core::run::RunEnd::name)
+    }
+    /// The reason of the failure behind a wait or an end, or None.
+    #[getter]
+    fn reason(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.reason.map(|r| reason::to_py(py, r)).transpose()
+    }
+    /// The rule that decided.
+    #[getter]
+    fn rule(&self) -> &'static str {
+        self.inner.rule
+    }
+    /// Its source.
+    #[getter]
+    fn section(&self) -> &'static str {
+        self.inner.section
+    }
+    /// Time since the run started, rounded up to whole ms.
+    #[getter]
+    fn elapsed_ms(&self) -> u64 {
+        self.inner.elapsed_ms
+    }
+    /// The wait a valid `Retry-After` asked for, or None.
+    #[getter]
+    fn retry_after_ms(&self) -> Option<u64> {
+        self.inner.retry_after_ms
+    }
+    /// The domain's decision: a `Decision` (the `decide` rules), the HTTP loop's step or
+    /// MongoDB's decision (dicts), or None.
+    #[getter]
+    fn decision(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        Ok(match &self.inner.decision {
+            None => None,
+            Some(RunDecision::Decide(d)) => Some(Py::new(py, Decision::from(*d))?.into_any()),
+            Some(RunDecision::Http(d)) => Some(to_py_json(py, d)?),
+            Some(RunDecision::Mongodb(d)) => Some(to_py_json(py, d)?),
+        })
+    }
+    /// The budget's verdict when it was asked for this step, or None.
+    #[getter]
+    fn budget(&self) -> Option<BudgetVerdict> {
+        self.inner.budget.map(|inner| BudgetVerdict { inner })
+    }
+    /// The breaker's verdict when it was asked for this step, or None.
+    #[getter]
+    fn breaker(&self) -> Option<BreakerVerdict> {
+        self.inner.breaker.map(|inner| BreakerVerdict { inner })
+    }
+    /// The step as JSON (the `run` fixtures' form).
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+    /// One log line.
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+    /// `RunStep(<JSON form>)`.
+    fn __repr__(&self) -> String {
+        format!("RunStep({})", self.inner.to_json())
+    }
+}
