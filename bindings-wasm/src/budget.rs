@@ -1,6 +1,10 @@
 //! Retry budgets and circuit breakers as JavaScript objects, each holding one of the core's state
 //! machines, driven by the caller's clock. Documents and snapshots cross as JSON text in the shared
 //! wire form; verdicts go out as JSON text (the facade converts them as it converts every answer).
+//! Each state machine sits in a shared cell, so a retry run ([`crate::run`]) holds the same one.
+
+use std::cell::{Ref, RefCell, RefMut};
+use std::rc::Rc;
 
 use retrypolicy::{
     BreakerConfig, BreakerDocument, BreakerOutcome, BreakerSnapshot, BudgetConfig, BudgetDocument,
@@ -39,9 +43,36 @@ fn retry_cause(v: &JsValue, field: &str) -> Result<RetryCause, Error> {
     Ok(read::optional(v, field, read::name)?.unwrap_or_default())
 }
 
+/// `cell` borrowed for one call; a budget or breaker lent to a run's call (reached again from
+/// that run's strategy) is refused by name, not a panic.
+fn borrowed<'a, T>(cell: &'a RefCell<T>, field: &str) -> Result<RefMut<'a, T>, Error> {
+    cell.try_borrow_mut().map_err(|_| busy(field))
+}
+
+/// `cell` read for one call, refused as [`borrowed`] is.
+fn read<'a, T>(cell: &'a RefCell<T>, field: &str) -> Result<Ref<'a, T>, Error> {
+    cell.try_borrow().map_err(|_| busy(field))
+}
+
+/// The error for a budget or breaker in use by a run's call.
+pub(crate) fn busy(field: &str) -> Error {
+    Error::InvalidType {
+        field: field.to_owned(),
+        message: "in use by a retry run's call (its strategy may not use the run's own budget or breaker)"
+            .to_owned(),
+    }
+}
+
 /// A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage).
 #[wasm_bindgen]
-pub struct BudgetHandle(RetryBudget);
+pub struct BudgetHandle(Rc<RefCell<RetryBudget>>);
+
+impl BudgetHandle {
+    /// The budget's shared cell, for a run that holds it.
+    pub(crate) fn shared(&self) -> Rc<RefCell<RetryBudget>> {
+        Rc::clone(&self.0)
+    }
+}
 
 #[wasm_bindgen]
 impl BudgetHandle {
@@ -49,27 +80,28 @@ impl BudgetHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(document: &str, state: Option<String>) -> Fallible<BudgetHandle> {
         let config = BudgetConfig::from_document(&parsed::<BudgetDocument>(document, "budget")?, "budget")?;
-        Ok(BudgetHandle(match state {
+        Ok(BudgetHandle(Rc::new(RefCell::new(match state {
             Some(s) => RetryBudget::restore(&config, &parsed::<BudgetSnapshot>(&s, "state")?, "state")?,
             None => RetryBudget::new(&config),
-        }))
+        }))))
     }
 
     /// Whether a retry for `cause` may be sent at `nowMs` (changes nothing): the verdict as JSON text.
     pub fn permit(&self, now_ms: JsValue, cause: JsValue) -> Fallible<String> {
-        Ok(json(&self.0.permit(now(&now_ms)?, retry_cause(&cause, "cause")?)))
+        let (now_ms, cause) = (now(&now_ms)?, retry_cause(&cause, "cause")?);
+        Ok(json(&read(&self.0, "budget")?.permit(now_ms, cause)))
     }
 
     /// Asks for a retry and records it when permitted: the verdict as JSON text.
     #[wasm_bindgen(js_name = tryRetry)]
-    pub fn try_retry(&mut self, now_ms: JsValue, cause: JsValue) -> Fallible<String> {
+    pub fn try_retry(&self, now_ms: JsValue, cause: JsValue) -> Fallible<String> {
         let (now_ms, cause) = (now(&now_ms)?, retry_cause(&cause, "cause")?);
-        Ok(json(&self.0.try_retry(now_ms, cause)))
+        Ok(json(&borrowed(&self.0, "budget")?.try_retry(now_ms, cause)))
     }
 
     /// Records an event by name; `afterRetry` belongs to a success, `cause` to a retry.
     pub fn record(
-        &mut self,
+        &self,
         now_ms: JsValue,
         kind: JsValue,
         after_retry: JsValue,
@@ -79,26 +111,33 @@ impl BudgetHandle {
         let kind: BudgetEventKind = read::name(&kind, "event.kind")?;
         let after_retry = read::optional(&after_retry, "event.after_retry", read::name)?;
         let cause = read::optional(&cause, "event.cause", read::name)?;
-        self.0
-            .record(now_ms, BudgetEvent::from_kind("event", kind, after_retry, cause)?);
+        let event = BudgetEvent::from_kind("event", kind, after_retry, cause)?;
+        borrowed(&self.0, "budget")?.record(now_ms, event);
         Ok(())
     }
 
     /// The state as JSON text (the constructor's `state` reads it back).
-    pub fn snapshot(&self) -> String {
-        json(&self.0.snapshot())
+    pub fn snapshot(&self) -> Fallible<String> {
+        Ok(json(&read(&self.0, "budget")?.snapshot()))
     }
 
     /// The normalized document as JSON text.
     #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        json(&self.0.config().to_document())
+    pub fn to_json(&self) -> Fallible<String> {
+        Ok(json(&read(&self.0, "budget")?.config().to_document()))
     }
 }
 
 /// A circuit breaker with Couchbase's parameters.
 #[wasm_bindgen]
-pub struct BreakerHandle(CircuitBreaker);
+pub struct BreakerHandle(Rc<RefCell<CircuitBreaker>>);
+
+impl BreakerHandle {
+    /// The breaker's shared cell, for a run that holds it.
+    pub(crate) fn shared(&self) -> Rc<RefCell<CircuitBreaker>> {
+        Rc::clone(&self.0)
+    }
+}
 
 #[wasm_bindgen]
 impl BreakerHandle {
@@ -107,38 +146,40 @@ impl BreakerHandle {
     pub fn new(document: &str, state: Option<String>) -> Fallible<BreakerHandle> {
         let config =
             BreakerConfig::from_document(&parsed::<BreakerDocument>(document, "breaker")?, "breaker")?;
-        Ok(BreakerHandle(match state {
+        Ok(BreakerHandle(Rc::new(RefCell::new(match state {
             Some(s) => CircuitBreaker::restore(&config, &parsed::<BreakerSnapshot>(&s, "state")?, "state")?,
             None => CircuitBreaker::new(&config),
-        }))
+        }))))
     }
 
     /// Whether a request may be sent at `nowMs` (it may become the canary): the verdict as JSON text.
-    pub fn permit(&mut self, now_ms: JsValue) -> Fallible<String> {
-        Ok(json(&self.0.permit(now(&now_ms)?)))
+    pub fn permit(&self, now_ms: JsValue) -> Fallible<String> {
+        let now_ms = now(&now_ms)?;
+        Ok(json(&borrowed(&self.0, "breaker")?.permit(now_ms)))
     }
 
     /// Records how a request ended: `success`, `failure` or `timeout`.
-    pub fn record(&mut self, now_ms: JsValue, outcome: JsValue) -> Fallible<()> {
+    pub fn record(&self, now_ms: JsValue, outcome: JsValue) -> Fallible<()> {
         let now_ms = now(&now_ms)?;
         let outcome: BreakerOutcome = read::name(&outcome, "outcome")?;
-        self.0.record(now_ms, outcome);
+        borrowed(&self.0, "breaker")?.record(now_ms, outcome);
         Ok(())
     }
 
     /// The circuit's state at `nowMs`; changes nothing.
     pub fn state(&self, now_ms: JsValue) -> Fallible<String> {
-        Ok(self.0.state(now(&now_ms)?).name().to_owned())
+        let now_ms = now(&now_ms)?;
+        Ok(read(&self.0, "breaker")?.state(now_ms).name().to_owned())
     }
 
     /// The state as JSON text.
-    pub fn snapshot(&self) -> String {
-        json(&self.0.snapshot())
+    pub fn snapshot(&self) -> Fallible<String> {
+        Ok(json(&read(&self.0, "breaker")?.snapshot()))
     }
 
     /// The normalized document as JSON text.
     #[wasm_bindgen(js_name = toJson)]
-    pub fn to_json(&self) -> String {
-        json(&self.0.config().to_document())
+    pub fn to_json(&self) -> Fallible<String> {
+        Ok(json(&read(&self.0, "breaker")?.config().to_document()))
     }
 }

@@ -1,7 +1,7 @@
 //! The WebAssembly face of the core: conversion and error mapping only, every rule in `retrypolicy`.
 //!
-//! Requests, decisions and classifications cross as plain JavaScript values ([`decide`],
-//! [`classify`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
+//! Requests, decisions, classifications and a retry run's steps cross as plain JavaScript values
+//! ([`decide`], [`classify`], [`run`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
 //! JavaScript `Error`s carrying the core's `code` and `field` ([`errors`]).
 
 pub mod budget;
@@ -11,6 +11,7 @@ pub mod errors;
 pub mod policy;
 pub mod read;
 pub mod request;
+pub mod run;
 
 use serde::Serialize;
 use serde_json::json;

@@ -30,19 +30,96 @@ function eq (a, b) {
   return a === b
 }
 
-test('every spec fixture passes through the wasm JSON API', () => {
+const camel = (k) => k.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
+const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+/** `o`'s own keys camelCased, its values as they are (`deep`: all the way down). */
+const camelKeys = (o, deep) => Object.fromEntries(Object.entries(o).map(([k, v]) => [camel(k), deep && v && typeof v === 'object' && !Array.isArray(v) ? camelKeys(v, deep) : v]))
+/** An API value in the fixture's form: snake_case keys, bigints as numbers or decimal strings. */
+function wire (v) {
+  if (typeof v === 'bigint') return v > BigInt(Number.MAX_SAFE_INTEGER) ? v.toString() : Number(v)
+  if (Array.isArray(v)) return v.map(wire)
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), wire(x)]))
+  return v
+}
+/** `fn()`, an error it throws naming its field as the fixture does: snake_case, under `prefix`. */
+function placed (prefix, fn) {
+  try { return fn() } catch (e) {
+    if (typeof e?.field === 'string') e.field = prefix + snake(e.field)
+    if (e instanceof Error) e.message = `${e.field}: ${e.message}`
+    throw e
+  }
+}
+
+/**
+ * The `run` function through the package's public `Run`: the fixture's budget and breaker as the
+ * package's objects, its configuration and outcomes in camelCase, each event one call; the summary
+ * as the JSON API writes it.
+ */
+function replayRun (rp, i) {
+  const shared = (C, doc, state) => doc === undefined ? undefined : state === undefined ? new C(doc) : C.restore(doc, state)
+  const budget = shared(rp.RetryBudget, i.budget, i.budget_state)
+  const breaker = shared(rp.CircuitBreaker, i.breaker, i.breaker_state)
+  const config = camelKeys(i.run)
+  config.rules = Object.fromEntries(Object.entries(i.run.rules).map(([d, r]) => [d, camelKeys(r)]))
+  const strategy = i.host === undefined ? undefined : () => i.host.retry_after_ms
+  const run = placed('', () => new rp.Run(config, { budget, breaker, strategy }))
+  const steps = i.events.map((e, k) => placed(`events[${k}].`, () => {
+    switch (e.event) {
+      case 'start': return run.start(e.at_ms, e.random)
+      case 'attempt_ended': return run.attemptEnded(camelKeys(e.outcome, true), e.at_ms, e.random, e.now_unix_ms)
+      case 'wait_ended': return run.waitEnded(e.at_ms, e.random)
+      case 'cancel': return run.cancel(e.at_ms)
+      default: throw Object.assign(new Error('unknown event'), { code: 'unknown_name', field: 'event' })
+    }
+  }))
+  const last = steps.at(-1)
+  return {
+    steps: wire(steps),
+    actions: steps.map((s) => s.action),
+    delays_ms: steps.filter((s) => s.delayMs !== null).map((s) => wire(s.delayMs)),
+    rules: steps.map((s) => s.rule),
+    end: last?.end ?? null,
+    last: wire(last ?? null),
+    attempts_sent: run.attemptsSent,
+    budget_state: budget?.snapshot() ?? null,
+    breaker_state: breaker?.snapshot() ?? null
+  }
+}
+
+test('every spec fixture passes through the wasm JSON API (and the run fixtures through the public Run)', async () => {
+  const facade = await import('../index.mjs')
+  const through = { run: (i) => replayRun(facade, i) }
   const dirs = [CORPUS]
   if (process.env.SPEC_FIXTURES_DIR) {
     assert.ok(existsSync(process.env.SPEC_FIXTURES_DIR), 'SPEC_FIXTURES_DIR is not a folder')
     dirs.push(process.env.SPEC_FIXTURES_DIR)
   }
   let passed = 0
+  let ran = 0
   const failures = []
+  const isCoded = (e) => e instanceof Error && typeof e.code === 'string' && typeof e.field === 'string'
   for (const file of dirs.flatMap(files)) {
     const doc = JSON.parse(readFileSync(file, 'utf8'))
     for (const c of doc.cases) {
       let out, err
       try { out = JSON.parse(rp.call(doc.function, JSON.stringify(c.input))) } catch (e) { err = e }
+      const adapter = through[doc.function]
+      if (adapter !== undefined) {
+        // The same case through the public API: it must give what the JSON API gives.
+        let out2, err2
+        try { out2 = adapter(c.input) } catch (e) { err2 = e }
+        if (err2 !== undefined && !isCoded(err2)) throw err2
+        if ((err?.code ?? null) !== (err2?.code ?? null) || (err2 && !err2.field.endsWith(err.field.replace(/^run\./, '')))) {
+          failures.push(`${file}: ${c.id}: through Run: error ${err2?.code} ${err2?.field}, the JSON API ${err?.code} ${err?.field}`)
+          continue
+        }
+        if (err2 === undefined) {
+          const why = Object.keys(c.expect).find((k) => !eq(out2[k] ?? null, c.expect[k]))
+          if (why !== undefined) { failures.push(`${file}: ${c.id}: through Run: ${why}: expected ${JSON.stringify(c.expect[why])}, got ${JSON.stringify(out2[why])}`); continue }
+          if (!eq(out2.steps, out.steps) || !eq(out2.last, out.last)) { failures.push(`${file}: ${c.id}: through Run: steps differ from the JSON API's: ${JSON.stringify(out2.steps)} vs ${JSON.stringify(out.steps)}`); continue }
+        }
+        ran++
+      }
       let why = null
       if (err) {
         if (c.expect_error !== err.code) why = `expected ${c.expect_error ?? 'success'}, got error ${err.code}: ${err.message}`
@@ -62,6 +139,7 @@ test('every spec fixture passes through the wasm JSON API', () => {
   console.log(`${passed} passed, ${failures.length} failed`)
   assert.deepEqual(failures, [])
   assert.ok(passed > 800, `only ${passed} cases ran`)
+  assert.ok(ran >= 27, `only ${ran} run cases went through Run`)
 })
 
 test('errors carry the core code and the field', () => {

@@ -1,0 +1,288 @@
+//! The core's retry run machine as a JavaScript object: the configuration is read once (JSON text
+//! in the wire form, as the facade writes it), each event's outcome is read property by property,
+//! and each answer goes out as a plain object in the step's JSON form. The run holds the budget and
+//! breaker it shares with other runs and lends them to the machine for each call, budget first.
+
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
+
+use js_sys::Function;
+use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig};
+use retrypolicy::serde_form::status;
+use retrypolicy::{
+    BestEffort, CircuitBreaker, Error, FailFast, MongoError, Request, RetryBudget, RetryReason,
+    RetryStrategy, StrategyKind, StrategyVerdict,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::budget::{busy, BreakerHandle, BudgetHandle};
+use crate::errors::Fallible;
+use crate::policy::Policy;
+use crate::read::{count, flag, invalid_type, millis, name, number, optional, reason, text};
+use crate::to_js;
+
+// Typed getters, as for requests: the glue names each property, no key string crosses per read.
+#[wasm_bindgen]
+extern "C" {
+    /// An attempt's outcome as JavaScript passes it, read through its properties.
+    pub type OutcomeFields;
+    #[wasm_bindgen(method, getter, catch)]
+    fn kind(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn status(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter = retryAfter, catch)]
+    fn retry_after(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn sent(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn reason(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn timeout(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    fn error(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+}
+
+/// The outcome kinds, for the error naming an unknown one.
+const KINDS: &str = "success, final, reason, network, http, kv, mongodb or timeout";
+
+/// An outcome: `{kind, ...}` with the kind's own properties (`status`, `retryAfter`, `sent`,
+/// `reason`, `timeout`, `error`); errors name `outcome.<property>`.
+fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
+    if !v.is_object() {
+        return Err(invalid_type("outcome", "an outcome object {kind, ...}", v).into());
+    }
+    let o: &OutcomeFields = v.unchecked_ref();
+    let kind = text(&o.kind()?, "outcome.kind")?;
+    Ok(match kind.as_str() {
+        "success" => Outcome::Success,
+        "final" => Outcome::Final,
+        "timeout" => Outcome::Timeout,
+        "reason" => Outcome::Reason {
+            reason: reason(&o.reason()?, "outcome.reason")?,
+            timeout: optional(&o.timeout()?, "outcome.timeout", flag)?.unwrap_or(false),
+        },
+        "network" => Outcome::Network {
+            sent: optional(&o.sent()?, "outcome.sent", flag)?,
+        },
+        "http" => Outcome::Http {
+            status: count(&o.status()?, "outcome.status", u16::MAX.into())? as u16,
+            retry_after: optional(&o.retry_after()?, "outcome.retryAfter", text)?,
+        },
+        "kv" => {
+            let s = o.status()?;
+            let status = match s.as_string() {
+                Some(hex) => status::parse_text("outcome.status", &hex)?,
+                None => count(&s, "outcome.status", u16::MAX.into())? as u16,
+            };
+            Outcome::Kv { status }
+        }
+        "mongodb" => {
+            // The error document, its keys in the wire form (the facade writes them so).
+            let e = o.error()?;
+            if !e.is_object() {
+                return Err(invalid_type("outcome.error", "a MongoDB error object", &e).into());
+            }
+            let error: MongoError = serde_wasm_bindgen::from_value(e).map_err(|x| Error::InvalidType {
+                field: "outcome.error".to_owned(),
+                message: x.to_string(),
+            })?;
+            Outcome::Mongodb { error }
+        }
+        other => {
+            return Err(Error::OutOfRange {
+                field: "outcome.kind".to_owned(),
+                value: format!("{other:?}"),
+                expected: KINDS.to_owned(),
+            }
+            .into())
+        }
+    })
+}
+
+/// The host's strategy for `decide` rules: none (the policy's), a JavaScript function, or a
+/// built-in one by name.
+enum Strategy {
+    Policy,
+    Host(Function),
+    BestEffort(BestEffort),
+    FailFast,
+}
+
+/// A JavaScript function as the core's [`RetryStrategy`] for one call: it gets the run's request in
+/// its wire form (the facade camelCases it) and the reason's name; what it throws is kept, to
+/// rethrow unchanged.
+struct HostStrategy<'a> {
+    function: &'a Function,
+    thrown: RefCell<Option<JsValue>>,
+}
+
+impl RetryStrategy for HostStrategy<'_> {
+    fn retry_after(&self, request: &Request, reason: RetryReason) -> Result<StrategyVerdict, Error> {
+        let answer = self
+            .function
+            .call2(&JsValue::UNDEFINED, &to_js(request), &reason.name().into());
+        match answer {
+            Ok(ms) if ms.is_null_or_undefined() => Ok(StrategyVerdict::custom_no_retry()),
+            Ok(ms) => millis(&ms, "retryAfter").map(StrategyVerdict::custom_retry),
+            Err(thrown) => {
+                self.thrown.replace(Some(thrown));
+                // Never seen: `attempt_ended` rethrows what the function threw instead.
+                Err(Error::InvalidType {
+                    field: "strategy".to_owned(),
+                    message: "threw".to_owned(),
+                })
+            }
+        }
+    }
+}
+
+/// A shared budget or breaker lent for one call.
+fn lend<'a, T>(cell: &'a Option<Rc<RefCell<T>>>, field: &str) -> Result<Option<RefMut<'a, T>>, Error> {
+    cell.as_ref()
+        .map(|c| c.try_borrow_mut().map_err(|_| busy(field)))
+        .transpose()
+}
+
+/// One retry run over the core's machine: send, wait or done for each event the host reports.
+#[wasm_bindgen]
+pub struct RunHandle {
+    run: Run,
+    budget: Option<Rc<RefCell<RetryBudget>>>,
+    breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+    strategy: Strategy,
+}
+
+/// A host strategy from the facade: a function, or a built-in strategy's name (with
+/// `strategyPolicy` for best effort's backoff and jitter), or none.
+fn read_strategy(strategy: &JsValue, strategy_policy: &Policy) -> Result<Strategy, Error> {
+    if strategy.is_null_or_undefined() {
+        return Ok(Strategy::Policy);
+    }
+    if let Some(f) = strategy.dyn_ref::<Function>() {
+        return Ok(Strategy::Host(f.clone()));
+    }
+    Ok(match name::<StrategyKind>(strategy, "strategy")? {
+        StrategyKind::BestEffort => Strategy::BestEffort(strategy_policy.0.best_effort()),
+        _ => Strategy::FailFast,
+    })
+}
+
+#[wasm_bindgen]
+impl RunHandle {
+    /// A run of `config` (JSON text in the wire form) with a host `strategy` (a function, a
+    /// built-in strategy's name, or none) for `decide` rules.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &str, strategy: JsValue, strategy_policy: &Policy) -> Fallible<RunHandle> {
+        let config: RunConfig = retrypolicy_wire::from_json_str(config)?;
+        Ok(RunHandle {
+            run: Run::new(config)?,
+            budget: None,
+            breaker: None,
+            strategy: read_strategy(&strategy, strategy_policy)?,
+        })
+    }
+
+    /// Shares `budget` with this run (the same budget the caller keeps using).
+    #[wasm_bindgen(js_name = setBudget)]
+    pub fn set_budget(&mut self, budget: &BudgetHandle) {
+        self.budget = Some(budget.shared());
+    }
+
+    /// Shares `breaker` with this run.
+    #[wasm_bindgen(js_name = setBreaker)]
+    pub fn set_breaker(&mut self, breaker: &BreakerHandle) {
+        self.breaker = Some(breaker.shared());
+    }
+
+    /// Starts the run at `nowMs`: the first step (send, or wait for the breaker, or done).
+    pub fn start(&mut self, now_ms: JsValue, random: JsValue) -> Fallible<JsValue> {
+        let clock = clock(&now_ms, &random, &JsValue::UNDEFINED)?;
+        self.with_guards(|run, guards| run.start(clock, guards))
+    }
+
+    /// The attempt ended with `outcome`: the next step (wait, or done).
+    #[wasm_bindgen(js_name = attemptEnded)]
+    pub fn attempt_ended(
+        &mut self,
+        outcome: JsValue,
+        now_ms: JsValue,
+        random: JsValue,
+        now_unix_ms: JsValue,
+    ) -> Fallible<JsValue> {
+        let outcome = read_outcome(&outcome)?;
+        let clock = clock(&now_ms, &random, &now_unix_ms)?;
+        let (budget, breaker) = (lend(&self.budget, "budget")?, lend(&self.breaker, "breaker")?);
+        let mut budget = budget;
+        let mut breaker = breaker;
+        let guards = Guards {
+            budget: budget.as_deref_mut(),
+            breaker: breaker.as_deref_mut(),
+        };
+        let step = match &self.strategy {
+            Strategy::Policy => self.run.attempt_ended(&outcome, clock, guards, None),
+            Strategy::BestEffort(s) => self.run.attempt_ended(&outcome, clock, guards, Some(s)),
+            Strategy::FailFast => self.run.attempt_ended(&outcome, clock, guards, Some(&FailFast)),
+            Strategy::Host(function) => {
+                let host = HostStrategy {
+                    function,
+                    thrown: RefCell::new(None),
+                };
+                let step = self.run.attempt_ended(&outcome, clock, guards, Some(&host));
+                if let Some(thrown) = host.thrown.take() {
+                    return Err(thrown.into());
+                }
+                step
+            }
+        };
+        Ok(to_js(&step?))
+    }
+
+    /// The wait is over at `nowMs`: the next step (send, or wait for the breaker, or done).
+    #[wasm_bindgen(js_name = waitEnded)]
+    pub fn wait_ended(&mut self, now_ms: JsValue, random: JsValue) -> Fallible<JsValue> {
+        let clock = clock(&now_ms, &random, &JsValue::UNDEFINED)?;
+        self.with_guards(|run, guards| run.wait_ended(clock, guards))
+    }
+
+    /// The host cancelled the run at `nowMs`: done, cancelled.
+    pub fn cancel(&mut self, now_ms: JsValue) -> Fallible<JsValue> {
+        let clock = clock(&now_ms, &JsValue::UNDEFINED, &JsValue::UNDEFINED)?;
+        self.with_guards(|run, guards| run.cancel(clock, guards))
+    }
+
+    /// Attempts sent so far.
+    #[wasm_bindgen(getter, js_name = attemptsSent)]
+    pub fn attempts_sent(&self) -> u32 {
+        self.run.attempts_sent()
+    }
+}
+
+impl RunHandle {
+    /// Calls the machine with the budget and breaker lent (budget first), the step as a plain object.
+    fn with_guards(
+        &mut self,
+        call: impl FnOnce(&mut Run, Guards<'_>) -> Result<retrypolicy::run::RunStep, Error>,
+    ) -> Fallible<JsValue> {
+        let mut budget = lend(&self.budget, "budget")?;
+        let mut breaker = lend(&self.breaker, "breaker")?;
+        let guards = Guards {
+            budget: budget.as_deref_mut(),
+            breaker: breaker.as_deref_mut(),
+        };
+        Ok(to_js(&call(&mut self.run, guards)?))
+    }
+}
+
+/// The host's clock readings: `nowMs` (a number, fractions allowed), a draw, the wall clock.
+fn clock(now_ms: &JsValue, random: &JsValue, now_unix_ms: &JsValue) -> Result<Clock, Error> {
+    if now_ms.is_undefined() {
+        return Err(Error::MissingField {
+            field: "nowMs".to_owned(),
+        });
+    }
+    Ok(Clock {
+        now_ms: number(now_ms, "nowMs")?,
+        random: optional(random, "random", number)?,
+        now_unix_ms: optional(now_unix_ms, "nowUnixMs", millis)?,
+    })
+}
