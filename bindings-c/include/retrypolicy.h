@@ -90,6 +90,13 @@ typedef struct rp_error_map rp_error_map;
 typedef struct rp_policy rp_policy;
 
 /**
+ * One retry run: create with `rp_run_new`, drive with `rp_run_start`, `rp_run_attempt_ended`,
+ * `rp_run_wait_ended` and `rp_run_cancel`, free with `rp_run_free`. A run is one call's: use it
+ * from one thread at a time (its budget and breaker may be shared by any number of runs).
+ */
+typedef struct rp_run rp_run;
+
+/**
  * The result of every fallible function: RP_RESULT_OK (0) or why it failed; outputs are written only on OK.
  */
 typedef uint32_t rp_result;
@@ -398,6 +405,131 @@ typedef bool (*rp_strategy_fn)(void *user_data,
  */
 typedef uint32_t rp_enum;
 
+/**
+ * What the host does next (an `RP_RUN_*` constant).
+ */
+typedef uint32_t rp_run_action;
+
+/**
+ * How a run ended (an `RP_RUN_END_*` constant); RP_RUN_END_NONE while it goes on.
+ */
+typedef uint32_t rp_run_end;
+
+/**
+ * The machine's answer to one event: send, wait or done, with the rule that decided.
+ */
+typedef struct rp_run_step {
+  /**
+   * Send, wait or done (an `RP_RUN_*` constant).
+   */
+  rp_run_action action;
+  /**
+   * Send: the attempt to send (the first is 1); wait: the attempt that follows; done: attempts sent.
+   */
+  uint32_t attempt;
+  /**
+   * Send: the attempt must end within this many ms; -1 when the run has no bound.
+   */
+  int64_t timeout_ms;
+  /**
+   * Wait: how long, in ms (0 for the other actions).
+   */
+  uint64_t delay_ms;
+  /**
+   * Done: how the run ended; RP_RUN_END_NONE otherwise.
+   */
+  rp_run_end end;
+  /**
+   * Whether `reason` holds the reason of the failure behind a wait or an end.
+   */
+  bool has_reason;
+  /**
+   * That reason when `has_reason`, else RP_REASON_UNKNOWN.
+   */
+  rp_reason reason;
+  /**
+   * The stable name of the rule that decided ("first_attempt", "best_effort_backoff", ...;
+   * static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * Its source (static, owned by the library).
+   */
+  const char *section;
+  /**
+   * Time since the run started, rounded up to whole ms.
+   */
+  uint64_t elapsed_ms;
+  /**
+   * The wait a valid `Retry-After` asked for (also when it ended the run at its deadline); -1 none.
+   */
+  int64_t retry_after_ms;
+  /**
+   * Whether `decision` holds the decide rules' decision behind this step (RFC 0049 `decide`,
+   * with the budget's refusal applied); the HTTP and MongoDB rules' decisions are not in C.
+   */
+  bool has_decision;
+  /**
+   * That decision when `has_decision` (format it with `rp_decision_format`).
+   */
+  struct rp_decision decision;
+  /**
+   * Whether the run's budget was asked for this step (`budget` holds its verdict).
+   */
+  bool has_budget;
+  /**
+   * The budget's verdict when `has_budget`.
+   */
+  struct rp_budget_verdict budget;
+  /**
+   * Whether the run's breaker was asked for this step (`breaker` holds its verdict).
+   */
+  bool has_breaker;
+  /**
+   * The breaker's verdict when `has_breaker`.
+   */
+  struct rp_breaker_verdict breaker;
+} rp_run_step;
+
+/**
+ * How an attempt ended (an `RP_OUTCOME_*` constant), the `kind` of an `rp_outcome`.
+ */
+typedef uint32_t rp_outcome_kind;
+
+/**
+ * How one attempt ended, as the host saw it: `kind` says which other fields are read.
+ */
+typedef struct rp_outcome {
+  /**
+   * What happened (an `RP_OUTCOME_*` constant).
+   */
+  rp_outcome_kind kind;
+  /**
+   * HTTP: the response status (100..=599); KV: the status (at most 0xffff).
+   */
+  uint32_t status;
+  /**
+   * HTTP: the `Retry-After` header's text (NUL-terminated), or NULL for none.
+   */
+  const char *retry_after;
+  /**
+   * REASON: the reason the host classified the failure as.
+   */
+  rp_reason reason;
+  /**
+   * NETWORK: whether the request may have reached the server: -1 unknown (maybe), 0 surely not, 1 yes.
+   */
+  int32_t sent;
+  /**
+   * REASON: whether the failure was a timeout.
+   */
+  bool timeout;
+  /**
+   * MONGODB: the error as JSON text (NUL-terminated).
+   */
+  const char *mongodb_error;
+} rp_outcome;
+
 #define RP_RETRY_CAUSE_NONE 0
 
 #define RP_RETRY_CAUSE_ERROR 1
@@ -413,6 +545,12 @@ typedef uint32_t rp_enum;
 #define RP_BUDGET_EVENT_TIMEOUT 3
 
 #define RP_BUDGET_EVENT_RETRY 4
+
+/**
+ * A failure that is not retried (a final error, as a 404): a success for gRPC's bucket, nothing for
+ * the AWS quota and the percentage budget (the core's `BudgetEvent::Final`).
+ */
+#define RP_BUDGET_EVENT_FINAL 5
 
 #define RP_BUDGET_KIND_TOKEN_BUCKET 0
 
@@ -748,7 +886,7 @@ typedef uint32_t rp_enum;
 #define RP_ENUM_RETRY_CAUSE 7
 
 /**
- * `rp_budget_event`: "request", "success", "failure", "timeout", "retry".
+ * `rp_budget_event`: "request", "success", "failure", "timeout", "retry", "final".
  */
 #define RP_ENUM_BUDGET_EVENT 8
 
@@ -776,6 +914,103 @@ typedef uint32_t rp_enum;
  * `rp_breaker_rule`: "breaker_closed", "breaker_open", "breaker_canary", ...
  */
 #define RP_ENUM_BREAKER_RULE 13
+
+/**
+ * `rp_run_action`: "send", "wait", "done".
+ */
+#define RP_ENUM_RUN_ACTION 14
+
+/**
+ * `rp_run_end`: "succeeded", "final", "gave_up", "timed_out", "cancelled"; RP_RUN_END_NONE has no name (NULL).
+ */
+#define RP_ENUM_RUN_END 15
+
+/**
+ * The call returned what the caller wanted.
+ */
+#define RP_OUTCOME_SUCCESS 0
+
+/**
+ * The call failed with an error the host surfaces as it is (its classifier found no reason).
+ */
+#define RP_OUTCOME_FINAL 1
+
+/**
+ * The call failed for `reason`, as the host classified it (`timeout`: it was a timeout).
+ */
+#define RP_OUTCOME_REASON 2
+
+/**
+ * No answer: the connection failed or broke (`sent`: 0 only when the request surely did not leave).
+ */
+#define RP_OUTCOME_NETWORK 3
+
+/**
+ * An HTTP response: `status` and `retry_after` (the header's text, or NULL).
+ */
+#define RP_OUTCOME_HTTP 4
+
+/**
+ * A Couchbase KV response status in `status`.
+ */
+#define RP_OUTCOME_KV 5
+
+/**
+ * The attempt reached the time bound its send step gave (`timeout_ms`), or the host's own.
+ */
+#define RP_OUTCOME_TIMEOUT 6
+
+/**
+ * A MongoDB error, as the JSON the core reads (`{"kind": "network"}`, `{"code": 11000}`) in
+ * `mongodb_error` (the `mongodb` rules only).
+ */
+#define RP_OUTCOME_MONGODB 7
+
+/**
+ * Send attempt `attempt` now, ending it within `timeout_ms` (-1: no bound); then `rp_run_attempt_ended`.
+ */
+#define RP_RUN_SEND 0
+
+/**
+ * Wait `delay_ms`, then call `rp_run_wait_ended`.
+ */
+#define RP_RUN_WAIT 1
+
+/**
+ * The run is over: see `end`.
+ */
+#define RP_RUN_DONE 2
+
+/**
+ * The run is not over (a send or wait step).
+ */
+#define RP_RUN_END_NONE 0
+
+/**
+ * An attempt succeeded: return its result.
+ */
+#define RP_RUN_END_SUCCEEDED 1
+
+/**
+ * The last attempt ended in a final failure: surface it as it is.
+ */
+#define RP_RUN_END_FINAL 2
+
+/**
+ * A retryable failure is not retried (not idempotent, a strategy declined, the attempts or the
+ * budget ran out, the breaker stayed open): surface the last failure.
+ */
+#define RP_RUN_END_GAVE_UP 3
+
+/**
+ * No time is left for another attempt: raise the host's timeout error (never retried by an outer run).
+ */
+#define RP_RUN_END_TIMED_OUT 4
+
+/**
+ * The host cancelled the run.
+ */
+#define RP_RUN_END_CANCELLED 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -1062,6 +1297,66 @@ void rp_policy_free(struct rp_policy *policy);
  * Frees a string this library returned (`rp_decision_format`, `rp_call_json`); NULL is a no-op.
  */
 void rp_string_free(char *s);
+
+/**
+ * A new run of `config_json` (the core's RunConfig: `{"rules": {"decide": {"operation": {"service":
+ * "kv", "operation": "get"}}}, "timeout_ms": 2500}`, `{"rules": {"http": {"method": "GET"}},
+ * "max_attempts": 5}`, `{"rules": {"mongodb": {"operation": {"name": "find"}}}}`, with
+ * `attempt_timeout_ms` optional), not started; errors name the field ("timeout_ms",
+ * "rules.http.backoff.min_ms"). `budget` and `breaker` (each NULL: none) are shared handles the run
+ * locks for each call; they must outlive the run. Free the run with `rp_run_free`.
+ */
+rp_result rp_run_new(const char *config_json,
+                     size_t config_len,
+                     const struct rp_budget *budget,
+                     const struct rp_breaker *breaker,
+                     struct rp_run **run_out);
+
+/**
+ * Frees a run; NULL is a no-op (its budget and breaker stay the caller's).
+ */
+void rp_run_free(struct rp_run *run);
+
+/**
+ * Starts the run at `now_ms` (the host's monotonic clock, any origin, fractions allowed; `random`:
+ * a draw in [0, 1), or NaN or negative for none): send attempt 1, or wait for the breaker, or done.
+ * An event out of order is RP_RESULT_OUT_OF_RANGE naming "event".
+ */
+rp_result rp_run_start(struct rp_run *run,
+                       double now_ms,
+                       double random,
+                       struct rp_run_step *step_out);
+
+/**
+ * The attempt of a send step ended with `outcome` at `now_ms` (`random`: the draw for jitter, NaN
+ * or negative for none; `now_unix_ms`: the wall clock for a `Retry-After` date, negative for none):
+ * wait, or done. Errors name the outcome's field ("outcome.status").
+ */
+rp_result rp_run_attempt_ended(struct rp_run *run,
+                               const struct rp_outcome *outcome,
+                               double now_ms,
+                               double random,
+                               int64_t now_unix_ms,
+                               struct rp_run_step *step_out);
+
+/**
+ * The wait of a wait step is over at `now_ms`: send the next attempt, or wait for the breaker, or done.
+ */
+rp_result rp_run_wait_ended(struct rp_run *run,
+                            double now_ms,
+                            double random,
+                            struct rp_run_step *step_out);
+
+/**
+ * The host cancels the run at `now_ms` (its caller aborted): done, cancelled; an attempt out as
+ * the breaker's canary is released.
+ */
+rp_result rp_run_cancel(struct rp_run *run, double now_ms, struct rp_run_step *step_out);
+
+/**
+ * Attempts the run has sent so far.
+ */
+rp_result rp_run_attempts_sent(const struct rp_run *run, uint32_t *attempts_out);
 
 /**
  * The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own

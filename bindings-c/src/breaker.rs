@@ -38,7 +38,7 @@ pub struct rp_breaker_verdict {
 }
 
 /// A core verdict as a C struct.
-fn verdict_to_c(v: &BreakerVerdict) -> rp_breaker_verdict {
+pub(crate) fn verdict_to_c(v: &BreakerVerdict) -> rp_breaker_verdict {
     rp_breaker_verdict {
         permitted: v.permitted.into(),
         canary: v.canary.into(),
@@ -60,7 +60,9 @@ unsafe fn config(json: *const c_char, json_len: usize) -> Result<BreakerConfig, 
 
 /// The breaker behind `breaker`, locked for this call.
 /// Safety: `breaker` must be NULL or a live handle.
-unsafe fn locked<'a>(breaker: *const rp_breaker) -> Result<MutexGuard<'a, CircuitBreaker>, Failure> {
+pub(crate) unsafe fn locked<'a>(
+    breaker: *const rp_breaker,
+) -> Result<MutexGuard<'a, CircuitBreaker>, Failure> {
     // SAFETY: forwarded from this function's contract.
     lock(&unsafe { borrow(breaker, "breaker") }?.0, "breaker")
 }

@@ -35,7 +35,7 @@ pub struct rp_budget_verdict {
 }
 
 /// A core verdict as a C struct.
-fn verdict_to_c(v: &BudgetVerdict) -> rp_budget_verdict {
+pub(crate) fn verdict_to_c(v: &BudgetVerdict) -> rp_budget_verdict {
     rp_budget_verdict {
         permitted: v.permitted.into(),
         kind: to_c(v.kind),
@@ -67,7 +67,7 @@ unsafe fn config(json: *const c_char, json_len: usize) -> Result<BudgetConfig, F
 
 /// The budget behind `budget`, locked for this call.
 /// Safety: `budget` must be NULL or a live handle.
-unsafe fn locked<'a>(budget: *const rp_budget) -> Result<MutexGuard<'a, RetryBudget>, Failure> {
+pub(crate) unsafe fn locked<'a>(budget: *const rp_budget) -> Result<MutexGuard<'a, RetryBudget>, Failure> {
     // SAFETY: forwarded from this function's contract.
     lock(&unsafe { borrow(budget, "budget") }?.0, "budget")
 }

@@ -31,6 +31,9 @@ pub const RP_BUDGET_EVENT_SUCCESS: rp_budget_event = rp_budget_event(1);
 pub const RP_BUDGET_EVENT_FAILURE: rp_budget_event = rp_budget_event(2);
 pub const RP_BUDGET_EVENT_TIMEOUT: rp_budget_event = rp_budget_event(3);
 pub const RP_BUDGET_EVENT_RETRY: rp_budget_event = rp_budget_event(4);
+/// A failure that is not retried (a final error, as a 404): a success for gRPC's bucket, nothing for
+/// the AWS quota and the percentage budget (the core's `BudgetEvent::Final`).
+pub const RP_BUDGET_EVENT_FINAL: rp_budget_event = rp_budget_event(5);
 
 /// The kind of a retry budget (an `RP_BUDGET_KIND_*` constant).
 #[repr(transparent)]
@@ -101,6 +104,7 @@ c_enum!(rp_budget_event <=> BudgetEventKind, [
     (RP_BUDGET_EVENT_FAILURE => BudgetEventKind::Failure),
     (RP_BUDGET_EVENT_TIMEOUT => BudgetEventKind::Timeout),
     (RP_BUDGET_EVENT_RETRY => BudgetEventKind::Retry),
+    (RP_BUDGET_EVENT_FINAL => BudgetEventKind::Final),
 ]);
 
 c_enum!(rp_budget_kind <=> BudgetKind, [

@@ -13,7 +13,7 @@ use crate::*;
 
 /// A core budgeted decision as a C decision: a refusal is a no-retry whose cause is
 /// RP_NO_RETRY_CAUSE_BUDGET_EXHAUSTED and whose rule is the budget's (`rp_rule_section`: its source).
-fn budgeted_to_c(d: &BudgetedDecision) -> rp_decision {
+pub(crate) fn budgeted_to_c(d: &BudgetedDecision) -> rp_decision {
     match d {
         BudgetedDecision::Decided(d) => decision_to_c(d),
         BudgetedDecision::Refused(r) => rp_decision {

@@ -27,6 +27,7 @@ mod names;
 mod panic;
 mod policy;
 mod request;
+mod run;
 mod strategy;
 
 pub use crate::breaker::*;
@@ -42,6 +43,7 @@ pub use crate::json::*;
 pub use crate::names::*;
 pub use crate::policy::*;
 pub use crate::request::*;
+pub use crate::run::*;
 pub use crate::strategy::*;
 
 /// The library's version at run time, e.g. "0.1.0" (static, never freed; compare with RP_VERSION).

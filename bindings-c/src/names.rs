@@ -29,7 +29,7 @@ pub const RP_ENUM_NO_RETRY_CAUSE: rp_enum = rp_enum(5);
 pub const RP_ENUM_RULE: rp_enum = rp_enum(6);
 /// `rp_retry_cause`: "error", "timeout"; RP_RETRY_CAUSE_NONE has no name (NULL).
 pub const RP_ENUM_RETRY_CAUSE: rp_enum = rp_enum(7);
-/// `rp_budget_event`: "request", "success", "failure", "timeout", "retry".
+/// `rp_budget_event`: "request", "success", "failure", "timeout", "retry", "final".
 pub const RP_ENUM_BUDGET_EVENT: rp_enum = rp_enum(8);
 /// `rp_budget_kind`: "token_bucket", "retry_quota", "percentage".
 pub const RP_ENUM_BUDGET_KIND: rp_enum = rp_enum(9);
@@ -41,6 +41,10 @@ pub const RP_ENUM_BREAKER_OUTCOME: rp_enum = rp_enum(11);
 pub const RP_ENUM_BREAKER_STATE: rp_enum = rp_enum(12);
 /// `rp_breaker_rule`: "breaker_closed", "breaker_open", "breaker_canary", ...
 pub const RP_ENUM_BREAKER_RULE: rp_enum = rp_enum(13);
+/// `rp_run_action`: "send", "wait", "done".
+pub const RP_ENUM_RUN_ACTION: rp_enum = rp_enum(14);
+/// `rp_run_end`: "succeeded", "final", "gave_up", "timed_out", "cancelled"; RP_RUN_END_NONE has no name (NULL).
+pub const RP_ENUM_RUN_END: rp_enum = rp_enum(15);
 
 /// The name of constant `value` of `C`: static, NULL for a constant without one.
 fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
@@ -90,6 +94,8 @@ fn names(kind: rp_enum) -> Result<Names, Failure> {
         RP_ENUM_BREAKER_OUTCOME => of::<rp_breaker_outcome>(),
         RP_ENUM_BREAKER_STATE => of::<rp_breaker_state>(),
         RP_ENUM_BREAKER_RULE => of::<rp_breaker_rule>(),
+        RP_ENUM_RUN_ACTION => of::<rp_run_action>(),
+        RP_ENUM_RUN_END => of::<rp_run_end>(),
         _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }

@@ -11,7 +11,8 @@
  * (names through rp_enum_from_name, policies and error maps through their *_from_json), calls the
  * C function, and turns its output back into JSON. decide_with's host strategy is a real C
  * strategy function with the fixed answer as user_data. budget_run and breaker_run replay their
- * events through rp_budget and rp_breaker handles (tests/fixtures_budget.h).
+ * events through rp_budget and rp_breaker handles (tests/fixtures_budget.h), and run through an
+ * rp_run handle (tests/fixtures_run.h).
  *
  * The runner decides no error itself. An input C cannot express at all (a string where a uint32_t
  * goes, -1 for a uint64_t, a key the C struct does not have, a required key left out) has no typed
@@ -498,6 +499,7 @@ static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
 }
 
 #include "fixtures_budget.h"
+#include "fixtures_run.h"
 
 /* Every function through rp_call_json, the core's JSON API. */
 static int json_api(const char *function, const cJSON *in, cJSON **out, failure *f) {
@@ -528,6 +530,7 @@ static const struct {
     {"parse_policy", parse_policy},
     {"budget_run", budget_run},
     {"breaker_run", breaker_run},
+    {"run", run_machine},
 };
 
 /* ---- comparison and the run loop --------------------------------------------------------- */

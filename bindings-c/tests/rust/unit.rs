@@ -100,6 +100,8 @@ fn every_core_value_has_exactly_one_c_constant() {
     one_to_one::<rp_breaker_outcome>();
     one_to_one::<rp_breaker_state>();
     one_to_one::<rp_breaker_rule>();
+    one_to_one::<rp_run_action>();
+    one_to_one::<rp_run_end>();
     assert_eq!(rp_reason(21).core(), None);
     assert_eq!(rp_rule(u32::MAX).core(), None);
 }
@@ -136,6 +138,8 @@ fn every_named_constant_round_trips_through_its_name() {
     names_round_trip::<rp_breaker_outcome>(RP_ENUM_BREAKER_OUTCOME);
     names_round_trip::<rp_breaker_state>(RP_ENUM_BREAKER_STATE);
     names_round_trip::<rp_breaker_rule>(RP_ENUM_BREAKER_RULE);
+    names_round_trip::<rp_run_action>(RP_ENUM_RUN_ACTION);
+    names_round_trip::<rp_run_end>(RP_ENUM_RUN_END);
 }
 
 #[test]
