@@ -59,16 +59,17 @@ export interface BudgetVerdict {
   readonly balance: number
 }
 
-/** Something that happened, told to a budget: a name, or an object for a success after a retry or a retry of a timeout. */
+/** Something that happened, told to a budget (`final`: a failure that is not retried): a name, or an object for a success after a retry or a retry of a timeout. */
 export type BudgetEvent =
   | 'request'
   | 'success'
   | 'failure'
   | 'timeout'
+  | 'final'
   | 'retry'
   | { kind: 'success'; afterRetry?: RetryCause | null }
   | { kind: 'retry'; cause?: RetryCause | null }
-  | { kind: 'request' | 'failure' | 'timeout' }
+  | { kind: 'request' | 'failure' | 'timeout' | 'final' }
 
 /**
  * A retry budget, bounding retries across requests. One object is one state: calls on it are

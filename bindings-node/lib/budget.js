@@ -62,7 +62,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
       return answer(this[HANDLE].tryRetry(nowMs, cause))
     }
 
-    /** Records what happened at `nowMs`: `'request'`, `'failure'`, `'timeout'`, `'success'`, `'retry'`, or `{kind, afterRetry?, cause?}`. */
+    /** Records what happened at `nowMs`: `'request'`, `'failure'`, `'timeout'`, `'final'`, `'success'`, `'retry'`, or `{kind, afterRetry?, cause?}`. */
     record(nowMs, event) {
       const { kind, afterRetry, cause } = budgetEvent(event)
       try {
@@ -134,7 +134,16 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
     return Object.freeze({ decision: fromWire(decision), sentence })
   }
 
-  return { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget }
+  /** The binding's handle behind a RetryBudget or CircuitBreaker of this package (none for undefined or null). */
+  function handleOf(obj, Class, field) {
+    if (obj === undefined || obj === null) return undefined
+    if (!(obj instanceof Class)) throw invalidType(field, `a ${Class.name} of this package`, obj)
+    return obj[HANDLE]
+  }
+  const budgetHandle = (budget) => handleOf(budget, RetryBudget, 'budget')
+  const breakerHandle = (breaker) => handleOf(breaker, CircuitBreaker, 'breaker')
+
+  return { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle }
 }
 
 module.exports = { budgets }

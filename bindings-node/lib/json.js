@@ -139,4 +139,4 @@ function jsonApi(callJson) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-module.exports = { documentText, wireMillis, camel, snake, fromWire, jsonApi }
+module.exports = { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi }

@@ -1,57 +1,191 @@
 // Type definitions of the runners (re-exported by ./retrypolicy.d.ts): the retry loop, `retryFetch`
 // and what they share with `mongodb.runTransaction`; their decisions come from the core.
 
-import type { Decision, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
+import type { MillisInput, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
-import type { TransactionAction } from './mongodb.js'
-import type { BudgetedDecision, CircuitBreaker, RetryBudget } from './budget.js'
+import type { MongoDecision, MongoError, MongoOperation, TransactionAction } from './mongodb.js'
+import type { BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
+
+// ---- the retry run: the core's machine ------------------------------------------------------------
+
+/** RFC 0049's rules for a run (`decide`). */
+export interface RunDecideRules {
+  operation: Operation
+  /** Overrides the idempotent-operation list. */
+  idempotent?: boolean | null
+  /** A per-request built-in strategy. */
+  strategy?: 'best_effort' | 'fail_fast' | null
+  /** The policy (a Policy, or its snake_case document); the RFC default when absent. */
+  policy?: Policy | PolicyDocument | null
+}
+
+/** The HTTP loop's rules for a run (`http.nextStep`). */
+export interface RunHttpRules {
+  /** The request's method; absent, the request is taken as idempotent. */
+  method?: string | null
+  /** The caller's word that the request is idempotent (or not) whatever its method. */
+  idempotent?: boolean | null
+  /** The backoff when no Retry-After applies (default 100 ms × 2^n up to 10 s), snake_case as in a policy. */
+  backoff?: PolicyDocument['backoff']
+  jitter?: PolicyDocument['jitter']
+}
+
+/** MongoDB's rules for a run (retryable reads and writes, overload retries). */
+export interface RunMongodbRules {
+  operation: MongoOperation
+  retryWrites?: boolean
+  retryReads?: boolean
+  server?: string
+  maxAdaptiveRetries?: number
+}
+
+/** One run's configuration: the rules that decide and its bounds. */
+export interface RunConfig {
+  rules: { decide: RunDecideRules } | { http: RunHttpRules } | { mongodb: RunMongodbRules }
+  /** No attempt starts at or after this many ms from the start (required by `decide` rules). */
+  timeoutMs?: MillisInput | null
+  /** Attempts sent in all, the first included. */
+  maxAttempts?: number | null
+  /** Each attempt ends after this many ms at the latest. */
+  attemptTimeoutMs?: MillisInput | null
+}
+
+/** How one attempt ended, as the host saw it (the machine classifies it). */
+export type RunOutcome =
+  | { kind: 'success' }
+  /** A failure surfaced as it is (the host's classifier found no reason to retry it). */
+  | { kind: 'final' }
+  /** A failure the host classified itself; `timeout`: it was a timeout. */
+  | { kind: 'reason'; reason: RetryReasonInput; timeout?: boolean }
+  /** No answer; `sent: false` only when the request surely did not leave. */
+  | { kind: 'network'; sent?: boolean | null }
+  | { kind: 'http'; status: number; retryAfter?: string | null }
+  /** A Couchbase KV status (a number or a "0x.." string). */
+  | { kind: 'kv'; status: number | string }
+  | { kind: 'mongodb'; error: MongoError }
+  /** The attempt reached the step's `timeoutMs`. */
+  | { kind: 'timeout' }
+
+/** How a run ended. */
+export type RunEnd = 'succeeded' | 'final' | 'gave_up' | 'timed_out' | 'cancelled'
+
+/** What every step carries. */
+interface RunStepBase {
+  /** Send: the attempt to send (the first is 1); wait: the attempt that follows it; done: attempts sent. */
+  readonly attempt: number
+  /** The reason of the failure behind a wait or an end, when it has one. */
+  readonly reason: RetryReasonName | null
+  /** The stable name of the rule that decided. */
+  readonly rule: string
+  /** Its source. */
+  readonly section: string
+  /** Time since the run started, rounded up to whole ms. */
+  readonly elapsedMs: number
+  /** The wait a valid Retry-After asked for. */
+  readonly retryAfterMs: number | null
+  /** The domain's decision behind a wait or an end after a failure. */
+  readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | null
+  /** The budget's verdict, when it was asked for this step. */
+  readonly budget: BudgetVerdict | null
+  /** The breaker's verdict, when it was asked for this step. */
+  readonly breaker: BreakerVerdict | null
+}
+
+/** Send attempt `attempt` now; it must end within `timeoutMs` (none: no bound). */
+export interface RunSendStep extends RunStepBase {
+  readonly action: 'send'
+  readonly timeoutMs: number | null
+  readonly delayMs: null
+  readonly end: null
+}
+
+/** Wait `delayMs`, then report `waitEnded`. */
+export interface RunWaitStep extends RunStepBase {
+  readonly action: 'wait'
+  readonly timeoutMs: null
+  readonly delayMs: number
+  readonly end: null
+}
+
+/** The run is over: see `end`. */
+export interface RunDoneStep extends RunStepBase {
+  readonly action: 'done'
+  readonly timeoutMs: null
+  readonly delayMs: null
+  readonly end: RunEnd
+}
+
+/** The machine's answer to one event. */
+export type RunStep = RunSendStep | RunWaitStep | RunDoneStep
+
+/** What a run shares and asks. */
+export interface RunOptions {
+  /** A budget shared with other runs. */
+  budget?: RetryBudget | null
+  /** A breaker shared with other runs. */
+  breaker?: CircuitBreaker | null
+  /** The host strategy `decide` rules ask (as `decide` accepts one). */
+  strategy?: RetryStrategy | null
+}
+
+/** One retry run over the core's machine: report each event with the clock, do what the step says. */
+export declare class Run {
+  /** A run of `config`, checked (a typed error names the field). */
+  constructor(config: RunConfig, options?: RunOptions)
+  /** Starts the run at `nowMs` (monotonic ms, fractions allowed). */
+  start(nowMs: number, random?: number): RunStep
+  /** The attempt of a send step ended with `outcome`. */
+  attemptEnded(outcome: RunOutcome, nowMs: number, random?: number, nowUnixMs?: MillisInput): RunStep
+  /** The wait of a wait step is over. */
+  waitEnded(nowMs: number, random?: number): RunStep
+  /** The host cancelled the run. */
+  cancel(nowMs: number): RunDoneStep
+  /** Attempts sent so far. */
+  readonly attemptsSent: number
+}
 
 /** The `node:diagnostics_channel` channel on which every runner publishes each decision (where that module exists). */
 export declare const DECISION_CHANNEL: 'retrypolicy:decision'
 
-/** A message on DECISION_CHANNEL: which runner, its decision, the failure it followed, the attempt (1-based). */
+/** A message on DECISION_CHANNEL: which runner, its step (retry, fetch) and decision, the failure it followed, the attempt (1-based). */
 export interface DecisionMessage {
   readonly runner: 'retry' | 'fetch' | 'transaction'
-  readonly decision: BudgetedDecision | HttpStepDecision | TransactionAction
+  readonly step?: RunStep
+  readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | TransactionAction | null
   readonly error: unknown
   readonly attempt: number
 }
 
 /** What every runner accepts besides its own inputs: cancellation, hooks, and time and chance for tests. */
-export interface RunnerOptions<D, G = D> {
+export interface RunnerOptions<D = RunStep, G = D> {
   /** Cancels the wait and the run: the promise rejects with the signal's reason. */
   signal?: AbortSignal
-  /** Called before each wait. */
-  onRetry?: (decision: D, error: unknown) => void
-  /** Called when the run gives up. */
-  onGiveUp?: (decision: G, error: unknown) => void
+  /** Called before each wait (retry, retryFetch: with the machine's wait step). */
+  onRetry?: (step: D, error: unknown) => void
+  /** Called when the run gives up (retry, retryFetch: with the machine's done step). */
+  onGiveUp?: (step: G, error: unknown) => void
   /** A monotonic clock in ms (default `performance.now`). */
   clock?: () => number
+  /** Unix ms now, for Retry-After dates (default `Date.now`). */
+  now?: () => number
   /** Draws in [0, 1) for jitter (default `Math.random`). */
   random?: () => number
   /** Waits `ms` (default `timers/promises` `setTimeout`, given the signal). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>
 }
 
-/**
- * The budget and breaker a run consults, at its `clock` (pass `clock: Date.now` when their state
- * is shared across processes). Anything with their methods will do, such as an object over a
- * shared store.
- */
+/** The budget and breaker a run shares with other runs (this package's objects; the machine asks and tells them). */
 export interface GuardOptions {
   /**
-   * Bounds retries across runs: each run records its request and each answered attempt (a
-   * retryable failure, a timeout when an attempt was cut, a success), and asks `tryRetry` before
-   * each retry; a refusal ends the run with the core's decision (retry: its budget_exhausted
-   * no-retry; retryFetch: its transient stop under the budget's rule).
+   * Bounds retries across runs: the machine records the request and each sent attempt's end
+   * (success, failure, timeout, final) and asks before each retry; a refusal ends the run.
    */
-  budget?: Pick<RetryBudget, 'record' | 'tryRetry' | 'permit'> | null
+  budget?: RetryBudget | null
   /**
-   * Asked before each attempt: a refused attempt is not sent and fails with CIRCUIT_BREAKER_OPEN
-   * (a CircuitOpenError). Each answered attempt is recorded; an error the classifier calls final
-   * counts as a success (the endpoint answered).
+   * Asked before each attempt: a refused attempt is not sent and waits for the breaker's window
+   * (or ends the run); each sent attempt's end is recorded (a final failure counts as a success).
    */
-  breaker?: Pick<CircuitBreaker, 'record' | 'permit'> | null
+  breaker?: CircuitBreaker | null
 }
 
 /** Maps a thrown error to the reason to retry for, or null/undefined: surface it now. */
@@ -61,14 +195,14 @@ export type Classifier = (error: unknown) => RetryReasonInput | null | undefined
 export interface AttemptContext {
   /** 1 for the first attempt. */
   readonly attempt: number
-  /** Time left before `timeoutMs`, in ms. */
+  /** The time this attempt must end within, in ms (the machine's bound). */
   readonly remainingMs: number
   /** The run's signal, if any. */
   readonly signal: AbortSignal | undefined
 }
 
 /** Options of `retry`. */
-export interface RetryOptions extends RunnerOptions<Decision, BudgetedDecision>, GuardOptions {
+export interface RetryOptions extends RunnerOptions, GuardOptions {
   /** What is retried (its idempotency comes from RFC 0049's list unless `idempotent` says). */
   operation: Operation
   /** The whole run's timeout in ms: nothing is retried, or waited for, past it. */
@@ -77,18 +211,29 @@ export interface RetryOptions extends RunnerOptions<Decision, BudgetedDecision>,
   strategy?: RetryStrategy | null
   /** Overrides the idempotent-operation list. */
   idempotent?: boolean | null
-  /** Default: `classifyError` (network errors, then HTTP status errors). */
+  /** Attempts in all, the first included. */
+  maxAttempts?: number
+  /** Each attempt is cut after this many ms (it then counts as a timeout). */
+  attemptTimeoutMs?: number
+  /**
+   * Names the reason to retry a thrown error for (null: surface it). Default: network errors and
+   * HTTP status failures (`status`, `statusCode`, `response.status`, with Retry-After) are
+   * classified by the core; a RetryTimeoutError never is retried.
+   */
   classify?: Classifier
 }
 
-/** Runs `fn` until it succeeds or `decide` says stop; rejects with the last error (`retryDecision` set) or a RetryTimeoutError. */
+/** Runs `fn` until it succeeds or the run machine says stop; rejects with the last error (`retryDecision`, `retryStep` set) or a RetryTimeoutError. */
 export declare function retry<T>(fn: (context: AttemptContext) => T | PromiseLike<T>, options: RetryOptions): Promise<T>
 
 /** A run ended at its deadline (or a transaction ran out of time): `decision` says why, `cause` is the last failure. */
 export declare class RetryTimeoutError extends Error {
   readonly name: 'RetryTimeoutError'
-  readonly code: 'ETIMEDOUT'
-  readonly decision: BudgetedDecision | HttpStepDecision | TransactionAction
+  /** No classifier retries it: an outer run surfaces it as it is. */
+  readonly code: 'ERR_RETRYPOLICY_TIMEOUT'
+  /** The step that ended the run (retry, retryFetch), or a transaction's action. */
+  readonly step: RunStep | TransactionAction
+  readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | TransactionAction | null
   readonly cause: unknown
   /** For a transaction: the last error's labels. */
   readonly errorLabels?: readonly string[]
@@ -105,7 +250,7 @@ export declare function classifyError(error: unknown): RetryReasonName | null
  * Options of `retryFetch`: at least one of `maxAttempts` and `timeoutMs`. A retry the budget
  * refuses ends the run with the core's stop (outcome transient, the budget's rule and source).
  */
-export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision>, GuardOptions {
+export interface RetryFetchOptions extends RunnerOptions, GuardOptions {
   /** Attempts in all, the first included. */
   maxAttempts?: number
   /** No attempt starts after this many ms, and each one is cut at it. */
@@ -123,8 +268,6 @@ export interface RetryFetchOptions extends RunnerOptions<HttpStepDecision>, Guar
   idempotent?: boolean | null
   /** The fetch to call (default the global one). */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
-  /** Unix ms now, for Retry-After dates (default `Date.now`). */
-  now?: () => number
 }
 
 /**

@@ -1,7 +1,7 @@
 'use strict'
-// `retry(fn, options)`: the retry loop every adopter would otherwise write (RFC 0049's
-// orchestrator). Orchestration only: it counts attempts, measures elapsed time, draws jitter,
-// sleeps and reports; every retry/no-retry choice and every delay is the core's `decide`.
+// `retry(fn, options)`: the retry loop every adopter would otherwise write, a thin loop over the
+// core's run machine (`Run`): it reads the clock, draws, calls `fn`, turns what it threw into an
+// outcome, sleeps, reports and throws. Whether to send, wait or stop, and how long, is the machine's.
 
 const { invalidType } = require('./errors.js')
 
@@ -21,19 +21,23 @@ const DECISION_CHANNEL = 'retrypolicy:decision'
 // Published where `node:diagnostics_channel` exists (Node); elsewhere the hooks still report.
 const channel = builtin('node:diagnostics_channel')?.channel(DECISION_CHANNEL)
 
-/** Publishes `{runner, decision, error, attempt}` when someone listens. */
-function publish(runner, decision, error, attempt) {
-  if (channel?.hasSubscribers) channel.publish({ runner, decision, error, attempt })
+/** Publishes `message` (`{runner, step?, decision, error, attempt}`) when someone listens. */
+function publishMessage(message) {
+  if (channel?.hasSubscribers) channel.publish(message)
 }
 
-/** The run ended at its deadline: `decision` says why, `cause` is the last error. */
+/** The code of a run's own timeout error: no classifier retries it (an outer run surfaces it as it is). */
+const TIMEOUT_CODE = 'ERR_RETRYPOLICY_TIMEOUT'
+
+/** The run ended at its deadline: `step` is the machine's last step, `decision` its decision, `cause` the last error. */
 class RetryTimeoutError extends Error {
-  /** `decision`: the decision that ended the run; `cause`: the last failure. */
-  constructor(message, decision, cause) {
+  /** `step`: the step that ended the run (or a transaction's action); `cause`: the last failure. */
+  constructor(message, step, cause) {
     super(message, { cause })
     this.name = 'RetryTimeoutError'
-    this.code = 'ETIMEDOUT'
-    this.decision = decision
+    this.code = TIMEOUT_CODE
+    this.step = step
+    this.decision = step?.decision !== undefined ? step.decision : step
   }
 }
 
@@ -63,13 +67,14 @@ async function pause(sleep, ms, signal) {
 /** The options every runner shares, checked, with their defaults. */
 function runnerOptions(o) {
   if (o === null || typeof o !== 'object') throw invalidType('options', 'an options object', o)
-  for (const k of ['classify', 'onRetry', 'onGiveUp', 'clock', 'random', 'sleep']) {
+  for (const k of ['classify', 'onRetry', 'onGiveUp', 'clock', 'random', 'sleep', 'now']) {
     if (o[k] !== undefined && typeof o[k] !== 'function') throw invalidType(k, 'a function', o[k])
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
   return {
     clock: o.clock ?? (() => performance.now()),
     random: o.random ?? Math.random,
+    now: o.now ?? Date.now,
     sleep: o.sleep ?? defaultSleep,
     signal: o.signal,
     onRetry: o.onRetry,
@@ -89,109 +94,113 @@ class CircuitOpenError extends Error {
 }
 
 /**
- * The `budget` and `breaker` of a run (either may be absent), told what happens at the run's
- * clock: the request, each attempt's outcome, and each retry (asked of the budget first).
+ * Drives `run` to its end, doing what each step says: `send(step)` makes the attempt and resolves
+ * with `[outcome, result]` (the result: a value, an error or a response); a wait sleeps; `done`
+ * returns `{step, result}` (the last attempt's result, or a CircuitOpenError when the breaker kept
+ * every attempt back); `discard(result)` before a wait. An abort cancels the run and rejects with
+ * the signal's reason.
  */
-function guards(options, clock) {
-  const { budget, breaker } = options
-  for (const [k, v] of [['budget', budget], ['breaker', breaker]]) {
-    if (v !== undefined && v !== null && (typeof v !== 'object' || typeof v.permit !== 'function')) {
-      throw invalidType(k, k === 'budget' ? 'a RetryBudget' : 'a CircuitBreaker', v)
-    }
+async function drive(runner, run, o, send, discard) {
+  let step = run.start(o.clock(), o.random())
+  let result
+  const cancelled = (e) => {
+    run.cancel(o.clock())
+    return e
   }
-  const now = () => Math.max(0, Math.floor(clock()))
-  let retryCause // what the retry in flight repeats; undefined for the first attempt
-  budget?.record(now(), 'request')
-  return {
-    /** The breaker's verdict on sending an attempt now: undefined (go), or a CircuitOpenError. */
-    refusal() {
-      const verdict = breaker?.permit(now())
-      return verdict === undefined || verdict.permitted ? undefined : new CircuitOpenError(verdict)
-    },
-    /** An attempt was answered: `'success'`, `'failure'` or `'timeout'` (a retryable failure), or `'final'` (surfaced as it is). */
-    settled(outcome) {
-      const t = now()
-      breaker?.record(t, outcome === 'final' ? 'success' : outcome)
-      if (outcome === 'success') budget?.record(t, { kind: 'success', afterRetry: retryCause })
-      else if (outcome !== 'final') budget?.record(t, outcome)
-    },
-    /** The budget's verdict on a retry for `cause` (recorded when permitted), or undefined without a budget. */
-    tryRetry(cause) {
-      const verdict = budget?.tryRetry(now(), cause)
-      if (verdict?.permitted) retryCause = cause
-      return verdict
-    },
+  for (;;) {
+    if (step.action === 'send') {
+      if (o.signal?.aborted) throw cancelled(o.signal.reason)
+      let outcome
+      try {
+        ;[outcome, result] = await send(step)
+      } catch (e) {
+        throw cancelled(e) // an abort, or an error the runner cannot report (a fetch misuse)
+      }
+      step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
+      continue
+    }
+    if (step.breaker?.permitted === false && step.reason === 'CIRCUIT_BREAKER_OPEN') result ??= new CircuitOpenError(step.breaker)
+    if (step.action === 'done') {
+      if (step.end !== 'succeeded' && step.end !== 'final') {
+        publish(runner, step, result)
+        o.onGiveUp?.(step, result)
+      }
+      return { step, result }
+    }
+    publish(runner, step, result)
+    o.onRetry?.(step, result)
+    await discard?.(result)
+    try {
+      await pause(o.sleep, step.delayMs, o.signal)
+    } catch (e) {
+      throw cancelled(e)
+    }
+    step = run.waitEnded(o.clock(), o.random())
   }
 }
 
-/** `retry` over the core's `decide` (and `decideWithBudget`), classifying with `classifyError` unless told otherwise. */
-function makeRetry(decide, classifyError, decideWithBudget) {
-  /** Runs `fn({attempt, remainingMs, signal})` until it succeeds or `decide` says stop. */
+/** Publishes `{runner, step, decision, error, attempt}` when someone listens. */
+function publish(runner, step, error) {
+  if (channel?.hasSubscribers) publishMessage({ runner, step, decision: step.decision, error, attempt: step.attempt })
+}
+
+/** Races `promise` against the step's time bound (when `cut`): `[true]` when the bound came first. */
+async function within(promise, ms, sleep) {
+  const stop = new AbortController()
+  const timer = sleep(ms, stop.signal).then(() => [true], () => [false])
+  try {
+    return await Promise.race([promise.then((v) => [false, v]), timer])
+  } finally {
+    stop.abort()
+  }
+}
+
+/** `retry` over the binding's `Run`, turning errors into outcomes with `errorOutcome` unless `classify` is given. */
+function makeRetry(Run, errorOutcome) {
+  /** Runs `fn({attempt, remainingMs, signal})` until it succeeds or the run machine says stop. */
   async function retry(fn, options) {
     if (typeof fn !== 'function') throw invalidType('fn', 'a function', fn)
     const o = runnerOptions(options)
-    const { operation, timeoutMs, policy, strategy, idempotent } = options
+    const { operation, timeoutMs, maxAttempts, attemptTimeoutMs, policy, strategy, idempotent, budget, breaker, classify } = options
     if (operation === null || typeof operation !== 'object') throw invalidType('operation', 'an operation object', operation)
-    const { service, operation: name, readonly, method } = operation
-    const classify = options.classify ?? classifyError
-    const guard = guards(options, o.clock)
-    const start = o.clock()
-    let attempts = 0
-    let previousDelayMs // unset until the first wait
-    let previousReasons = strategy ? [] : undefined // only host strategies read them
-    for (;;) {
-      o.signal?.throwIfAborted()
-      const elapsed = o.clock() - start
-      let err = guard.refusal()
-      let reason = err?.verdict.reason // a refused attempt fails with CIRCUIT_BREAKER_OPEN
-      if (err === undefined) {
-        try {
-          const value = await fn({ attempt: attempts + 1, remainingMs: Math.max(0, Math.floor(timeoutMs - elapsed)), signal: o.signal })
-          guard.settled('success')
-          return value
-        } catch (e) {
-          o.signal?.throwIfAborted()
-          reason = classify(e)
-          guard.settled(reason === null || reason === undefined ? 'final' : 'failure')
-          if (reason === null || reason === undefined) throw e
-          err = e
-        }
+    const config = { rules: { decide: { operation, idempotent, policy } }, timeoutMs, maxAttempts, attemptTimeoutMs }
+    const run = new Run(config, { budget, breaker, strategy })
+    const outcomeOf = classify === undefined ? errorOutcome : (e) => reasonOutcome(classify(e))
+    const attempt = async (step) => {
+      try {
+        const call = Promise.resolve(fn({ attempt: step.attempt, remainingMs: step.timeoutMs, signal: o.signal }))
+        if (attemptTimeoutMs === undefined || attemptTimeoutMs === null) return [SUCCESS, await call]
+        const [cut, value] = await within(call, step.timeoutMs, o.sleep)
+        return cut ? [TIMEOUT, undefined] : [SUCCESS, value]
+      } catch (e) {
+        o.signal?.throwIfAborted()
+        return [outcomeOf(e), e]
       }
-      // A literal of one shape (a spread of `operation` here cost ~3 µs per decide on Node 20)
-      const request = {
-        service, operation: name, readonly, method, timeoutMs, idempotent, attempts, previousDelayMs, previousReasons,
-        elapsedMs: Math.ceil(o.clock() - start), random: o.random(),
-      }
-      let d = decide(request, reason, policy, strategy)
-      const verdict = d.action === 'retry' && !d.thenCancel ? guard.tryRetry('error') : undefined
-      if (verdict !== undefined && !verdict.permitted) d = decideWithBudget(request, reason, policy, verdict)
-      publish('retry', d, err, attempts + 1)
-      if (d.action === 'no_retry' || d.thenCancel) {
-        o.onGiveUp?.(d, err)
-        throw givenUp(d, err)
-      }
-      o.onRetry?.(d, err)
-      if (d.delayMs > 0) await pause(o.sleep, d.delayMs, o.signal)
-      else o.signal?.throwIfAborted()
-      attempts += 1
-      previousDelayMs = d.delayMs
-      if (previousReasons) previousReasons = [...previousReasons, d.reason] // a strategy may keep the last one
     }
+    const { step, result } = await drive('retry', run, o, attempt)
+    if (step.end === 'succeeded') return result
+    if (step.end === 'final') throw result
+    if (step.end === 'timed_out') {
+      throw new RetryTimeoutError(`retrypolicy: gave up at the deadline after ${step.attempt} attempts`, step, result)
+    }
+    throw withDecision(result, step)
   }
   return retry
 }
 
-/** The error a run that gave up rejects with: a timeout error at the deadline, else the last error. */
-function givenUp(d, err) {
-  if (d.action === 'retry' || d.cause === 'deadline_passed') {
-    return new RetryTimeoutError(`retrypolicy: gave up at the deadline after ${d.attempts + 1} attempts`, d, err)
-  }
-  return withDecision(err, d)
-}
+const SUCCESS = Object.freeze({ kind: 'success' })
+const FINAL = Object.freeze({ kind: 'final' })
+const TIMEOUT = Object.freeze({ kind: 'timeout' })
 
-/** `err` with `retryDecision` set to `d` (when it is an object that can take it). */
-function withDecision(err, d) {
-  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) err.retryDecision = d
+/** A classifier's answer as an outcome: a reason the host named, or final (null/undefined). */
+const reasonOutcome = (reason) => (reason === null || reason === undefined ? FINAL : { kind: 'reason', reason })
+
+/** `err` with `retryDecision` (the machine's decision) and `retryStep` set (when it is an object that can take them). */
+function withDecision(err, step) {
+  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
+    err.retryDecision = step.decision
+    err.retryStep = step
+  }
   return err
 }
 
@@ -221,11 +230,33 @@ function mayHaveBeenSent(err) {
   return null
 }
 
-/** The HTTP status an error carries (`status`, `statusCode` or `response.status`), or undefined. */
+/** The HTTP status an error carries (`status`, `statusCode` or `response.status`, as fetch's Response, got, ky and axios have it), or undefined. */
 function errorStatus(err) {
   if (err === null || typeof err !== 'object') return undefined
   const s = err.status ?? err.statusCode ?? err.response?.status
-  return Number.isInteger(s) ? s : undefined
+  return Number.isInteger(s) && s >= 100 && s <= 599 ? s : undefined
+}
+
+/** The `Retry-After` header of the response behind `err` (a Headers object or a plain object), or undefined. */
+function errorRetryAfter(err) {
+  const h = err.response?.headers ?? err.headers
+  if (h === null || typeof h !== 'object') return undefined
+  const v = typeof h.get === 'function' ? h.get('retry-after') : h['retry-after'] ?? h['Retry-After']
+  return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined
+}
+
+/**
+ * The default conversion of a thrown error into an outcome (the machine classifies it): a network
+ * failure (with whether the request may have left), an HTTP status failure with its Retry-After,
+ * or final (a run's own RetryTimeoutError included: an outer run never retries it).
+ */
+function errorOutcome(err) {
+  if (err?.code === TIMEOUT_CODE) return FINAL
+  const sent = mayHaveBeenSent(err)
+  if (sent !== null) return { kind: 'network', sent }
+  const status = errorStatus(err)
+  if (status !== undefined) return { kind: 'http', status, retryAfter: errorRetryAfter(err) }
+  return FINAL
 }
 
 /** The classifiers over the core's `classifyDispatch` and `http.classify`. */
@@ -239,23 +270,23 @@ function makeClassifiers(classifyDispatch, http) {
     const sent = mayHaveBeenSent(err)
     return sent === null ? null : sent ? inFlight : notSent
   }
-  /** An error with an HTTP status → the core's `retry_reason` for it (null when final); no status or none the core takes → null. */
+  /** An error with an HTTP status → the core's `retry_reason` for it (null when final); no status → null. */
   const classifyHttpStatus = (err) => {
     const status = errorStatus(err)
     if (status === undefined) return null
     try {
       return http.classify(status).retryReason
     } catch (e) {
-      if (e?.code === 'out_of_range') return null // 1xx, or no HTTP status at all
+      if (e?.code === 'out_of_range') return null // 1xx
       throw e
     }
   }
-  /** The default: a network error, else an HTTP status error, else null. */
+  /** A network error, else an HTTP status error, else null (a RetryTimeoutError included). */
   const classifyError = (err) => classifyNetworkError(err) ?? classifyHttpStatus(err)
   return { classifyNetworkError, classifyHttpStatus, classifyError }
 }
 
 module.exports = {
-  makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, guards, publish, pause, runnerOptions,
-  mayHaveBeenSent, withDecision,
+  makeRetry, makeClassifiers, errorOutcome, drive, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, publishMessage, pause,
+  runnerOptions, mayHaveBeenSent, withDecision, TIMEOUT_CODE,
 }

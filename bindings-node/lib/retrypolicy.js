@@ -14,7 +14,7 @@ if (binding.wasm) {
 const { EventEmitter } = require('node:events')
 const { native } = binding
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, snake, fromWire, jsonApi } = require('./json.js')
+const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi } = require('./json.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./runners.js')
 const { budgets } = require('./budget.js')
 
@@ -358,17 +358,117 @@ class Orchestrator extends EventEmitter {
 // ---- retry budgets and circuit breakers (./budget.js) ----------------------------------------------
 
 /** `RetryBudget`, `CircuitBreaker` (the addon's handles), and decide / explain with a budget's verdict. */
-const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget } = budgets({
+const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle } = budgets({
   BudgetHandle: native.BudgetHandle,
   BreakerHandle: native.BreakerHandle,
   budgeted: (fn, request, reason, policy, verdict) => api(fn, { reason, budget_verdict: verdict }, { request, policy }),
 })
 
-// ---- runners: the retry loop, fetch and withTransaction, driven by the rules above ----------------
+// ---- the retry run: the core's machine, one event per call --------------------------------------
+
+/** A host strategy as the addon takes it: `[function | name | undefined, best effort's policy handle]`. */
+function runStrategy(strategy) {
+  if (strategy === undefined || strategy === null) return [undefined, undefined]
+  if (isExactly(strategy, BestEffort)) return ['best_effort', strategy[HANDLE]]
+  if (isExactly(strategy, FailFast)) return ['fail_fast', undefined]
+  if (typeof strategy === 'function') return [strategy, undefined]
+  if (typeof strategy === 'object' && typeof strategy.retryAfter === 'function') {
+    return [(r, why) => strategy.retryAfter(r, why), undefined]
+  }
+  throw invalidType('strategy', 'a function or an object with retryAfter(request, reason)', strategy)
+}
+
+/** A run's configuration in the wire form: camelCase keys in snake_case; a `policy` (a Policy or its snake_case document) as it is. */
+function runConfigText(config) {
+  object(config, 'config', 'a run configuration object {rules, timeoutMs?, maxAttempts?, attemptTimeoutMs?}')
+  const decide = config.rules?.decide
+  const policy = decide?.policy
+  const wire = toWire(policy === undefined ? config : { ...config, rules: { ...config.rules, decide: { ...decide, policy: undefined } } }, '')
+  if (policy !== undefined && policy !== null) {
+    wire.rules.decide.policy = policy instanceof Policy ? policy.toJSON() : policy
+  }
+  return documentText(wire, 'config')
+}
+
+/** The core's errors renamed to the camelCase names the caller wrote. */
+function camelError(e) {
+  return isRetryPolicyError(e) ? renamed(e, camelPath(e.field)) : e
+}
+
+/**
+ * One retry run over the core's machine: the host reports each event with its clock reading
+ * (`nowMs`, monotonic ms, fractions allowed) and does what the returned step says (send, wait, done).
+ */
+class Run {
+  #h
+  #budget
+  #breaker
+  #strategy
+  #strategyPolicy
+
+  /** A run of `config` (`{rules: {decide} | {http} | {mongodb}, timeoutMs?, maxAttempts?, attemptTimeoutMs?}`), sharing `budget` and `breaker`, with a host `strategy`. */
+  constructor(config, opts) {
+    const { budget, breaker, strategy } = options(opts)
+    const text = runConfigText(config)
+    this.#budget = budgetHandle(budget)
+    this.#breaker = breakerHandle(breaker)
+    ;[this.#strategy, this.#strategyPolicy] = runStrategy(strategy)
+    try {
+      this.#h = new native.RunHandle(text)
+    } catch (e) {
+      throw camelError(e)
+    }
+  }
+
+  /** Starts the run at `nowMs`: send attempt 1 (or wait for the breaker, or done). */
+  start(nowMs, random) {
+    try {
+      return this.#h.start(this.#budget, this.#breaker, nowMs, random)
+    } catch (e) {
+      throw camelError(e)
+    }
+  }
+
+  /** The attempt of a `send` step ended with `outcome` (`{kind, ...}`) at `nowMs`: wait, or done. */
+  attemptEnded(outcome, nowMs, random, nowUnixMs) {
+    try {
+      const error = outcome?.kind === 'mongodb' ? documentText(toWire(outcome.error, 'outcome.error'), 'outcome.error') : undefined
+      return this.#h.attemptEnded(this.#budget, this.#breaker, outcome, nowMs, random, nowUnixMs, this.#strategy,
+        this.#strategyPolicy, error)
+    } catch (e) {
+      throw camelError(e)
+    }
+  }
+
+  /** The wait of a `wait` step is over at `nowMs`: send the next attempt (or wait for the breaker, or done). */
+  waitEnded(nowMs, random) {
+    try {
+      return this.#h.waitEnded(this.#budget, this.#breaker, nowMs, random)
+    } catch (e) {
+      throw camelError(e)
+    }
+  }
+
+  /** The host cancelled the run at `nowMs`: done, cancelled. */
+  cancel(nowMs) {
+    try {
+      return this.#h.cancel(this.#budget, this.#breaker, nowMs)
+    } catch (e) {
+      throw camelError(e)
+    }
+  }
+
+  /** Attempts sent so far. */
+  get attemptsSent() {
+    return this.#h.attemptsSent
+  }
+}
+
+// ---- runners: the retry loop, fetch and withTransaction, thin loops over Run ------------------------
 
 /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (./runners.js). */
 const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
-  runners({ decide, decideWithBudget, classifyDispatch, http, mongodb: mongodbRules })
+  runners({ Run, classifyDispatch, http, mongodb: mongodbRules })
 
 /** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
 const mongodb = Object.freeze({ ...mongodbRules, runTransaction })
@@ -385,5 +485,5 @@ module.exports = {
   classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
   requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
   classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
-  explainWithBudget, CircuitOpenError,
+  explainWithBudget, CircuitOpenError, Run,
 }

@@ -4,21 +4,20 @@
 // into pkg/runners/ at build) passes the module's. Everything they need comes in `core` or from
 // these files.
 
-const { makeRetry, makeClassifiers, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./retry.js')
+const { makeRetry, makeClassifiers, errorOutcome, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./retry.js')
 const { makeRetryFetch } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
 
 /**
- * `retry`, the classifiers, `retryFetch` and `runTransaction` over the core's functions
- * `{decide, decideWithBudget, classifyDispatch, http, mongodb}` (the `http` and `mongodb`
+ * `retry`, the classifiers, `retryFetch` and `runTransaction` over the binding's `{Run,
+ * classifyDispatch, http, mongodb}` (`Run`: the core's run machine; `http` and `mongodb`: the
  * namespaces of the JSON API).
  */
-function runners({ decide, decideWithBudget, classifyDispatch, http, mongodb }) {
-  const classifiers = makeClassifiers(classifyDispatch, http)
+function runners({ Run, classifyDispatch, http, mongodb }) {
   return {
-    retry: makeRetry(decide, classifiers.classifyError, decideWithBudget),
-    ...classifiers,
-    retryFetch: makeRetryFetch(http),
+    retry: makeRetry(Run, errorOutcome),
+    ...makeClassifiers(classifyDispatch, http),
+    retryFetch: makeRetryFetch(Run),
     runTransaction: makeRunTransaction(mongodb),
   }
 }

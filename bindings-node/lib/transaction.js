@@ -4,7 +4,7 @@
 // core's state machine (`mongodb.transactionStep`): the runner reports each event and does each
 // action; every retry, backoff and timeout is the core's.
 
-const { RetryTimeoutError, publish, pause, runnerOptions, withDecision } = require('./retry.js')
+const { RetryTimeoutError, publishMessage, pause, runnerOptions } = require('./retry.js')
 const { invalidType } = require('./errors.js')
 
 // The Node driver's `session.transaction.state` names → the core's session states.
@@ -41,6 +41,12 @@ function mongoError(err) {
     labels: Array.isArray(e.errorLabels) ? e.errorLabels : [],
     writeConcernCode: Number.isInteger(wc) ? wc : undefined,
   }
+}
+
+/** `err` with `retryDecision` set to the machine's action `a` (when it is an object that can take it). */
+function raised(err, a) {
+  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) err.retryDecision = a
+  return err
 }
 
 /** `runTransaction` over the core's `mongodb` namespace. */
@@ -87,10 +93,10 @@ function makeRunTransaction(mongodb) {
       const step = mongodb.transactionStep(state, event)
       const a = step.action
       state = step.state
-      publish('transaction', a, lastError, state.transactionAttempt)
+      publishMessage({ runner: 'transaction', decision: a, error: lastError, attempt: state.transactionAttempt })
       if (a.abortFirst) await Promise.resolve().then(() => session.abortTransaction()).catch(() => {})
       if (a.action === 'return') return result
-      if (a.action === 'raise') throw withDecision(lastError, a)
+      if (a.action === 'raise') throw raised(lastError, a)
       if (a.action === 'raise_timeout') {
         o.onGiveUp?.(a, lastError)
         const e = new RetryTimeoutError('runTransaction: no time left for another attempt', a, lastError)

@@ -52,7 +52,7 @@ fn cause(v: Unknown, field: &str) -> Res<RetryCause> {
 /// A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage).
 #[napi]
 pub struct BudgetHandle {
-    budget: RetryBudget,
+    pub(crate) budget: RetryBudget,
 }
 
 #[napi]
@@ -128,7 +128,7 @@ impl BudgetHandle {
 /// A circuit breaker with Couchbase's parameters.
 #[napi]
 pub struct BreakerHandle {
-    breaker: CircuitBreaker,
+    pub(crate) breaker: CircuitBreaker,
 }
 
 #[napi]

@@ -51,7 +51,7 @@ impl Js<'_> {
     }
 
     /// The number, or none for another type.
-    fn as_f64(&self) -> Res<Option<f64>> {
+    pub fn as_f64(&self) -> Res<Option<f64>> {
         let (raw, mut x) = (self.0.value(), 0.0);
         // SAFETY: `raw` is a live handle of the current call.
         match unsafe { sys::napi_get_value_double(raw.env, raw.value, &mut x) } {

@@ -18,5 +18,6 @@ mod errors;
 mod policy;
 mod raw;
 mod request;
+mod run;
 mod strategy;
 mod wire;

@@ -73,8 +73,11 @@ function envelope(i, keys) {
 /** An error like the API's, for what only the fixture format holds. */
 const fixtureError = (code, field) => Object.assign(new Error(`${field}: ${code}`), { code, field })
 
+/** A budget's or breaker's error field as the fixture names it. */
+const stateField = (f) => (f === 'nowMs' ? 'at_ms' : f === 'outcome' ? 'kind' : f.replace(/^event\./, ''))
+
 /** Replays `events` with `apply(event, atMs)`, an API error naming the event (`events[2].at_ms`, `events[2].kind`). */
-function replay(events, keys, apply) {
+function replay(events, keys, apply, fieldOf = stateField) {
   return events.map((e, k) => {
     const extra = Object.keys(e).find((key) => !keys.includes(key))
     if (extra !== undefined) throw fixtureError('unknown_field', `events[${k}].${extra}`)
@@ -82,8 +85,7 @@ function replay(events, keys, apply) {
       return apply(e, millisIn(e.at_ms))
     } catch (err) {
       if (!rp.isRetryPolicyError(err)) throw err
-      const f = err.field === 'nowMs' ? 'at_ms' : err.field === 'outcome' ? 'kind' : err.field.replace(/^event\./, '')
-      err.field = `events[${k}].${f}`
+      err.field = `events[${k}].${fieldOf(err.field)}`
       throw err
     }
   })
@@ -114,6 +116,56 @@ function breakerRun(i) {
   })
   const permitted = verdicts.map((v) => v?.permitted ?? null)
   return wire({ breaker: breaker.toJSON(), verdicts, permitted, states, state: breaker.snapshot() })
+}
+
+/** A fixture's run outcome in the API's camelCase (a MongoDB error's keys too). */
+const outcomeIn = (o) => (o === undefined ? undefined : camelInput(o))
+
+/**
+ * `run`: the events replayed through the public `Run` (camelCase in), then the fixture's summaries
+ * in its snake_case; an API error names its event (`events[1].outcome.status`), a configuration
+ * error `run.<field>`.
+ */
+function runFixture(i) {
+  envelope(i, ['run', 'budget', 'budget_state', 'breaker', 'breaker_state', 'host', 'events'])
+  const guard = (doc, state, C, name) => {
+    if (doc === undefined || doc === null) {
+      if (state !== undefined && state !== null) throw fixtureError('missing_field', name)
+      return undefined
+    }
+    return state === undefined || state === null ? new C(doc) : C.restore(doc, state)
+  }
+  const budget = guard(i.budget, i.budget_state, rp.RetryBudget, 'budget')
+  const breaker = guard(i.breaker, i.breaker_state, rp.CircuitBreaker, 'breaker')
+  const strategy = i.host === undefined ? undefined : () => millisIn(i.host.retry_after_ms)
+  let run
+  try {
+    run = new rp.Run(camelInput(i.run), { budget, breaker, strategy })
+  } catch (e) {
+    if (rp.isRetryPolicyError(e)) e.field = `run.${e.field}`
+    throw e
+  }
+  const steps = replay(i.events, ['event', 'at_ms', 'outcome', 'random', 'now_unix_ms'], (e, at) => {
+    switch (e.event) {
+      case 'start': return run.start(at, e.random)
+      case 'attempt_ended': return run.attemptEnded(outcomeIn(e.outcome), at, e.random, millisIn(e.now_unix_ms))
+      case 'wait_ended': return run.waitEnded(at, e.random)
+      case 'cancel': return run.cancel(at)
+      default: throw fixtureError('out_of_range', 'event')
+    }
+  }, (f) => f)
+  const last = steps.at(-1) ?? null
+  return wire({
+    steps,
+    actions: steps.map((s) => s.action),
+    delays_ms: steps.filter((s) => s.delayMs !== null).map((s) => s.delayMs),
+    rules: steps.map((s) => s.rule),
+    end: last?.end ?? null,
+    last,
+    attempts_sent: run.attemptsSent,
+    budget_state: budget?.snapshot() ?? null,
+    breaker_state: breaker?.snapshot() ?? null,
+  })
 }
 
 /** The fixture's request (an error in it names `request.<field>`, as the JSON API's does). */
@@ -182,6 +234,7 @@ const ADAPTERS = {
   http_date: domain((i) => rp.http.parseDate(i.value, i.nowUnixMs)),
   http_next: domain((i) => rp.http.nextStep(i.loop, i.state, i.attempt, i.nowUnixMs, i.random, i.budgetVerdict)),
   budget_run: budgetRun,
+  run: runFixture,
   breaker_run: breakerRun,
   decide_with_budget: budgeted((...args) => wire(rp.decideWithBudget(...args))),
   explain_with_budget: budgeted((...args) => {

@@ -1,0 +1,346 @@
+//! The core's retry run machine held by JavaScript: `RunHandle` converts each event (the clock, a
+//! draw, an attempt's outcome object) into the core's types, lends the budget and breaker handles
+//! the JavaScript layer passes with each call (budget first, then breaker) and hands back the step
+//! as a plain object built here through N-API (camelCase keys, no JSON text per event).
+
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::ptr;
+
+use napi::bindgen_prelude::{Env, JsObjectValue, JsValue, Object, Unknown, ValueType};
+use napi::{check_status, sys};
+use napi_derive::napi;
+use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig, RunStep};
+use retrypolicy::serde_form::ms::MAX_SAFE;
+use retrypolicy::{
+    Error as CoreError, FailFast, MongoError, Request, RetryReason, RetryStrategy, StrategyKind,
+    StrategyVerdict,
+};
+use serde_json::Value;
+
+use crate::budget::{BreakerHandle, BudgetHandle};
+use crate::callback::{arg, call};
+use crate::convert::{self, Js};
+use crate::errors::{run, Fail, Res};
+use crate::policy::{or_default, PolicyHandle};
+use crate::strategy;
+
+/// One retry run: the core's machine, fed one event per call.
+#[napi]
+pub struct RunHandle {
+    run: Run,
+}
+
+#[napi]
+impl RunHandle {
+    /// A run of `config` (JSON text in the wire form, snake_case), checked by the core.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: Env, config_text: Unknown) -> napi::Result<Self> {
+        run(&env, || {
+            let config: RunConfig = convert::with_str(&Js(config_text), "run", |s| {
+                Ok(retrypolicy_wire::from_json_str(s)?)
+            })?;
+            Ok(RunHandle {
+                run: Run::new(config)?,
+            })
+        })
+    }
+
+    /// Starts the run at `nowMs`: the first step (send, wait for the breaker, or done).
+    #[napi(catch_unwind)]
+    pub fn start<'a>(
+        &mut self,
+        env: Env,
+        budget: Option<&mut BudgetHandle>,
+        breaker: Option<&mut BreakerHandle>,
+        now_ms: Unknown<'a>,
+        random: Unknown<'a>,
+    ) -> napi::Result<Unknown<'a>> {
+        run(&env, || {
+            let clock = clock(now_ms, random, None)?;
+            let step = self.run.start(clock, guards(budget, breaker))?;
+            step_object(&now_ms, &step)
+        })
+    }
+
+    /// The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
+    /// for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
+    /// with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` outcome's error
+    /// as JSON text in the wire form.
+    #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn attempt_ended<'a>(
+        &mut self,
+        env: Env,
+        budget: Option<&mut BudgetHandle>,
+        breaker: Option<&mut BreakerHandle>,
+        outcome: Unknown<'a>,
+        now_ms: Unknown<'a>,
+        random: Unknown<'a>,
+        now_unix_ms: Unknown<'a>,
+        strategy: Unknown<'a>,
+        strategy_policy: Option<&PolicyHandle>,
+        mongo_error: Unknown<'a>,
+    ) -> napi::Result<Unknown<'a>> {
+        run(&env, || {
+            let outcome = read_outcome(outcome, mongo_error)?;
+            let unix = convert::opt_millis(&Js(now_unix_ms), "nowUnixMs")?;
+            let clock = clock(now_ms, random, unix)?;
+            let guards = guards(budget, breaker);
+            let host = HostStrategy {
+                callback: strategy,
+                thrown: RefCell::new(None),
+            };
+            let best_effort;
+            let chosen: Option<&dyn RetryStrategy> = match Js(strategy).kind()? {
+                ValueType::Undefined | ValueType::Null => None,
+                ValueType::Function => Some(&host),
+                _ => match convert::name(&Js(strategy), "strategy")? {
+                    StrategyKind::BestEffort => {
+                        best_effort = or_default(strategy_policy).best_effort();
+                        Some(&best_effort)
+                    }
+                    StrategyKind::FailFast => Some(&FailFast),
+                },
+            };
+            let step = self.run.attempt_ended(&outcome, clock, guards, chosen);
+            if let Some(e) = host.thrown.borrow_mut().take() {
+                return Err(Fail::Napi(e));
+            }
+            step_object(&now_ms, &step?)
+        })
+    }
+
+    /// The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
+    #[napi(catch_unwind)]
+    pub fn wait_ended<'a>(
+        &mut self,
+        env: Env,
+        budget: Option<&mut BudgetHandle>,
+        breaker: Option<&mut BreakerHandle>,
+        now_ms: Unknown<'a>,
+        random: Unknown<'a>,
+    ) -> napi::Result<Unknown<'a>> {
+        run(&env, || {
+            let clock = clock(now_ms, random, None)?;
+            let step = self.run.wait_ended(clock, guards(budget, breaker))?;
+            step_object(&now_ms, &step)
+        })
+    }
+
+    /// The host cancelled the run at `nowMs`: done, cancelled (a canary out is released).
+    #[napi(catch_unwind)]
+    pub fn cancel<'a>(
+        &mut self,
+        env: Env,
+        budget: Option<&mut BudgetHandle>,
+        breaker: Option<&mut BreakerHandle>,
+        now_ms: Unknown<'a>,
+    ) -> napi::Result<Unknown<'a>> {
+        run(&env, || {
+            let clock = clock_only(now_ms)?;
+            let step = self.run.cancel(clock, guards(budget, breaker))?;
+            step_object(&now_ms, &step)
+        })
+    }
+
+    /// Attempts sent so far.
+    #[napi(getter, catch_unwind)]
+    pub fn attempts_sent(&self) -> u32 {
+        self.run.attempts_sent()
+    }
+}
+
+/// The budget and breaker the caller passed, lent to the machine for this call.
+fn guards<'a>(budget: Option<&'a mut BudgetHandle>, breaker: Option<&'a mut BreakerHandle>) -> Guards<'a> {
+    Guards {
+        budget: budget.map(|b| &mut b.budget),
+        breaker: breaker.map(|b| &mut b.breaker),
+    }
+}
+
+/// The monotonic reading `nowMs` (a number, fractions allowed; the core checks its range).
+fn now(v: Unknown) -> Res<f64> {
+    let js = Js(v);
+    match js.as_f64()? {
+        Some(x) => Ok(x),
+        None if js.is_undefined()? => Err(CoreError::MissingField {
+            field: "nowMs".to_owned(),
+        }
+        .into()),
+        None => Err(js.wrong_type("nowMs", "a number of milliseconds")),
+    }
+}
+
+/// The clock of one event: `nowMs`, a draw in [0, 1) (optional), the Unix time (optional).
+fn clock(now_ms: Unknown, random: Unknown, now_unix_ms: Option<u64>) -> Res<Clock> {
+    Ok(Clock {
+        now_ms: now(now_ms)?,
+        random: convert::opt_draw(&Js(random), "random")?,
+        now_unix_ms,
+    })
+}
+
+/// The clock of a cancel: `nowMs` only.
+fn clock_only(now_ms: Unknown) -> Res<Clock> {
+    Ok(Clock::at(now(now_ms)?))
+}
+
+/// The names of the outcome kinds, for the error naming an unknown one.
+const KINDS: &str = "success, final, reason, network, http, kv, mongodb or timeout";
+
+/// An attempt's outcome: `{kind, ...}` with the kind's own properties; errors name `outcome.<property>`.
+fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
+    let js = Js(v);
+    if js.kind()? != ValueType::Object {
+        return Err(js.wrong_type("outcome", "an outcome object {kind, ...}"));
+    }
+    // SAFETY: the value is an object.
+    let obj: Object = unsafe { v.cast() }?;
+    let get =
+        |name: &std::ffi::CStr| -> Res<Js> { Ok(Js(obj.get_c_named_property_unchecked::<Unknown>(name)?)) };
+    let kind = convert::with_str(&get(c"kind")?, "outcome.kind", |s| Ok(s.to_owned()))?;
+    Ok(match kind.as_str() {
+        "success" => Outcome::Success,
+        "final" => Outcome::Final,
+        "timeout" => Outcome::Timeout,
+        "reason" => Outcome::Reason {
+            reason: convert::reason(&get(c"reason")?, "outcome.reason")?,
+            timeout: convert::opt_bool(&get(c"timeout")?, "outcome.timeout")?.unwrap_or(false),
+        },
+        "network" => Outcome::Network {
+            sent: convert::opt_bool(&get(c"sent")?, "outcome.sent")?,
+        },
+        "http" => Outcome::Http {
+            status: convert::whole(&get(c"status")?, "outcome.status", u64::from(u16::MAX), None)? as u16,
+            retry_after: get(c"retryAfter")?
+                .opt(|v| convert::with_str(v, "outcome.retryAfter", |s| Ok(s.to_owned())))?,
+        },
+        "kv" => Outcome::Kv {
+            status: convert::status(&get(c"status")?, "outcome.status")?,
+        },
+        "mongodb" => {
+            let error: MongoError = convert::with_str(&Js(mongo_error), "outcome.error", |s| {
+                retrypolicy_wire::from_json_str(s).map_err(|e| {
+                    let f = e.field().to_owned();
+                    e.with_field(&if f.is_empty() {
+                        "outcome.error".to_owned()
+                    } else {
+                        format!("outcome.error.{f}")
+                    })
+                    .into()
+                })
+            })?;
+            Outcome::Mongodb { error }
+        }
+        other => {
+            return Err(CoreError::OutOfRange {
+                field: "outcome.kind".to_owned(),
+                value: format!("{other:?}"),
+                expected: KINDS.to_owned(),
+            }
+            .into())
+        }
+    })
+}
+
+/// The caller's strategy function, handed the run's request (camelCase, as `requestFromJson`
+/// returns one) and the reason's name; what it throws is kept and rethrown unchanged.
+struct HostStrategy<'a> {
+    callback: Unknown<'a>,
+    thrown: RefCell<Option<napi::Error>>,
+}
+
+impl RetryStrategy for HostStrategy<'_> {
+    fn retry_after(&self, request: &Request, reason: RetryReason) -> Result<StrategyVerdict, CoreError> {
+        let answer = serde_json::to_value(request)
+            .map_err(|e| Fail::Napi(napi::Error::from_reason(e.to_string())))
+            .and_then(|r| to_js(&self.callback, &r, ""))
+            .and_then(|r| Ok((r, arg(&self.callback, reason.name())?)))
+            .and_then(|(r, why)| call(&self.callback, &[r, why]))
+            .and_then(|a| strategy::verdict(a, "retryAfter"));
+        match answer {
+            Ok(v) => Ok(v),
+            Err(Fail::Core(e)) => Err(e),
+            Err(Fail::Napi(e)) => {
+                *self.thrown.borrow_mut() = Some(e);
+                // Never seen by the caller: `attempt_ended` throws what the strategy threw instead.
+                Err(CoreError::InvalidType {
+                    field: "strategy".to_owned(),
+                    message: "the strategy threw".to_owned(),
+                })
+            }
+        }
+    }
+}
+
+/// The step as a plain object: the step's wire form with camelCase keys.
+fn step_object<'a>(anchor: &Unknown<'a>, step: &RunStep) -> Res<Unknown<'a>> {
+    let value = serde_json::to_value(step).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+    let raw = to_js(anchor, &value, "")?;
+    // SAFETY: `raw` was just created in the anchor's env, in the current call's scope.
+    Ok(unsafe { Unknown::from_raw_unchecked(anchor.value().env, raw) })
+}
+
+/// A snake_case key in camelCase (`retry_after_ms` → `retryAfterMs`).
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A wire value as a JavaScript value: objects with camelCase keys, a `*_ms` value past 2^53 − 1
+/// (a decimal string on the wire) as a bigint, as `fromWire` reads the JSON API's answers.
+fn to_js(anchor: &Unknown, v: &Value, key: &str) -> Res<sys::napi_value> {
+    let env = anchor.value().env;
+    let mut out = ptr::null_mut();
+    // SAFETY: `env` is the live environment of the current call; every handle made here is used in it.
+    unsafe {
+        match v {
+            Value::Null => check_status!(sys::napi_get_null(env, &mut out))?,
+            Value::Bool(b) => check_status!(sys::napi_get_boolean(env, *b, &mut out))?,
+            Value::Number(n) => {
+                let x = n.as_f64().unwrap_or(0.0);
+                match n.as_u64() {
+                    Some(u) if u > MAX_SAFE && key.ends_with("_ms") => {
+                        check_status!(sys::napi_create_bigint_uint64(env, u, &mut out))?
+                    }
+                    _ => check_status!(sys::napi_create_double(env, x, &mut out))?,
+                }
+            }
+            Value::String(s) => {
+                let big = key.ends_with("_ms") && !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                match s.parse::<u64>() {
+                    Ok(u) if big => check_status!(sys::napi_create_bigint_uint64(env, u, &mut out))?,
+                    _ => out = arg(anchor, s.as_str())?,
+                }
+            }
+            Value::Array(items) => {
+                check_status!(sys::napi_create_array_with_length(env, items.len(), &mut out))?;
+                for (i, x) in items.iter().enumerate() {
+                    let item = to_js(anchor, x, key)?;
+                    check_status!(sys::napi_set_element(env, out, i as u32, item))?;
+                }
+            }
+            Value::Object(map) => {
+                check_status!(sys::napi_create_object(env, &mut out))?;
+                for (k, x) in map {
+                    let item = to_js(anchor, x, k)?;
+                    let name = CString::new(camel(k)).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+                    check_status!(sys::napi_set_named_property(env, out, name.as_ptr(), item))?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
