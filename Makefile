@@ -39,8 +39,8 @@ demo: setup-rust
 	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json  # the same, behind a circuit breaker'
 	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json
 
-## Every test: formatting, lints, the core and its fixtures, versions.
-test: lint test-core test-cli test-fixture-negative check-versions test-python conformance test-c test-node test-wasm test-differential test-fuzz
+## Every test: formatting, lints, the core (with MongoDB's suites, test-core) and its fixtures, versions.
+test: lint test-core test-conformance-negative test-cli test-fixture-negative check-versions test-python test-c test-node test-wasm test-differential test-fuzz
 	@echo "make test: all suites passed"
 
 setup-rust:
@@ -55,13 +55,31 @@ lint: setup-rust
 	$(CARGO) package -q -p retrypolicy --no-verify --allow-dirty --list > /dev/null
 
 ## The core's rules, then the wire layer: every spec fixture through the JSON API, typed errors.
+## The core's tests include `conformance` (below), so `make test` runs MongoDB's suites here, once.
 test-core: setup-rust
 	$(CARGO) test -p retrypolicy -p retrypolicy-wire
 
-## MongoDB's own test suites (../shared/peer-specs/mongodb) replayed against the core; skipped when absent.
-.PHONY: conformance
+## MongoDB's own test suites (../shared/peer-specs/mongodb, or PEER_SPECS_DIR) replayed against the
+## core. They fail when the specs are absent, unless RETRYPOLICY_SKIP_CONFORMANCE=1 says to skip.
+.PHONY: conformance test-conformance-negative
 conformance: setup-rust
 	$(CARGO) test -q -p retrypolicy --test conformance
+
+## The conformance runner fails, naming the folder and PEER_SPECS_DIR, on a specs folder that is
+## absent or holds no suite, and skips (saying so) only under RETRYPOLICY_SKIP_CONFORMANCE=1.
+test-conformance-negative: setup-rust
+	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	for specs in "$$d/absent" "$$d"; do \
+	  if PEER_SPECS_DIR="$$specs" $(CARGO) test -q -p retrypolicy --test conformance > "$$d/out.txt" 2>&1; then \
+	    cat "$$d/out.txt"; echo "conformance passed with PEER_SPECS_DIR=$$specs (no suites)" >&2; exit 1; fi; \
+	  grep -q "conformance FAILED: the MongoDB specs folder $$specs " "$$d/out.txt" && grep -q "PEER_SPECS_DIR" "$$d/out.txt" \
+	    || { cat "$$d/out.txt"; echo "conformance failed without naming $$specs and PEER_SPECS_DIR" >&2; exit 1; }; \
+	done; \
+	RETRYPOLICY_SKIP_CONFORMANCE=1 PEER_SPECS_DIR="$$d/absent" $(CARGO) test -q -p retrypolicy --test conformance > "$$d/out.txt" 2>&1 \
+	  || { cat "$$d/out.txt"; echo "conformance failed under RETRYPOLICY_SKIP_CONFORMANCE=1" >&2; exit 1; }; \
+	grep -q "skipped the MongoDB suites because RETRYPOLICY_SKIP_CONFORMANCE=1" "$$d/out.txt" \
+	  || { cat "$$d/out.txt"; echo "conformance did not say it skipped" >&2; exit 1; }; \
+	echo "conformance: fails on an absent or empty specs folder, naming it; skips only when told to"
 
 test-cli: setup-rust
 	$(CARGO) test -p retrypolicy-cli

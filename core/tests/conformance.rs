@@ -19,7 +19,10 @@
 //! code name, client error or not).
 //!
 //! Each test is reported as passed, failed or skipped (with a one-line reason); the last line is
-//! `N passed, N failed, N skipped`, and the process exits non-zero when N failed > 0.
+//! `N passed, N failed, N skipped`, and the process exits non-zero when N failed > 0. When the
+//! specs folder is absent (or holds none of the suites) the run fails, naming the folder and
+//! `PEER_SPECS_DIR`. `RETRYPOLICY_SKIP_CONFORMANCE=1` skips the suites on purpose (the run says
+//! so, and why).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -112,16 +115,32 @@ enum Verdict {
 }
 
 fn main() {
-    let root = std::env::var_os("PEER_SPECS_DIR")
+    let from_env = std::env::var_os("PEER_SPECS_DIR");
+    let named_by = if from_env.is_some() {
+        "PEER_SPECS_DIR"
+    } else {
+        "the default: PEER_SPECS_DIR is unset"
+    };
+    let root = from_env
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peer-specs/mongodb"));
-    if !root.is_dir() {
-        println!(
-            "peer-specs folder {} is absent: skipping the MongoDB conformance suites",
-            root.display()
-        );
-        println!("0 passed, 0 failed, 0 skipped");
+    let missing = missing_specs(&root, named_by);
+    if std::env::var_os(SKIP_VAR).is_some_and(|v| v == "1") {
+        let state =
+            missing.unwrap_or_else(|| format!("the MongoDB specs folder {} is present", root.display()));
+        println!("conformance: skipped the MongoDB suites because {SKIP_VAR}=1; {state}");
         return;
+    }
+    if let Some(why) = missing {
+        eprintln!(
+            "conformance FAILED: {why}.\n\
+             Set PEER_SPECS_DIR to a folder holding MongoDB's suites (mongodb/specifications, \
+             source/{{{}}}), or set {SKIP_VAR}=1 to skip them on purpose.",
+            SUITES
+                .map(|(dir, _)| dir.split('/').next().unwrap_or(dir))
+                .join(",")
+        );
+        std::process::exit(1);
     }
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
@@ -198,6 +217,29 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+}
+
+/// The variable that skips the suites on purpose (for a machine without the specs).
+const SKIP_VAR: &str = "RETRYPOLICY_SKIP_CONFORMANCE";
+
+/// Why the suites cannot run from `root` (absent, not a folder, or holding none of the suite
+/// folders), or `None` when at least one suite folder is there; `named_by` says where `root` came from.
+fn missing_specs(root: &Path, named_by: &str) -> Option<String> {
+    if !root.is_dir() {
+        return Some(format!(
+            "the MongoDB specs folder {} ({named_by}) is absent",
+            root.display()
+        ));
+    }
+    if SUITES.iter().all(|(dir, _)| !root.join(dir).is_dir()) {
+        let dirs: Vec<&str> = SUITES.iter().map(|(dir, _)| *dir).collect();
+        return Some(format!(
+            "the MongoDB specs folder {} ({named_by}) holds none of the suite folders {}",
+            root.display(),
+            dirs.join(", ")
+        ));
+    }
+    None
 }
 
 fn run_test(file_name: &str, doc: &Value, test: &Value) -> Verdict {
