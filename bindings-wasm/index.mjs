@@ -4,12 +4,13 @@
 // decide and the classifiers are typed exports of the module; everything else is the core's JSON
 // API (`call`), its input and answers converted by two generic functions (`call`, `fromWire`).
 // The runners (retry, retryFetch, mongodb.runTransaction) are the Node package's own files, copied
-// into ./pkg/runners at build and given this module's functions.
+// into ./pkg/runners at build and given this module's `Run` (run.mjs) and functions.
 import { createRequire } from 'node:module'
 import { EventEmitter } from 'node:events'
 import { readFileSync } from 'node:fs'
 import * as wasm from './pkg/web/retrypolicy_wasm.js'
 import * as api from './index.mjs' // this module's own namespace, the default export
+import { makeRun } from './run.mjs'
 
 wasm.initSync({ module: readFileSync(new URL('./pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url)) })
 const require = createRequire(import.meta.url)
@@ -341,117 +342,28 @@ function simulate(scenario) {
 
 // ---- retry budgets, circuit breakers and storms: the Node package's objects over this module's handles ----
 
-/** `RetryBudget`, `CircuitBreaker` (the module's handles), and decide / explain with a budget's verdict. */
-const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget } = budgets({
+/**
+ * `RetryBudget`, `CircuitBreaker` (the module's handles), decide / explain with a budget's verdict,
+ * and the handle behind a budget or breaker (for a run).
+ */
+const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle } = budgets({
   BudgetHandle: wasm.BudgetHandle,
   BreakerHandle: wasm.BreakerHandle,
   budgeted: (fn, request, reason, policy, budgetVerdict) =>
     call(fn, { request: requestWire(request), reason, policy: policyOf(policy), budgetVerdict }),
 })
 
-// ---- the retry run: the core's machine, one object per run ------------------------------------------
+// ---- the retry run: the core's machine, one object per run (run.mjs, shared with the browser entry) ----
 
-const STATE = 'retrypolicy.state' // the description of budget.js's private key for the handle it holds
-
-/** The module's handle inside a RetryBudget or CircuitBreaker of this package (none for null or undefined). */
-function sharedHandle(obj, C, field) {
-  if (obj === undefined || obj === null) return undefined
-  if (!(obj instanceof C)) throw invalidType(field, `a ${C.name}`, obj)
-  const key = Object.getOwnPropertySymbols(obj).find((k) => k.description === STATE)
-  return obj[key]
-}
-
-/** A `{key: value}` object with each key in snake_case, the values as they are (documents keep their own keys). */
-function snakeKeys(o, field) {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw invalidType(field, 'an object', o)
-  return Object.fromEntries(Object.entries(o).map(([k, v]) => [snake(k), v]))
-}
-
-/**
- * A run's camelCase configuration in the wire form, as JSON text: its own keys and its rules' keys
- * in snake_case; the values under them (an operation, a policy, a backoff) are documents, as they are.
- */
-function runConfigText(config) {
-  const wire = snakeKeys(config, 'config')
-  if (wire.rules !== undefined && wire.rules !== null && typeof wire.rules === 'object') {
-    wire.rules = Object.fromEntries(Object.entries(wire.rules).map(([domain, r]) => {
-      const rules = snakeKeys(r, `rules.${domain}`)
-      if (rules.policy instanceof Policy) rules.policy = rules.policy.toJSON()
-      return [domain, rules]
-    }))
-  }
-  checkJson(wire, '')
-  return jsonText(wire)
-}
-
-/** An outcome as the module reads it: a MongoDB error's keys in snake_case (`writeConcernCode`). */
-function outcomeIn(outcome) {
-  if (outcome?.kind !== 'mongodb' || typeof outcome.error !== 'object' || outcome.error === null) return outcome
-  return { ...outcome, error: snakeKeys(outcome.error, 'outcome.error') }
-}
-
-/** A host strategy for a run: a function gets the run's request camelCased, as `decide`'s strategy does. */
-function runStrategy(s) {
-  if (s === undefined || s === null) return [undefined, handle()]
-  const [strategy, policy] = hostStrategy(s)
-  if (typeof strategy !== 'function') return [strategy, policy]
-  return [(request, reason) => strategy(fromWire(request, (x) => x), reason), policy]
-}
-
-/** What `call` returns; a retrypolicy error it throws names its field in camelCase. */
-function camelErrors(call) {
-  try {
-    return call()
-  } catch (e) {
-    throw isRetryPolicyError(e) ? renamed(e, camel(e.field)) : e
-  }
-}
-
-/** Calls the run's handle: the step as the API returns it (camelCase, frozen). */
-const stepOf = (call) => fromWire(camelErrors(call))
-
-/**
- * One retry run over the core's machine: the host reports each event with its clock and gets the
- * step to take (`send`, `wait` or `done`); the budget and breaker are shared with other runs.
- */
-class Run {
-  /** A run of `config` (`{rules, timeoutMs?, maxAttempts?, attemptTimeoutMs?}`) with `{budget?, breaker?, strategy?}`. */
-  constructor(config, opts) {
-    const { budget, breaker, strategy } = options(opts)
-    const h = camelErrors(() => new wasm.RunHandle(runConfigText(config), ...runStrategy(strategy)))
-    const b = sharedHandle(budget, RetryBudget, 'budget')
-    const c = sharedHandle(breaker, CircuitBreaker, 'breaker')
-    if (b !== undefined) h.setBudget(b)
-    if (c !== undefined) h.setBreaker(c)
-    Object.defineProperty(this, HANDLE, { value: h })
-    freeze(this)
-  }
-
-  /** Starts the run at `nowMs` (monotonic ms, fractions allowed): the first step. */
-  start(nowMs, random) {
-    return stepOf(() => this[HANDLE].start(nowMs, random))
-  }
-
-  /** The attempt ended with `outcome` (`{kind, ...}`) at `nowMs`: the next step. */
-  attemptEnded(outcome, nowMs, random, nowUnixMs) {
-    return stepOf(() => this[HANDLE].attemptEnded(outcomeIn(outcome), nowMs, random, nowUnixMs))
-  }
-
-  /** The wait ended at `nowMs`: the next step. */
-  waitEnded(nowMs, random) {
-    return stepOf(() => this[HANDLE].waitEnded(nowMs, random))
-  }
-
-  /** The host cancelled the run at `nowMs`: done, cancelled. */
-  cancel(nowMs) {
-    return stepOf(() => this[HANDLE].cancel(nowMs))
-  }
-
-  /** Attempts sent so far. */
-  get attemptsSent() {
-    return this[HANDLE].attemptsSent
-  }
-}
+/** One retry run over the core's machine: `new Run(config, {budget?, breaker?, strategy?})`, then its four events. */
+const Run = makeRun({
+  wasm,
+  errors: require('./pkg/runners/errors.js'),
+  json: require('./pkg/runners/json.js'),
+  budgetHandle,
+  breakerHandle,
+  strategyOf: (s) => (s === undefined || s === null ? [undefined, handle()] : hostStrategy(s)),
+})
 
 /**
  * Replays a retry storm: `{request, reason, requestsPerSecond, durationMs, latencyMs, failureRate?,
@@ -473,7 +385,7 @@ const { mongodb: mongodbRules, http } = require('./pkg/runners/json.js').jsonApi
 
 /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (the Node package's runners). */
 const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
-  runners({ decide, decideWithBudget, classifyDispatch, http, mongodb: mongodbRules })
+  runners({ Run, classifyDispatch, http, mongodb: mongodbRules })
 
 /** The MongoDB rules, with `runTransaction(session, callback, options)`. */
 const mongodb = freeze({ ...mongodbRules, runTransaction })
