@@ -1,11 +1,6 @@
 # retrypolicy: `make demo` runs the main job, `make test` runs every test.
 # Each target installs what it needs, idempotently; see README.md.
-SHELL := /bin/bash
-.SHELLFLAGS := -eu -o pipefail -c
-CARGO ?= cargo
-export CARGO_TERM_COLOR ?= never
-# pyo3: build the Python binding the way maturin does, so cargo and maturin share one build.
-export PYO3_BUILD_EXTENSION_MODULE := 1
+include mk/common.mk
 
 .PHONY: demo demo-web test lint test-core test-cli test-fixture-negative test-python test-c test-node test-wasm check-versions bench setup-rust clean
 
@@ -84,15 +79,9 @@ test-conformance-negative: setup-rust
 test-cli: setup-rust
 	$(CARGO) test -p retrypolicy-cli
 
-# The fixture runner must fail when a folder named by SPEC_FIXTURES_DIR holds a wrong case.
+## The Rust fixture runner must fail on a wrong case found through SPEC_FIXTURES_DIR (mk/common.mk).
 test-fixture-negative: setup-rust
-	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
-	printf '%s' '{"schemaVersion":1,"function":"controlled_backoff","source":"negative check","cases":[{"id":"wrong-on-purpose","description":"attempt 0 is 1 ms, not 2","source":"RFC 0049","input":{"attempt":0},"expect":{"delay_ms":2}}]}' > "$$d/wrong.json"; \
-	if SPEC_FIXTURES_DIR="$$d" $(CARGO) test -q -p retrypolicy-wire --test spec_fixtures > "$$d/out.txt" 2>&1; then \
-	  cat "$$d/out.txt"; echo "the fixture runner passed a wrong expectation" >&2; exit 1; \
-	fi; \
-	grep -q "wrong-on-purpose" "$$d/out.txt" && grep -Eq "^[0-9]+ passed, 1 failed$$" "$$d/out.txt"; \
-	echo "negative fixture check: the runner failed on the wrong case, as it must"
+	$(call negative_fixture_check,$(CARGO) test -q -p retrypolicy-wire --test spec_fixtures,the Rust fixture runner)
 
 test-python: setup-rust
 	$(MAKE) -C bindings-python test
@@ -151,7 +140,7 @@ dist: setup-rust
 	$(MAKE) -C bindings-python test-wheels DIST=$(CURDIR)/dist
 	$(MAKE) -C bindings-node test-packs DIST=$(CURDIR)/dist
 	$(MAKE) -C bindings-c dist DIST=$(CURDIR)/dist
-	@echo; python3 bindings-python/scripts/dist_table.py dist/*
+	@echo; python3 scripts/dist_table.py dist/*
 
 ## The libFuzzer targets (fuzz/, nightly toolchain): their regression inputs, then each target for
 ## 10 s in `make test`, or for SECONDS in `make fuzz SECONDS=600`.

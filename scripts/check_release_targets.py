@@ -2,9 +2,11 @@
 """Checks that .github/workflows/release.yml builds exactly the targets the packages declare.
 
 The release workflow cannot run here, so this keeps it honest: its wheel targets are the Linux
-wheels `make -C bindings-python wheels` builds (WHEEL_TARGETS) plus macOS and Windows; its npm
-targets are `napi.targets` in bindings-node/package.json, whose Linux ones `make dist` builds
-here, and each has its platform package under bindings-node/npm/ and in optionalDependencies.
+targets `make dist` cross-builds here (CROSS_TARGETS in mk/common.mk: the wheels of
+`make -C bindings-python wheels` and the npm platform packages of `make -C bindings-node npm-packs`)
+plus macOS and Windows; its npm targets are `napi.targets` in bindings-node/package.json, whose
+Linux ones are the same CROSS_TARGETS, and each has its platform package under bindings-node/npm/
+and in optionalDependencies.
 Exits 1 naming every difference.
 """
 
@@ -39,10 +41,10 @@ def job_targets(workflow: str, job: str) -> list[str]:
 
 def main() -> int:
     workflow = (ROOT / ".github/workflows/release.yml").read_text()
-    makefile = (ROOT / "bindings-python/Makefile").read_text()
-    wheel_targets = re.search(r"^WHEEL_TARGETS := (.*)$", makefile, re.M)
-    assert wheel_targets, "bindings-python/Makefile has no WHEEL_TARGETS"
-    built_wheels = wheel_targets.group(1).split()
+    makefile = (ROOT / "mk/common.mk").read_text()
+    cross_targets = re.search(r"^CROSS_TARGETS := (.*)$", makefile, re.M)
+    assert cross_targets, "mk/common.mk has no CROSS_TARGETS"
+    built_here = cross_targets.group(1).split()
     package = json.loads((ROOT / "bindings-node/package.json").read_text())
     napi_targets = package["napi"]["targets"]
     optional = package.get("optionalDependencies", {})
@@ -50,8 +52,11 @@ def main() -> int:
     problems = []
     wheels, npm = job_targets(workflow, "wheels"), job_targets(workflow, "npm")
     linux = [t for t in wheels if "-linux-" in t]
-    if linux != built_wheels:
-        problems.append(f"release wheels on Linux {linux} != bindings-python WHEEL_TARGETS {built_wheels}")
+    if linux != built_here:
+        problems.append(f"release wheels on Linux {linux} != mk/common.mk CROSS_TARGETS {built_here}")
+    napi_linux = [t for t in napi_targets if "-linux-" in t]
+    if sorted(napi_linux) != sorted(built_here):
+        problems.append(f"package.json napi.targets on Linux {sorted(napi_linux)} != mk/common.mk CROSS_TARGETS")
     if sorted(npm) != sorted(napi_targets):
         problems.append(f"release npm targets {sorted(npm)} != package.json napi.targets {sorted(napi_targets)}")
     if sorted(wheels) != sorted(npm):
