@@ -218,7 +218,7 @@ def test_async_sleeps_through_the_injected_sleep_and_lets_cancellation_through()
 
         classified: list[BaseException] = []
 
-        def spy(exc: Exception) -> RetryReason | None:
+        def spy(exc: Exception) -> Any:
             classified.append(exc)
             return network_errors(exc)
 
@@ -251,23 +251,89 @@ def test_async_sleeps_through_the_injected_sleep_and_lets_cancellation_through()
 def test_ready_classifiers() -> None:
     request = httpx.Request("GET", "http://127.0.0.1/")
 
-    def status_error(code: int) -> httpx.HTTPStatusError:
-        return httpx.HTTPStatusError("x", request=request, response=httpx.Response(code, request=request))
+    def status_error(code: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
+        response = httpx.Response(code, request=request, headers=headers)
+        return httpx.HTTPStatusError("x", request=request, response=response)
 
-    assert network_errors(ConnectionRefusedError()) is RetryReason.SOCKET_NOT_AVAILABLE
-    assert network_errors(BrokenPipeError()) is RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT
-    assert network_errors(TimeoutError()) is RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT
+    assert network_errors(ConnectionRefusedError()) == {"kind": "network", "sent": False}
+    assert network_errors(BrokenPipeError()) == {"kind": "network"}  # maybe sent
+    assert network_errors(TimeoutError()) == {"kind": "timeout"}
+    assert network_errors(RetryTimeoutError.__new__(RetryTimeoutError)) is None  # an inner run's
     assert network_errors(ValueError()) is None
-    assert http_status_errors(status_error(503)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
-    assert http_status_errors(status_error(429)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
-    assert http_status_errors(status_error(404)) is None
-    assert http_status_errors(status_error(501)) is None
-    assert http_status_errors(status_error(408)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED
-    assert http_status_errors(status_error(413)) is None  # final (its Retry-After is the transport's business)
-    assert http_status_errors(status_error(101)) is None  # not a final status: the core rejects it
-    assert http_status_errors(urllib.error.HTTPError("u", 502, "bad gateway", {}, None)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED  # type: ignore[arg-type]
+    assert http_status_errors(status_error(503)) == {"kind": "http", "status": 503}
+    assert http_status_errors(status_error(429, {"Retry-After": "1"})) == {"kind": "http", "status": 429, "retry_after": "1"}
+    assert http_status_errors(status_error(101)) is None  # not a final status
+    urllib_error = urllib.error.HTTPError("u", 502, "bad gateway", {"Retry-After": "2"}, None)  # type: ignore[arg-type]
+    assert http_status_errors(urllib_error) == {"kind": "http", "status": 502, "retry_after": "2"}
+
+    class RequestsLike(Exception):
+        """What requests raises: ``exc.response.status_code`` and ``.headers``."""
+
+        def __init__(self) -> None:
+            self.response = type("R", (), {"status_code": 503, "headers": {"retry-after": "3"}})()
+
+    assert http_status_errors(RequestsLike()) == {"kind": "http", "status": 503, "retry_after": "3"}
     both = first_of(network_errors, http_status_errors)
-    assert both(status_error(500)) is RetryReason.SERVICE_RESPONSE_CODE_INDICATED and both(OSError()) is None
+    assert both(status_error(500)) == {"kind": "http", "status": 500} and both(OSError()) is None
+
+
+def test_http_status_errors_are_retried_by_default_with_their_retry_after() -> None:
+    t = FakeTime()
+    request = httpx.Request("GET", "http://127.0.0.1/")
+
+    def status_error(code: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
+        return httpx.HTTPStatusError("x", request=request, response=httpx.Response(code, request=request, headers=headers))
+
+    fn, calls = failing(status_error(503), status_error(429, {"Retry-After": "1"}))
+    assert Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep)(fn)[0] == "done"
+    assert calls[0] == 3 and t.sleeps == [0.001, 1.0]  # best effort's 1 ms, then the server's 1 s
+    not_found = status_error(404)
+    fn, calls = failing(not_found)
+    with pytest.raises(httpx.HTTPStatusError) as info:
+        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep)(fn)
+    assert info.value is not_found and calls[0] == 1 and decision_of(not_found) is None
+
+
+def test_max_attempts_caps_the_run() -> None:
+    t = FakeTime()
+    errors = [ConnectionResetError(str(i)) for i in range(10)]
+    fn, calls = failing(*errors)
+    with pytest.raises(ConnectionResetError) as info:
+        Retrying(GET, timeout=60, max_attempts=3, clock=t.clock, sleep=t.sleep)(fn)
+    assert calls[0] == 3 and info.value is errors[2] and len(t.sleeps) == 2
+
+
+def test_an_inner_runs_timeout_is_not_retried_by_an_outer_run() -> None:
+    t = FakeTime()
+    inner_calls = [0]
+
+    def inner() -> None:
+        inner_calls[0] += 1
+        t.now += 2.0
+        raise TimeoutError("no reply")
+
+    inner_run = Retrying(GET, timeout=1.0, clock=t.clock, sleep=t.sleep)
+    outer = Retrying(GET, timeout=60.0, clock=t.clock, sleep=t.sleep)
+    with pytest.raises(RetryTimeoutError):
+        outer(inner_run, inner)
+    assert inner_calls[0] == 1 and t.sleeps == []
+
+
+def test_async_attempt_timeout_cuts_a_hanging_attempt() -> None:
+    async def main() -> list[int]:
+        calls = [0]
+
+        async def hangs_once() -> str:
+            calls[0] += 1
+            if calls[0] == 1:
+                await asyncio.sleep(60)
+            return "ok"
+
+        runner = AsyncRetrying(GET, timeout=60, attempt_timeout=0.01)
+        assert await runner(hangs_once) == "ok"
+        return calls
+
+    assert asyncio.run(main()) == [2]
 
 
 def test_bad_inputs_raise_typed_errors_at_construction() -> None:

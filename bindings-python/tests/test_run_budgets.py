@@ -89,9 +89,12 @@ def test_a_breaker_opens_after_its_volume_and_lets_one_canary_through_after_the_
     assert runner(server) == "ok"
     # Four failures trip it (4 outcomes, 100% failed); refused attempts wait without reaching the
     # server until the sleep window has passed; the fifth attempt is the canary, and it succeeds.
+    # on_retry hears of the four failures' retries; the one wait for the breaker's window is the
+    # machine's own (it never spins), after which the canary goes out.
     assert server.attempts == 5
-    assert reasons[:4] == [rp.RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT] * 4
-    assert set(reasons[4:]) == {rp.RetryReason.CIRCUIT_BREAKER_OPEN} and len(reasons) > 5
+    assert reasons == [rp.RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT] * 4
+    assert t.sleeps[:4] == [0.001, 0.002, 0.004, 0.008] and len(t.sleeps) == 5
+    assert t.sleeps[4] + 0.008 >= 1.0  # opened at the fourth failure, the canary goes out after 1 s
     assert breaker.state(int(t.now * 1000)) == "closed"
 
 
@@ -100,10 +103,19 @@ def test_an_open_breaker_keeps_every_attempt_from_the_server_until_time_runs_out
     breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
     with pytest.raises(RetryTimeoutError) as info:
         Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, breaker=breaker)(server)
-    assert server.attempts == 0
-    assert isinstance(info.value.__cause__, CircuitOpenError)
-    assert info.value.__cause__.verdict.rule == "breaker_open"
+    # The window (1 s) outlasts the run (0.5 s): it ends at once, timed out, never spinning.
+    assert server.attempts == 0 and t.sleeps == []
+    assert info.value.__cause__ is None and info.value.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
+    assert info.value.step.rule == "breaker_open_at_deadline" and info.value.step.breaker.rule == "breaker_open"
     assert info.value.retry_decision.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
+
+
+def test_a_fail_fast_strategy_gives_up_on_an_open_breaker_with_circuit_open_error() -> None:
+    t, server = FakeTime(), Server()
+    breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    with pytest.raises(CircuitOpenError) as info:
+        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=breaker, strategy=rp.FailFast())(server)
+    assert server.attempts == 0 and t.sleeps == [] and info.value.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
 
 
 def test_the_async_runner_takes_a_budget_and_a_breaker() -> None:
@@ -154,15 +166,23 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
     breaker = rp.CircuitBreaker({"volume_threshold": 2, "sleep_window_ms": 1000})
     transport = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=4, breaker=breaker)
     with httpx.Client(transport=transport) as client:
-        with pytest.raises(HttpCircuitOpenError) as info:
-            client.get("http://127.0.0.1/x")
-        assert hits[0] == 2  # two 503s trip it; attempts 3 and 4 are not sent
-        assert isinstance(info.value, httpx.TransportError) and isinstance(info.value, CircuitOpenError)
-        assert info.value.retry_step["rule"] == "max_attempts_reached"
+        response = client.get("http://127.0.0.1/x")
+        # Two 503s trip it; attempts 3 and 4 each wait for the breaker's window, go out as its
+        # canary, get a 503 and open it again; the fourth 503 is returned.
+        assert response.status_code == 503 and hits[0] == 4
+        assert response.extensions["retrypolicy"]["rule"] == "max_attempts_reached"
+        assert t.sleeps == [0.1, 0.2, 0.801, 0.4, 0.601]  # backoff, then the rest of the 1 s window
         t.now += 2.0
         status[0] = 200
         assert client.get("http://127.0.0.1/x").status_code == 200  # the canary
-        assert hits[0] == 3 and breaker.state(int(t.now * 1000)) == "closed"
+        assert hits[0] == 5 and breaker.state(int(t.now * 1000)) == "closed"
+    # A breaker whose window outlasts the deadline: nothing is sent, CircuitOpenError is raised.
+    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, deadline=0.5, breaker=breaker)
+    breaker.record(int(t.now * 1000), "failure")
+    breaker.record(int(t.now * 1000), "failure")
+    with httpx.Client(transport=held) as client, pytest.raises(HttpCircuitOpenError) as info:
+        client.get("http://127.0.0.1/x")
+    assert hits[0] == 5 and isinstance(info.value, httpx.TransportError) and isinstance(info.value, CircuitOpenError)
 
 
 def test_the_httpx_transports_tell_the_budget_and_refund_a_retry_that_succeeded() -> None:
@@ -193,7 +213,7 @@ def test_the_httpx_transports_tell_the_budget_and_refund_a_retry_that_succeeded(
     assert balances == [490] and quota.snapshot()["balance"] == 500
     # Attempts an open breaker holds back are not sent, and cost the budget nothing.
     breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
-    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=3, budget=quota, breaker=breaker)
+    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, deadline=0.5, budget=quota, breaker=breaker)
     with httpx.Client(transport=held) as client, pytest.raises(HttpCircuitOpenError):
         client.get("http://127.0.0.1/x")
     assert quota.snapshot()["balance"] == 500  # (a sent attempt would have found no answer left)

@@ -1,25 +1,22 @@
-"""Retry runners: wrap a call, and the core decides every retry (RFC 0049's orchestrator, ready to use).
+"""Retry runners: wrap a call, and the core's run machine (``retrypolicy.Run``) decides every step.
 
-``Retrying`` (sync) and ``AsyncRetrying`` (asyncio) run a call again while ``decide`` says retry;
-``retry(...)`` is the decorator form. The runner only orchestrates: it counts attempts, measures
-elapsed time on a monotonic clock, draws jitter, sleeps, logs and re-raises; every retry/no-retry
-choice and every delay comes from the core.
+``Retrying`` (sync) and ``AsyncRetrying`` (asyncio) call a function while the machine says send,
+sleep while it says wait, and stop when it says done; ``retry(...)`` is the decorator form. The
+runner keeps only host work: the clock, sleeping, calling the function, turning its exception
+into an outcome (``classify``), cancellation, logging and hooks. The machine owns the attempts,
+the deadline (``timeout``), the cap (``max_attempts``), ``Retry-After``, the budget and the breaker
+(README, "The retry run").
 
-Giving up: when the core says no retry because time ran out (``deadline_passed``), or says retry
-with a delay that reaches the timeout (``then_cancel``, so no further attempt could finish in
-time), the runner raises ``RetryTimeoutError`` (a ``TimeoutError``) from the last error. For any
-other no-retry (``not_idempotent``, ``strategy_declined``, ``unknown_reason``) it re-raises the
-last error itself. Either way the decision is attached as ``retry_decision`` (read it with
-``decision_of``) and, on Python 3.11+, as a note. An error ``classify`` maps to None is raised at
-once, untouched, without a decision.
+``classify(exc)`` returns a ``RetryReason`` (a timeout when ``exc`` is a ``TimeoutError``), an
+outcome dict (``{"kind": "http", "status": 503, "retry_after": "1"}``), or None: a final failure,
+raised at once untouched. The default knows network errors and the HTTP status errors of httpx,
+requests and urllib; a ``RetryTimeoutError`` (an inner run's) is always final.
 
-Budgets and breakers (``budget=``, ``breaker=``, shared by every run that is given them): the
-runner tells a ``RetryBudget`` each request, each failed attempt and each success, and asks it
-(``try_retry``) before each retry the core grants; a refusal is the core's no-retry with cause
-``budget_exhausted`` (``decide_with_budget``), surfaced like any give-up. A ``CircuitBreaker`` is
-asked before each attempt and told each attempt's outcome; an attempt it refuses is not made and
-fails with ``CircuitOpenError``, reason ``CIRCUIT_BREAKER_OPEN``, which the core may retry (the budget is asked only after attempts that
-were sent). Both read the runner's ``clock`` in milliseconds.
+Ending: gave up (not idempotent, a strategy declined, the attempts or the budget ran out) re-raises
+the last error with the decision attached as ``retry_decision`` (``decision_of``) and, on Python
+3.11+, a note; no time left raises ``RetryTimeoutError`` from the last error. A breaker that keeps
+every attempt back makes the run wait for its window; with no attempt ever sent, a give-up raises
+``CircuitOpenError``.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
 import logging
 import random as _random
 import time
@@ -34,25 +32,12 @@ import urllib.error
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, Union, cast
 
-from . import http as _http
-from ._log import LOGGER, log_decision
 from ._decision import RetryDecision
-from ._lowlevel import (
-    BreakerVerdict,
-    CircuitBreaker,
-    Decision,
-    Operation,
-    Policy,
-    Request,
-    RetryBudget,
-    classify_dispatch,
-    decide,
-    decide_with_budget,
-)
+from ._log import LOGGER, log_decision
+from ._lowlevel import CircuitBreaker, Decision, FailFast, Operation, Policy, Request, RetryBudget, Run, RunConfig, RunStep
 from ._reason import RetryReason
-from .errors import RetryPolicyError
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -64,6 +49,7 @@ __all__ = [
     "CircuitOpenError",
     "Classifier",
     "Hook",
+    "Outcome",
     "RetryHook",
     "RetryTimeoutError",
     "Retrying",
@@ -83,29 +69,14 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 SleepT = TypeVar("SleepT")
 
-Classifier = Callable[[Exception], "RetryReason | None"]
-"""Maps an error to the reason to retry it for, or None: surface this error now."""
+Outcome = dict[str, Any]
+"""An attempt's outcome in the run machine's JSON form (``{"kind": "http", "status": 503}``)."""
+Classifier = Callable[[Exception], Union[RetryReason, Outcome, None]]
+"""Maps an error to the reason to retry it for, or to its outcome; None: a final failure."""
 Hook = Callable[[Decision, Exception], None]
 """Called with the decision and the error it was made for."""
 RetryHook = Callable[[RetryDecision, Exception], None]
 """``on_retry``: called with the decision to retry (its ``delay_ms`` an int) and the error."""
-
-
-def _dispatch_reason(failure: str) -> RetryReason:
-    """The core's reason for a dispatch-stage failure."""
-    reason = classify_dispatch(failure).reason
-    if reason is None:
-        raise RuntimeError(f"the core has no reason for {failure}")
-    return reason
-
-
-# Which network errors surely did not send the request, and which may have: only Python sees the
-# exception types, so this one table maps them to the core's dispatch-stage failures (RFC 0049
-# "Different Stage Retry Semantics"); the core gives the reason, and first match wins.
-_NETWORK_ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], RetryReason], ...] = (
-    (ConnectionRefusedError, _dispatch_reason("socket_not_available")),  # not sent
-    ((ConnectionError, TimeoutError), _dispatch_reason("socket_closed_while_in_flight")),  # maybe sent
-)
 
 _instant = False
 
@@ -132,59 +103,79 @@ def instant_sleeps(instant: bool = True) -> Iterator[None]:
         set_testing(before)
 
 
-def network_errors(exc: Exception) -> RetryReason | None:
-    """Connection refused: not sent (SOCKET_NOT_AVAILABLE); any other ``ConnectionError`` or a
-    ``TimeoutError``: it may have been processed (SOCKET_CLOSED_WHILE_IN_FLIGHT); else surface."""
-    for types, reason in _NETWORK_ERRORS:
-        if isinstance(exc, types):
-            return reason
+_NOT_SENT: Outcome = {"kind": "network", "sent": False}
+_MAYBE_SENT: Outcome = {"kind": "network"}
+_TIMEOUT: Outcome = {"kind": "timeout"}
+_FINAL: Outcome = {"kind": "final"}
+_SUCCESS: Outcome = {"kind": "success"}
+
+
+def network_errors(exc: Exception) -> Outcome | None:
+    """Connection refused: not sent; any other ``ConnectionError``: maybe sent; a ``TimeoutError``:
+    the attempt timed out (the machine's rules say what each allows); else None."""
+    if isinstance(exc, ConnectionRefusedError):
+        return _NOT_SENT
+    if isinstance(exc, ConnectionError):
+        return _MAYBE_SENT
+    if isinstance(exc, TimeoutError) and not isinstance(exc, RetryTimeoutError):
+        return _TIMEOUT
     return None
 
 
-def http_status_errors(exc: Exception) -> RetryReason | None:
-    """An HTTP status error (``exc.response.status_code``, as httpx and requests raise, or
-    ``urllib.error.HTTPError``): the core's ``retry_reason`` for its status
-    (SERVICE_RESPONSE_CODE_INDICATED when transient); a final status or any other error: surface."""
-    status = getattr(getattr(exc, "response", None), "status_code", None)
+def http_status_errors(exc: Exception) -> Outcome | None:
+    """An HTTP status error (httpx's and requests' ``exc.response.status_code``, or
+    ``urllib.error.HTTPError``) as an ``http`` outcome with its ``Retry-After`` header; else None."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    headers = getattr(response, "headers", None)
     if status is None and isinstance(exc, urllib.error.HTTPError):
-        status = exc.code
-    if not isinstance(status, int):
+        status, headers = exc.code, exc.headers
+    if not isinstance(status, int) or isinstance(status, bool) or not 200 <= status <= 599:
         return None
-    try:
-        name = _http.classify(status=status)["retry_reason"]
-    except RetryPolicyError:
-        return None
-    return None if name is None else RetryReason[name]
+    outcome: Outcome = {"kind": "http", "status": status}
+    header = None if headers is None else headers.get("retry-after", headers.get("Retry-After"))
+    if isinstance(header, str):
+        outcome["retry_after"] = header
+    return outcome
 
 
 def first_of(*classifiers: Classifier) -> Classifier:
-    """A classifier that asks each in turn and returns the first reason found."""
+    """A classifier that asks each in turn and returns the first answer that is not None."""
 
-    def classify(exc: Exception) -> RetryReason | None:
+    def classify(exc: Exception) -> RetryReason | Outcome | None:
         for c in classifiers:
-            reason = c(exc)
-            if reason is not None:
-                return reason
+            got = c(exc)
+            if got is not None:
+                return got
         return None
 
     return classify
 
 
-class RetryTimeoutError(TimeoutError):
-    """The run ended because no time was left for another attempt; ``__cause__`` is the last error."""
+default_classifier: Classifier = first_of(network_errors, http_status_errors)
+"""Network errors and HTTP status errors (the runners' default)."""
 
-    def __init__(self, decision: Decision, last_error: Exception) -> None:
-        super().__init__(f"retrypolicy: gave up after {decision.attempts + 1} attempts, no time left: {decision}")
+
+class RetryTimeoutError(TimeoutError):
+    """The run ended because no time was left for another attempt; ``__cause__`` is the last error
+    (None when the breaker kept every attempt back); ``step`` is the machine's last step."""
+
+    def __init__(self, step: RunStep, last_error: Exception | None, decision: Decision | None = None) -> None:
+        super().__init__(f"retrypolicy: gave up after {step.attempt} attempts, no time left: {step}")
+        self.step = step
+        self.reason = step.reason
         self.retry_decision = decision
         self.last_error = last_error
 
 
 class CircuitOpenError(Exception):
-    """An attempt the circuit breaker refused (not sent); ``verdict`` is the breaker's answer."""
+    """The run gave up before any attempt was sent: the circuit breaker kept each back; ``step``
+    is the machine's last step (reason ``CIRCUIT_BREAKER_OPEN``)."""
 
-    def __init__(self, verdict: BreakerVerdict) -> None:
-        super().__init__(f"retrypolicy: circuit {verdict.state}, attempt not sent (rule {verdict.rule})")
-        self.verdict = verdict
+    def __init__(self, step: RunStep) -> None:
+        super().__init__(f"retrypolicy: circuit open, no attempt sent: {step}")
+        self.step = step
+        self.reason = step.reason
 
 
 def decision_of(exc: BaseException) -> Decision | None:
@@ -199,6 +190,8 @@ class RunOptions(TypedDict, total=False):
     policy: Policy | None
     strategy: RetryStrategy | None
     idempotent: bool | None
+    max_attempts: int | None
+    attempt_timeout: float | timedelta | None
     classify: Classifier
     on_retry: RetryHook | None
     on_give_up: Hook | None
@@ -211,19 +204,29 @@ class RunOptions(TypedDict, total=False):
 
 
 class _Runner(Generic[SleepT]):
-    """The inputs and the per-attempt orchestration shared by the sync and async runners."""
+    """The inputs and the host work shared by the sync and async runners."""
 
     def __init__(
         self, operation: Operation, *, timeout: float | timedelta, sleep: SleepT, **options: Unpack[RunOptions]
     ) -> None:
-        Request(operation, timeout=timeout, idempotent=options.get("idempotent"))  # bad input raises here
-        self.operation = operation
-        self.timeout = timeout.total_seconds() if isinstance(timeout, timedelta) else float(timeout)
-        self.sleep = sleep
-        self.policy = options.get("policy")
+        timeout_ms = Request(operation, timeout=timeout).timeout_ms  # bad input raises here
+        rules: dict[str, Any] = {"operation": json.loads(operation.to_json())}
+        if (policy := options.get("policy")) is not None:
+            rules["policy"] = json.loads(policy.to_json())
+        if (idempotent := options.get("idempotent")) is not None:
+            rules["idempotent"] = idempotent
         self.strategy = options.get("strategy")
-        self.idempotent = options.get("idempotent")
-        self.classify = options.get("classify", network_errors)
+        if type(self.strategy) is FailFast:  # the core's own: the machine then fails fast on an open breaker too
+            rules["strategy"], self.strategy = "fail_fast", None
+        config: dict[str, Any] = {"rules": {"decide": rules}, "timeout_ms": timeout_ms}
+        if (max_attempts := options.get("max_attempts")) is not None:
+            config["max_attempts"] = max_attempts
+        if (attempt_timeout := options.get("attempt_timeout")) is not None:
+            config["attempt_timeout_ms"] = Request(operation, timeout=attempt_timeout).timeout_ms
+        self.config = RunConfig(config)  # bad input raises here
+        self.operation = operation
+        self.sleep = sleep
+        self.classify = options.get("classify", default_classifier)
         self.on_retry = options.get("on_retry")
         self.on_give_up = options.get("on_give_up")
         self.clock = options.get("clock", time.monotonic)
@@ -232,122 +235,93 @@ class _Runner(Generic[SleepT]):
         self.log_level = options.get("log_level", logging.DEBUG)
         self.budget = options.get("budget")
         self.breaker = options.get("breaker")
-        self.guarded = self.budget is not None or self.breaker is not None
+        self.cut = attempt_timeout is not None
 
-    def _now_ms(self) -> int:
-        """The runner's clock in whole milliseconds, for the budget and the breaker."""
-        return int(self.clock() * 1000)
+    def _run(self) -> Run:
+        """A new run of this runner's configuration."""
+        return Run(self.config, budget=self.budget, breaker=self.breaker, strategy=self.strategy)
 
-    def _start(self) -> list[Any]:
-        """A new run: ``[start, retries so far, previous delay, cause of the last retry]``; the
-        budget is told of the request."""
-        run = [self.clock(), 0, None, None]
-        if self.budget is not None:
-            self.budget.record(self._now_ms(), "request")
-        return run
+    def _now(self) -> float:
+        """The runner's clock in milliseconds."""
+        return self.clock() * 1000
 
-    def _permit(self) -> None:
-        """Asks the breaker (there is one) before an attempt; raises ``CircuitOpenError`` when it refuses."""
-        verdict = cast(CircuitBreaker, self.breaker).permit(self._now_ms())
-        if not verdict.permitted:
-            raise CircuitOpenError(verdict)
+    def _outcome(self, exc: Exception) -> Outcome:
+        """The outcome of an attempt that raised ``exc``."""
+        if isinstance(exc, RetryTimeoutError):
+            return _FINAL
+        got = self.classify(exc)
+        if got is None:
+            return _FINAL
+        if isinstance(got, RetryReason):
+            return {"kind": "reason", "reason": got, "timeout": isinstance(exc, TimeoutError)}
+        return got
 
-    def _succeeded(self, run: list[Any], result: T) -> T:
-        """Tells the breaker and the budget that the attempt succeeded; returns its ``result``."""
-        if self.breaker is not None:
-            self.breaker.record(self._now_ms(), "success")
-        if self.budget is not None:
-            self.budget.record(self._now_ms(), "success", after_retry=run[3])
-        return result
+    def _failed(self, run: Run, exc: Exception) -> RunStep:
+        """Tells the run the attempt raised ``exc``; logs the decision, calls ``on_retry`` on a wait."""
+        step = run.attempt_ended(self._outcome(exc), self._now(), self.random())
+        if isinstance(step.decision, Decision):
+            log_decision(self.logger, self.log_level, self.operation, step.decision)
+        if step.action == "wait" and self.on_retry is not None:
+            self.on_retry(cast(RetryDecision, step.decision), exc)
+        return step
 
-    def _failed(self, cause: Literal["timeout", "error"]) -> None:
-        """Tells the breaker and the budget that a sent attempt failed (timed out, or an error)."""
-        outcome: Literal["timeout", "failure"] = "timeout" if cause == "timeout" else "failure"
-        if self.breaker is not None:
-            self.breaker.record(self._now_ms(), outcome)
-        if self.budget is not None:
-            self.budget.record(self._now_ms(), outcome)
-
-    def _after(self, exc: Exception, run: list[Any]) -> float | None:
-        """Asks the core about ``exc``: the seconds to sleep before the next attempt, or None to
-        re-raise ``exc``; raises ``RetryTimeoutError`` when time is up. ``run`` is the run's list
-        (``_start``), updated here (a list: one allocation per run)."""
-        if self.breaker is not None and isinstance(exc, CircuitOpenError):
-            reason, sent = exc.verdict.reason, False
-        else:
-            reason, sent = self.classify(exc), True
-        if reason is None:
-            return None
-        cause: Literal["timeout", "error"] = "timeout" if self.guarded and isinstance(exc, TimeoutError) else "error"
-        if sent and self.guarded:
-            self._failed(cause)
-        request = Request(
-            self.operation,
-            timeout=self.timeout,
-            elapsed=self.clock() - run[0],
-            attempts=run[1],
-            idempotent=self.idempotent,
-            random=self.random(),
-            previous_delay=run[2],
-        )
-        decision = decide(request, reason, self.policy, self.strategy)
-        # The budget is asked after an attempt that was sent: a retry it grants stays granted
-        # while the breaker holds that retry back (nothing reaches the server meanwhile).
-        if sent and self.budget is not None and decision.is_retry and not decision.then_cancel:
-            verdict = self.budget.try_retry(self._now_ms(), cause)
-            if not verdict.permitted:
-                decision = decide_with_budget(request, reason, self.policy, verdict)
-        if self.logger.isEnabledFor(self.log_level):
-            log_decision(self.logger, self.log_level, self.operation, decision)
-        if decision.is_retry and not decision.then_cancel:
-            if self.on_retry is not None:
-                self.on_retry(decision, exc)
-            run[1] += 1
-            run[2] = delay = (decision.delay_ms or 0) / 1000
-            run[3] = cause
-            return delay
-        try:
-            setattr(exc, "retry_decision", decision)
-        except AttributeError:
-            pass
-        if hasattr(exc, "add_note"):
-            exc.add_note(f"retrypolicy: {decision}")
-        if self.on_give_up is not None:
-            self.on_give_up(decision, exc)
-        if decision.then_cancel or decision.cause == "deadline_passed":
-            raise RetryTimeoutError(decision, exc) from exc
-        return None
+    def _ended(self, step: RunStep, last: Exception | None) -> BaseException:
+        """The exception that ends a run that did not succeed, its hook called."""
+        if step.end == "final" and last is not None:
+            return last
+        decision = step.decision if isinstance(step.decision, Decision) else None
+        if last is not None and decision is not None:
+            try:
+                setattr(last, "retry_decision", decision)
+            except AttributeError:
+                pass
+            if hasattr(last, "add_note"):
+                last.add_note(f"retrypolicy: {decision}")
+        if self.on_give_up is not None and decision is not None and last is not None:
+            self.on_give_up(decision, last)
+        if step.end == "timed_out":
+            error = RetryTimeoutError(step, last, decision)
+            error.__cause__ = last
+            return error
+        return last if last is not None else CircuitOpenError(step)
 
 
 class Retrying(_Runner[Callable[[float], object]]):
     """A sync runner: ``Retrying(op, timeout=2.5)(fn, *args)`` calls ``fn`` until it returns or
-    the core says stop; ``.wraps(fn)`` is the decorator form."""
+    the machine says stop; ``.wraps(fn)`` is the decorator form. ``attempt_timeout`` bounds each
+    attempt in the machine's accounting only: a sync call cannot be interrupted."""
 
     def __init__(
         self,
         operation: Operation,
         *,
         timeout: float | timedelta,
-        sleep: Callable[[float], object] = time.sleep,
+        sleep: Callable[[float], object] | None = None,
         **options: Unpack[RunOptions],
     ) -> None:
-        super().__init__(operation, timeout=timeout, sleep=sleep, **options)
+        super().__init__(operation, timeout=timeout, sleep=time.sleep if sleep is None else sleep, **options)
 
     def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """Calls ``fn(*args, **kwargs)``, retrying as the core decides."""
-        run = self._start()
-        while True:
+        """Calls ``fn(*args, **kwargs)``, retrying as the machine decides."""
+        run, last = self._run(), None
+        step = run.start(self._now())
+        while step.action != "done":
+            if step.action == "wait":
+                if not _instant:
+                    self.sleep(cast(int, step.delay_ms) / 1000)
+                step = run.wait_ended(self._now())
+                continue
             try:
-                if self.breaker is not None:
-                    self._permit()
                 result = fn(*args, **kwargs)
-                return self._succeeded(run, result) if self.guarded else result
             except Exception as exc:
-                delay = self._after(exc, run)
-                if delay is None:
-                    raise
-            if not _instant:
-                self.sleep(delay)
+                last, step = exc, self._failed(run, exc)
+            except BaseException:
+                run.cancel(self._now())
+                raise
+            else:
+                run.attempt_ended(_SUCCESS, self._now())
+                return result
+        raise self._ended(step, last)
 
     def wraps(self, fn: Callable[P, T]) -> Callable[P, T]:
         """``fn`` wrapped so that each call runs through this runner."""
@@ -361,33 +335,46 @@ class Retrying(_Runner[Callable[[float], object]]):
 
 class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
     """An asyncio runner: ``await AsyncRetrying(op, timeout=2.5)(fn, *args)``; it awaits
-    ``asyncio.sleep`` between attempts and lets cancellation through untouched."""
+    ``asyncio.sleep`` between attempts, cuts each attempt at the step's timeout when
+    ``attempt_timeout`` is given (cut to the time left), and lets cancellation through (the run
+    is cancelled)."""
 
     def __init__(
         self,
         operation: Operation,
         *,
         timeout: float | timedelta,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[object]] | None = None,
         **options: Unpack[RunOptions],
     ) -> None:
-        super().__init__(operation, timeout=timeout, sleep=sleep, **options)
+        super().__init__(operation, timeout=timeout, sleep=asyncio.sleep if sleep is None else sleep, **options)
 
     async def __call__(self, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs) -> T:
-        """Awaits ``fn(*args, **kwargs)``, retrying as the core decides."""
-        run = self._start()
-        while True:
-            try:
-                if self.breaker is not None:
-                    self._permit()
-                result = await fn(*args, **kwargs)
-                return self._succeeded(run, result) if self.guarded else result
-            except Exception as exc:
-                delay = self._after(exc, run)
-                if delay is None:
-                    raise
-            if not _instant:
-                await self.sleep(delay)
+        """Awaits ``fn(*args, **kwargs)``, retrying as the machine decides."""
+        run, last = self._run(), None
+        step = run.start(self._now())
+        try:
+            while step.action != "done":
+                if step.action == "wait":
+                    if not _instant:
+                        await self.sleep(cast(int, step.delay_ms) / 1000)
+                    step = run.wait_ended(self._now())
+                    continue
+                try:
+                    if step.timeout_ms is None or not self.cut:
+                        result = await fn(*args, **kwargs)
+                    else:
+                        result = await asyncio.wait_for(fn(*args, **kwargs), step.timeout_ms / 1000)
+                except Exception as exc:
+                    last, step = exc, self._failed(run, exc)
+                else:
+                    run.attempt_ended(_SUCCESS, self._now())
+                    return result
+        except BaseException:
+            if run.phase != "done":
+                run.cancel(self._now())
+            raise
+        raise self._ended(step, last)
 
     def wraps(self, fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
         """``fn`` wrapped so that each call runs through this runner."""
