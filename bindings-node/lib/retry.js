@@ -97,7 +97,7 @@ class CircuitOpenError extends Error {
  * Drives `run` to its end, doing what each step says: `send(step)` makes the attempt and resolves
  * with `[outcome, result]` (the result: a value, an error or a response); a wait sleeps; `done`
  * returns `{step, result}` (the last attempt's result, or a CircuitOpenError when the breaker kept
- * every attempt back); `discard(result)` before a wait. An abort cancels the run and rejects with
+ * the next one back); `discard(result)` before a wait. An abort cancels the run and rejects with
  * the signal's reason.
  */
 async function drive(runner, run, o, send, discard) {
@@ -119,7 +119,7 @@ async function drive(runner, run, o, send, discard) {
       step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
       continue
     }
-    if (step.breaker?.permitted === false && step.reason === 'CIRCUIT_BREAKER_OPEN') result ??= new CircuitOpenError(step.breaker)
+    if (step.breaker?.permitted === false) result = new CircuitOpenError(step.breaker) // the attempt it kept back
     if (step.action === 'done') {
       if (step.end !== 'succeeded' && step.end !== 'final') {
         publish(runner, step, result)
@@ -267,7 +267,7 @@ function makeClassifiers(classifyDispatch, http) {
   const notSent = classifyDispatch('socket_not_available').reason
   /** A Node/undici network error → SOCKET_NOT_AVAILABLE (not sent) or SOCKET_CLOSED_WHILE_IN_FLIGHT; else null. */
   const classifyNetworkError = (err) => {
-    const sent = mayHaveBeenSent(err)
+    const sent = err?.code === TIMEOUT_CODE ? null : mayHaveBeenSent(err) // a run's timeout, not its cause
     return sent === null ? null : sent ? inFlight : notSent
   }
   /** An error with an HTTP status → the core's `retry_reason` for it (null when final); no status → null. */

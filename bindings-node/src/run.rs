@@ -255,6 +255,14 @@ impl RetryStrategy for HostStrategy<'_> {
     fn retry_after(&self, request: &Request, reason: RetryReason) -> Result<StrategyVerdict, CoreError> {
         let answer = serde_json::to_value(request)
             .map_err(|e| Fail::Napi(napi::Error::from_reason(e.to_string())))
+            .map(|mut r| {
+                // Always an array, as `decide` hands the caller's request (the wire form leaves it out when empty).
+                if let Some(doc) = r.as_object_mut() {
+                    doc.entry("previous_reasons")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                }
+                r
+            })
             .and_then(|r| to_js(&self.callback, &r, ""))
             .and_then(|r| Ok((r, arg(&self.callback, reason.name())?)))
             .and_then(|(r, why)| call(&self.callback, &[r, why]))

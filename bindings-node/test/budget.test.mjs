@@ -152,19 +152,22 @@ test("retryFetch with a budget and a breaker: a 503 storm ends with the core's s
   const fetch = async () => (sent++, new Response('busy', { status: 503 }))
   let gaveUp
   const response = await rp.retryFetch('http://127.0.0.1:9/', undefined, {
-    maxAttempts: 10, fetch, budget, clock: t.clock, sleep: t.sleep, onGiveUp: (d) => (gaveUp = d),
+    maxAttempts: 10, fetch, budget, clock: t.clock, sleep: t.sleep, onGiveUp: (step) => (gaveUp = step),
   })
   assert.equal(response.status, 503)
   assert.equal(sent, 5) // as in retry: four retries, then the bucket is at half
-  // the core's http_next stop, not the budget's verdict: transient, under the budget's rule and source
-  const { action, outcome, class: cls, rule, delayMs } = gaveUp
+  // the machine's end under the core's http_next stop: transient, the budget's rule and source
+  assert.deepEqual([gaveUp.action, gaveUp.end, gaveUp.rule, gaveUp.budget.permitted], ['done', 'gave_up', 'token_bucket_at_or_below_half', false])
+  const { action, outcome, class: cls, rule, delayMs } = gaveUp.decision
   assert.deepEqual({ action, outcome, cls, rule, delayMs }, { action: 'stop', outcome: 'transient', cls: 'transient', rule: 'token_bucket_at_or_below_half', delayMs: undefined })
-  assert.ok(gaveUp.section.includes('gRFC A6') && !('permitted' in gaveUp))
+  assert.ok(gaveUp.decision.section.includes('gRFC A6') && !('permitted' in gaveUp.decision))
   assert.equal(budget.snapshot().balance, 5000) // the refused retry took nothing
+  // An open breaker whose window outlasts the run: nothing is sent, the run ends at its deadline.
   const breaker = rp.CircuitBreaker.restore(null, { state: 'open', since_ms: t.now, total: 20, failures: 20 })
   await assert.rejects(
-    rp.retryFetch('http://127.0.0.1:9/', undefined, { maxAttempts: 3, fetch, breaker, clock: t.clock, sleep: t.sleep }),
-    (e) => e instanceof rp.CircuitOpenError && e.verdict.reason === 'CIRCUIT_BREAKER_OPEN',
+    rp.retryFetch('http://127.0.0.1:9/', undefined, { timeoutMs: 1000, fetch, breaker, clock: t.clock, sleep: t.sleep }),
+    (e) => e instanceof rp.RetryTimeoutError && e.step.rule === 'breaker_open_at_deadline' && e.cause instanceof rp.CircuitOpenError &&
+      e.cause.verdict.reason === 'CIRCUIT_BREAKER_OPEN',
   )
   assert.equal(sent, 5) // nothing more was sent
 })

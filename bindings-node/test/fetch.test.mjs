@@ -1,7 +1,8 @@
 // retryFetch against a real node:http server on 127.0.0.1: 503 then 200, 429 with Retry-After in
 // seconds and as a date, a reset connection, a stall, POST after send, a refused connection, the
-// deadline. The server records when each request arrived; waits are measured from those times
-// (lower bounds firm, upper bounds loose for a busy 2-core machine).
+// deadline. The server records when each request arrived; waits are measured from those times as
+// lower bounds only (a busy machine may always be slower); what must not happen is asserted on the
+// run's own steps and on an injected sleep.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
@@ -57,19 +58,19 @@ test('503 then 200: retried after the backoff, which was waited', async () => {
   assert.equal(await res.text(), 'ok')
   assert.deepEqual(seen, [['service_unavailable', 150]])
   assert.equal(arrivals.get('/flaky').length, 2)
-  assert.ok(gaps('/flaky')[1] >= 150 && gaps('/flaky')[1] < 2000, String(gaps('/flaky')))
+  assert.ok(gaps('/flaky')[1] >= 150, String(gaps('/flaky')))
 })
 
 test('429 with Retry-After: 1 waits a second; a Retry-After date waits until it', async () => {
   const res = await rp.retryFetch(`${base}/busy-seconds`, undefined, { timeoutMs: 10_000 })
   assert.equal(res.status, 200)
-  assert.ok(gaps('/busy-seconds')[1] >= 1000 && gaps('/busy-seconds')[1] < 3000, String(gaps('/busy-seconds')))
+  assert.ok(gaps('/busy-seconds')[1] >= 1000, String(gaps('/busy-seconds')))
   const now = () => Date.parse('Sun, 06 Nov 1994 08:49:37 GMT') // the date is one second after "now"
   let delay
   const dated = await rp.retryFetch(`${base}/busy-date`, undefined, { timeoutMs: 10_000, now, onRetry: (d) => (delay = d.delayMs) })
   assert.equal(dated.status, 200)
   assert.equal(delay, 1000)
-  assert.ok(gaps('/busy-date')[1] >= 1000 && gaps('/busy-date')[1] < 3000, String(gaps('/busy-date')))
+  assert.ok(gaps('/busy-date')[1] >= 1000, String(gaps('/busy-date')))
 })
 
 test('a reset connection is retried for GET', async () => {
@@ -79,26 +80,27 @@ test('a reset connection is retried for GET', async () => {
 })
 
 test('a stalled attempt is cut by the per-attempt timeout and retried', async () => {
-  const started = performance.now()
   const res = await rp.retryFetch(`${base}/stall`, undefined, { timeoutMs: 5000, attemptTimeoutMs: 200, backoff: { kind: 'fixed', delay_ms: 10 } })
   assert.equal(res.status, 200)
   assert.equal(arrivals.get('/stall').length, 2)
   // The attempt timer starts before the server stamps the arrival, so under load the gap can fall a
   // little short of the 200 ms timeout (193 ms was seen): 150 still tells the timeout from no wait.
-  assert.ok(gaps('/stall')[1] >= 150 && performance.now() - started < 3000, String(gaps('/stall')))
+  assert.ok(gaps('/stall')[1] >= 150, String(gaps('/stall')))
   // with no answer at all, the deadline ends the last attempt and the run
   const t0 = performance.now()
   await assert.rejects(rp.retryFetch(`${base}/stall-forever`, undefined, { timeoutMs: 300 }), (e) =>
-    e instanceof rp.RetryTimeoutError && e.decision.rule === 'deadline_reached' && e.cause.name === 'TimeoutError')
+    e instanceof rp.RetryTimeoutError && e.step.end === 'timed_out' && e.decision.rule === 'deadline_reached' && e.cause.name === 'TimeoutError')
   assert.equal(arrivals.get('/stall-forever').length, 1)
-  assert.ok(performance.now() - t0 >= 295 && performance.now() - t0 < 2000)
+  assert.ok(performance.now() - t0 >= 295)
 })
 
 test('POST is not retried once sent (a 503, a reset) unless marked idempotent', async () => {
   let gaveUp
   const res = await rp.retryFetch(`${base}/post-503`, { method: 'POST', body: 'x' }, { maxAttempts: 3, onGiveUp: (d) => (gaveUp = d) })
   assert.equal(res.status, 503)
-  assert.deepEqual([gaveUp.action, gaveUp.outcome, gaveUp.rule, gaveUp.section], ['stop', 'transient', 'not_idempotent_after_send', 'RFC 9110 §9.2.2 Idempotent Methods'])
+  assert.deepEqual([gaveUp.action, gaveUp.end, gaveUp.rule], ['done', 'gave_up', 'not_idempotent_after_send'])
+  const d = gaveUp.decision
+  assert.deepEqual([d.action, d.outcome, d.rule, d.section], ['stop', 'transient', 'not_idempotent_after_send', 'RFC 9110 §9.2.2 Idempotent Methods'])
   assert.equal(arrivals.get('/post-503').length, 1)
   await assert.rejects(rp.retryFetch(`${base}/post-reset`, { method: 'POST', body: 'x' }, { maxAttempts: 3 }), (e) =>
     e.retryDecision.rule === 'not_idempotent_after_send')
@@ -134,20 +136,25 @@ test('a refused connection (nothing sent) is retried even for POST, up to the at
   assert.equal(calls, 3)
 })
 
-test('no request arrives at or after the deadline; a Retry-After past it stops at once', async () => {
-  const started = performance.now()
-  const res = await rp.retryFetch(`${base}/always-503`, undefined, { timeoutMs: 600 })
+test('no attempt is sent at or after the deadline; a Retry-After past it stops at once', async () => {
+  const sends = []
+  const counting = (...args) => (sends.push(performance.now()), fetch(...args))
+  const waits = []
+  const res = await rp.retryFetch(`${base}/always-503`, undefined, { timeoutMs: 600, fetch: counting, onRetry: (step) => waits.push(step) })
   assert.equal(res.status, 503)
-  const times = arrivals.get('/always-503').map((a) => a.at - started)
-  assert.ok(times.length >= 2 && times.every((t) => t < 600), String(times))
+  assert.ok(sends.length >= 2, String(sends))
+  // each wait ends before the deadline by the run's own clock, and so each send starts before it
+  assert.equal(sends.length, waits.length + 1)
+  for (const w of waits) assert.ok(w.elapsedMs + w.delayMs < 600, JSON.stringify(w))
   // the default backoff: 100 ms, then 200 ms (measured between arrivals)
   assert.ok(gaps('/always-503')[1] >= 100 && gaps('/always-503')[2] >= 200, String(gaps('/always-503')))
   let stop
-  const t0 = performance.now()
-  const far = await rp.retryFetch(`${base}/far-retry-after`, undefined, { timeoutMs: 1000, onGiveUp: (d) => (stop = d) })
+  const slept = []
+  const sleep = async (ms) => void slept.push(ms)
+  const far = await rp.retryFetch(`${base}/far-retry-after`, undefined, { timeoutMs: 1000, sleep, onGiveUp: (d) => (stop = d) })
   assert.equal(far.status, 503)
-  assert.deepEqual([stop.rule, stop.retryAfterMs], ['deadline_before_retry', 5000])
-  assert.ok(performance.now() - t0 < 900)
+  assert.deepEqual([stop.end, stop.rule, stop.retryAfterMs], ['timed_out', 'deadline_before_retry', 5000])
+  assert.deepEqual(slept, []) // stopped at once: nothing waited
   assert.equal(arrivals.get('/far-retry-after').length, 1)
 })
 

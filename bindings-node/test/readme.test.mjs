@@ -2,7 +2,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { which } from './binding.mjs'
 
@@ -31,15 +32,61 @@ test('the quickstart runs as CommonJS', { skip }, () => {
   assert.match(run(['--input-type=commonjs', '-e'], cjs), /^retry 8 after 500 ms/m)
 })
 
-test('"wrap a call" runs as written: two retries, then the answer', { skip }, () => {
-  const wrap = readme.split('## Wrap a call')[1].match(/```js\n([^]*?)```/)[1]
-  const out = run(['--input-type=module', '-e'], wrap)
-  assert.equal(out, [
-    'ECONNRESET: retry after 1 ms (best_effort_backoff)',
-    'ECONNRESET: retry after 2 ms (best_effort_backoff)',
-    'price 42 after 3 attempts',
-    '',
-  ].join('\n'))
+/** Runs `source` as an ES module in a child process (the servers answer meanwhile), with `env` added. */
+function runAsync(source, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: pkg, env: { ...process.env, ...env } })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}\n${err}`))))
+  })
+}
+
+/** A server on 127.0.0.1 answering each request with the next of `answers` (`[status, headers]`), then 200 `{price: 42}`; it notes when each request arrived by its own clock. */
+async function priceServer(answers) {
+  const arrivals = []
+  const server = http.createServer((req, res) => {
+    arrivals.push(performance.now())
+    const [status, headers] = answers[arrivals.length - 1] ?? [200, { 'content-type': 'application/json' }]
+    res.writeHead(status, headers)
+    res.end(status === 200 ? JSON.stringify({ price: 42 }) : 'busy')
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, arrivals, url: `http://127.0.0.1:${server.address().port}/price` }
+}
+
+const wrap = readme.split('## Wrap a call')[1].match(/```js\n([^]*?)```/)[1]
+
+test('"wrap a call" runs as written against a server answering 503, 503, then 200', { skip }, async () => {
+  const { server, arrivals, url } = await priceServer([[503, {}], [503, {}]])
+  try {
+    const out = await runAsync(wrap, { PRICE_URL: url })
+    assert.equal(out, [
+      'HTTP 503: retry after 1 ms (best_effort_backoff)',
+      'HTTP 503: retry after 2 ms (best_effort_backoff)',
+      'price 42',
+      '',
+    ].join('\n'))
+    assert.equal(arrivals.length, 3)
+  } finally {
+    server.close()
+  }
+})
+
+test('"wrap a call" honours a 429 Retry-After of 1 s, then succeeds', { skip }, async () => {
+  const { server, arrivals, url } = await priceServer([[429, { 'retry-after': '1' }]])
+  try {
+    const out = await runAsync(wrap, { PRICE_URL: url })
+    assert.equal(out, ['HTTP 429: retry after 1000 ms (retry_after)', 'price 42', ''].join('\n'))
+    assert.equal(arrivals.length, 2)
+    // a lower bound by the server's own clock (the timer may fire a hair early: 1 ms of slack)
+    assert.ok(arrivals[1] - arrivals[0] >= 999, `second request ${arrivals[1] - arrivals[0]} ms after the first`)
+  } finally {
+    server.close()
+  }
 })
 
 test('"MongoDB and HTTP" runs as written and prints what the README shows', { skip }, () => {

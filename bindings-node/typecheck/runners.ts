@@ -11,11 +11,14 @@ import {
   mongodb,
   retry,
   retryFetch,
+  Run,
+  RunOutcome,
+  RunStep,
 } from 'retrypolicy'
 
 diagnostics.subscribe(DECISION_CHANNEL, (message) => {
   const m = message as DecisionMessage
-  console.log(m.runner, m.attempt, m.decision.action)
+  console.log(m.runner, m.attempt, m.step?.action, m.decision?.action)
 })
 
 /** Wrap a call: an idempotent GET, retried on network errors for at most 2 s. */
@@ -32,7 +35,7 @@ async function loadProfile(id: string, signal: AbortSignal): Promise<{ name: str
       policy: new Policy({ jitter: 'full' }),
       classify: classifyNetworkError,
       signal,
-      onRetry: (d, err) => console.log(`retry ${d.attempts + 1} after ${d.action === 'retry' ? d.delayMs : 0} ms`, err),
+      onRetry: (step, err) => console.log(`attempt ${step.attempt} after ${step.action === 'wait' ? step.delayMs : 0} ms`, err),
       onGiveUp: (d) => console.log(d.rule, d.section),
     },
   )
@@ -46,11 +49,11 @@ async function postOrder(body: string): Promise<number> {
       timeoutMs: 10_000,
       attemptTimeoutMs: 2_000,
       idempotent: true, // the server dedupes on an idempotency key
-      onRetry: (d) => console.log(d.delayMs, d.fromRetryAfter),
+      onRetry: (step) => console.log(step.delayMs, step.retryAfterMs),
     })
     return res.status
   } catch (e) {
-    if (e instanceof RetryTimeoutError) console.log(e.decision.action, e.cause)
+    if (e instanceof RetryTimeoutError) console.log(e.decision?.action, e.cause)
     throw e
   }
 }
@@ -83,3 +86,20 @@ void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onRetry
 void mongodb.runTransaction({ startTransaction() {} }, async () => 1)
 
 export { loadProfile, postOrder, transfer }
+
+/** The run machine driven by hand: every step is typed by its action, every outcome by its kind. */
+function driveByHand(): string {
+  const run = new Run({ rules: { http: { method: 'GET' } }, maxAttempts: 3 }, { budget: null })
+  let step: RunStep = run.start(0)
+  let now = 0
+  const outcomes: RunOutcome[] = [{ kind: 'http', status: 503, retryAfter: '1' }, { kind: 'network', sent: false }, { kind: 'success' }]
+  for (const outcome of outcomes) {
+    if (step.action === 'send') step = run.attemptEnded(outcome, (now += 5), Math.random())
+    if (step.action === 'wait') step = run.waitEnded((now += step.delayMs))
+    if (step.action === 'done') return step.end
+  }
+  // @ts-expect-error an outcome's kind is one of eight
+  run.attemptEnded({ kind: 'teapot' }, now)
+  return run.cancel(now).end
+}
+driveByHand()
