@@ -120,7 +120,8 @@ proptest! {
         }
     }
 
-    /// Finagle: when a retry is permitted at second s, the retries of the window (s − ttl, s],
+    /// Finagle: when a retry is permitted in slice s (a tenth of the ttl), the retries of the
+    /// window's slices (s − 10, s],
     /// that one included, are at most ⌊percent/100 × that window's requests⌋ + the floor
     /// (min_retries_per_sec × ttl); and a retry is refused only when that bound is reached.
     #[test]
@@ -132,24 +133,24 @@ proptest! {
     ) {
         let c = PercentageConfig { percent: percent as f64, ttl_s, min_retries_per_sec: min };
         let mut budget = RetryBudget::new(&BudgetConfig::Percentage(c));
-        // The reference model: every request and permitted retry with its second.
+        // The reference model: every request and permitted retry with its slice of ttl/10.
         let (mut requests, mut retries): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
         for (now, s) in steps {
-            let second = now / 1000;
-            let in_window = |v: &Vec<u64>| v.iter().filter(|t| second - **t < ttl_s).count() as u64;
+            let slice = now / (ttl_s * 100);
+            let in_window = |v: &Vec<u64>| v.iter().filter(|t| slice - **t < 10).count() as u64;
             let allowed = percent * in_window(&requests) / 100 + min * ttl_s;
             let retries_before = in_window(&retries);
             match apply(&mut budget, now, s) {
                 Some(v) => {
                     prop_assert_eq!(v.permitted, retries_before < allowed, "at {} ms", now);
                     if v.permitted {
-                        retries.push(second);
+                        retries.push(slice);
                         prop_assert!(in_window(&retries) <= allowed);
                     }
                 }
                 None => {
                     if let Step::Request = s {
-                        requests.push(second);
+                        requests.push(slice);
                     }
                 }
             }

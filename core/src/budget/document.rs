@@ -279,7 +279,8 @@ impl BudgetConfig {
 
 /// A budget's state as JSON holds it: `{"version": 1, "kind": "token_bucket", "balance": 9100}`
 /// (thousandths of a token), `{"version": 1, "kind": "retry_quota", "balance": 486}` (tokens),
-/// `{"version": 1, "kind": "percentage", "buckets": [{"second": 12, "requests": 5, "retries": 1}]}`
+/// `{"version": 1, "kind": "percentage", "buckets": [{"slice": 12, "requests": 5, "retries": 1}]}`
+/// (slice `n` covers `[n × ttl/10, (n + 1) × ttl/10)` ms)
 /// (the window's non-empty seconds, oldest first; a second is the caller's `now_ms / 1000`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -295,7 +296,7 @@ pub struct BudgetSnapshot {
     /// Token bucket and retry quota: what the budget holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balance: Option<u64>,
-    /// Percentage: the window's seconds.
+    /// Percentage: the window's slices (a tenth of the window each).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buckets: Option<Vec<BucketSnapshot>>,
 }
@@ -304,11 +305,11 @@ pub struct BudgetSnapshot {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BucketSnapshot {
-    /// The second (`now_ms / 1000` of the caller's clock).
-    pub second: u64,
-    /// Requests sent in that second.
+    /// The slice (`now_ms / (ttl_ms / 10)` of the caller's clock).
+    pub slice: u64,
+    /// Requests sent in that slice.
     pub requests: u64,
-    /// Retries sent in that second.
+    /// Retries sent in that slice.
     pub retries: u64,
 }
 
@@ -348,7 +349,7 @@ fn balance_of(snapshot: &BudgetSnapshot, field: &str, max: u64) -> Result<u64, E
     }
 }
 
-/// The buckets of a percentage snapshot, checked: at most one window's seconds, increasing.
+/// The buckets of a percentage snapshot, checked: at most one window's slices, increasing.
 fn buckets_of<'a>(
     snapshot: &'a BudgetSnapshot,
     field: &str,
@@ -362,11 +363,11 @@ fn buckets_of<'a>(
     let buckets = snapshot.buckets.as_deref().ok_or_else(|| Error::MissingField {
         field: join(field, "buckets"),
     })?;
-    let first = buckets.first().map_or(0, |b| b.second);
+    let first = buckets.first().map_or(0, |b| b.slice);
     for (i, b) in buckets.iter().enumerate() {
         let at = |name: &str| join(field, &format!("buckets[{i}].{name}"));
         for (name, v) in [
-            ("second", b.second),
+            ("slice", b.slice),
             ("requests", b.requests),
             ("retries", b.retries),
         ] {
@@ -374,13 +375,14 @@ fn buckets_of<'a>(
                 return Err(out_of_range(at(name), v, COUNT_EXPECTED));
             }
         }
-        let after_previous = i == 0 || b.second > buckets[i - 1].second;
-        if !after_previous || b.second - first >= config.window() {
+        let after_previous = i == 0 || b.slice > buckets[i - 1].slice;
+        if !after_previous || b.slice - first >= super::percentage::SLICES {
             let expected = format!(
-                "seconds increasing, within {} s of the first bucket's",
-                config.window()
+                "slices increasing, within {} of the first bucket's (one window of {} ms)",
+                super::percentage::SLICES,
+                config.window() * 1_000
             );
-            return Err(out_of_range(at("second"), b.second, &expected));
+            return Err(out_of_range(at("slice"), b.slice, &expected));
         }
     }
     Ok(buckets)

@@ -1,19 +1,23 @@
 //! Finagle's `RetryBudget` (twitter/finagle `finagle-core/src/main/scala/com/twitter/finagle/service/
 //! RetryBudget.scala`; defaults ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2): every request
 //! deposits, every retry withdraws, deposits and withdrawals expire after `ttl`, and a reserve of
-//! `minRetriesPerSec × ttl` retries is always there. Kept as whole counts in one bucket per second
-//! (at most 60), so memory is bounded and every language computes the same integers.
+//! `minRetriesPerSec × ttl` retries is always there. The window slides in ten slices of `ttl / 10`
+//! each, as Finagle's `WindowedAdder` (`RetryBudget` builds it with 10 slices) and tower's
+//! `TpsBudget` (10 slots) do: an event is counted for at least `0.9 × ttl` and less than `ttl`
+//! (whole calendar seconds forgot a request 801 ms old at second 4.004). Ten slices keep that
+//! error within a tenth of the window with ten counters, the two designs' own choice. Counts are
+//! whole numbers, so memory is bounded and every language computes the same integers.
 //!
-//! The guarantee: when a retry is permitted at second `s`, the retries of the window
-//! `(s − ttl_s, s]`, that one included, are at most `⌊percent/100 × requests of that window⌋ +
+//! The guarantee: when a retry is permitted in slice `s`, the retries of slices `(s − 10, s]`,
+//! that one included, are at most `⌊percent/100 × requests of those slices⌋ +
 //! min_retries_per_sec × ttl_s`. Finagle keeps scaled integers (deposit 1000, withdrawal
 //! `⌊1000 / percentCanRetry⌋`), so its count can differ from this exact ratio by rounding.
 
 use super::document::BucketSnapshot;
 use super::{BudgetEvent, BudgetRule, BudgetVerdict};
 
-/// Milliseconds per bucket.
-const SECOND_MS: u64 = 1000;
+/// Slices per window (Finagle's `WindowedAdder` in `RetryBudget`, tower's `TpsBudget`: 10).
+pub const SLICES: u64 = 10;
 
 /// A percentage budget's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,6 +35,11 @@ impl PercentageConfig {
     /// The window in seconds, 1 to 60 whatever `ttl_s` holds (a value built by hand is clamped).
     pub fn window(&self) -> u64 {
         self.ttl_s.clamp(1, 60)
+    }
+
+    /// The width of one slice of the window, in ms: a tenth of it (100 ms to 6 s).
+    pub fn slice_ms(&self) -> u64 {
+        self.window() * 1_000 / SLICES
     }
 
     /// Retries the floor allows in one window: `min_retries_per_sec × ttl_s`.
@@ -51,15 +60,15 @@ impl PercentageConfig {
     }
 }
 
-/// The counts of one second.
+/// The counts of one slice of the window (slice `n` covers `[n × slice_ms, (n + 1) × slice_ms)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Bucket {
-    pub(crate) second: u64,
+    pub(crate) slice: u64,
     pub(crate) requests: u64,
     pub(crate) retries: u64,
 }
 
-/// A percentage budget's window: one bucket per second of the ttl, reused in a ring.
+/// A percentage budget's window: one bucket per slice, ten reused in a ring.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PercentageState {
     buckets: Vec<Bucket>,
@@ -67,9 +76,9 @@ pub struct PercentageState {
 
 impl PercentageState {
     /// An empty window.
-    pub fn new(config: &PercentageConfig) -> PercentageState {
+    pub fn new(_config: &PercentageConfig) -> PercentageState {
         PercentageState {
-            buckets: vec![Bucket::default(); config.window() as usize],
+            buckets: vec![Bucket::default(); SLICES as usize],
         }
     }
 
@@ -77,9 +86,9 @@ impl PercentageState {
     pub(crate) fn from_buckets(config: &PercentageConfig, buckets: &[BucketSnapshot]) -> PercentageState {
         let mut state = PercentageState::new(config);
         for b in buckets {
-            let slot = (b.second % config.window()) as usize;
+            let slot = (b.slice % SLICES) as usize;
             state.buckets[slot] = Bucket {
-                second: b.second,
+                slice: b.slice,
                 requests: b.requests,
                 retries: b.retries,
             };
@@ -87,29 +96,29 @@ impl PercentageState {
         state
     }
 
-    /// The current second: the caller's, or the newest bucket's if the clock went back (so a
+    /// The current slice: the caller's, or the newest bucket's if the clock went back (so a
     /// clock that steps back never frees counted retries).
-    fn second(&self, now_ms: u64) -> u64 {
+    fn slice(&self, config: &PercentageConfig, now_ms: u64) -> u64 {
         let newest = self
             .buckets
             .iter()
             .filter(|b| b.requests > 0 || b.retries > 0)
-            .map(|b| b.second)
+            .map(|b| b.slice)
             .max()
             .unwrap_or(0);
-        (now_ms / SECOND_MS).max(newest)
+        (now_ms / config.slice_ms()).max(newest)
     }
 
-    fn live(config: &PercentageConfig, b: &Bucket, second: u64) -> bool {
-        (b.requests > 0 || b.retries > 0) && b.second <= second && second - b.second < config.window()
+    fn live(b: &Bucket, slice: u64) -> bool {
+        (b.requests > 0 || b.retries > 0) && b.slice <= slice && slice - b.slice < SLICES
     }
 
     /// Requests and retries of the window ending at `now_ms`.
     fn totals(&self, config: &PercentageConfig, now_ms: u64) -> (u64, u64) {
-        let second = self.second(now_ms);
+        let slice = self.slice(config, now_ms);
         self.buckets
             .iter()
-            .filter(|b| Self::live(config, b, second))
+            .filter(|b| Self::live(b, slice))
             .fold((0u64, 0u64), |(q, r), b| {
                 (q.saturating_add(b.requests), r.saturating_add(b.retries))
             })
@@ -130,13 +139,13 @@ impl PercentageState {
         BudgetVerdict::of(rule, left)
     }
 
-    /// A request deposits, a retry withdraws, in the current second's bucket.
+    /// A request deposits, a retry withdraws, in the current slice's bucket.
     pub(crate) fn record(&mut self, config: &PercentageConfig, now_ms: u64, event: BudgetEvent) {
-        let second = self.second(now_ms);
-        let slot = &mut self.buckets[(second % config.window()) as usize];
-        if slot.second != second {
+        let slice = self.slice(config, now_ms);
+        let slot = &mut self.buckets[(slice % SLICES) as usize];
+        if slot.slice != slice {
             *slot = Bucket {
-                second,
+                slice,
                 requests: 0,
                 retries: 0,
             };
@@ -153,18 +162,18 @@ impl PercentageState {
 
     /// The non-empty buckets of the newest window, oldest first.
     pub(crate) fn live_buckets(&self, config: &PercentageConfig) -> Vec<BucketSnapshot> {
-        let second = self.second(0);
+        let slice = self.slice(config, 0);
         let mut out: Vec<BucketSnapshot> = self
             .buckets
             .iter()
-            .filter(|b| Self::live(config, b, second))
+            .filter(|b| Self::live(b, slice))
             .map(|b| BucketSnapshot {
-                second: b.second,
+                slice: b.slice,
                 requests: b.requests,
                 retries: b.retries,
             })
             .collect();
-        out.sort_by_key(|b| b.second);
+        out.sort_by_key(|b| b.slice);
         out
     }
 }
@@ -195,7 +204,7 @@ mod tests {
             },
         );
         assert!(!s.permit(&FINAGLE, 9_999).permitted);
-        // At 10 s the requests of second 0 have expired, and so has nothing else.
+        // At 10 s the requests of slice 0 (of 1 s) have expired, and so has nothing else.
         assert_eq!(s.permit(&FINAGLE, 10_000).balance, 0);
     }
 
@@ -207,8 +216,9 @@ mod tests {
             min_retries_per_sec: 0,
         };
         let mut s = PercentageState::new(&c);
+        // A 1 s window of 100 ms slices: the request of slice 15 counts until slice 25 begins.
         s.record(&c, 1_500, BudgetEvent::Request);
-        assert!(s.permit(&c, 1_999).permitted);
-        assert!(!s.permit(&c, 2_000).permitted);
+        assert!(s.permit(&c, 2_499).permitted);
+        assert!(!s.permit(&c, 2_500).permitted);
     }
 }
