@@ -43,7 +43,7 @@ test('the AWS retry quota: a retry of a timeout costs 10, its success refunds it
   const pct = new rp.RetryBudget({ kind: 'percentage', percent: 20, min_retries_per_sec: 0 })
   for (let i = 0; i < 5; i++) pct.record(0, 'request')
   assert.deepEqual([pct.tryRetry(1).permitted, pct.tryRetry(2).permitted], [true, false])
-  assert.deepEqual(pct.snapshot().buckets, [{ second: 0, requests: 5, retries: 1 }])
+  assert.deepEqual(pct.snapshot().buckets, [{ slice: 0, requests: 5, retries: 1 }])
 })
 
 test('typed errors name the field: documents, snapshots, events, the clock', () => {
