@@ -33,8 +33,8 @@ export interface BudgetSnapshot {
   kind: BudgetKind
   /** Token bucket: thousandths of a token; retry quota: tokens. */
   balance?: number
-  /** Percentage: the window's seconds (the caller's `nowMs / 1000`), oldest first. */
-  buckets?: { second: number; requests: number; retries: number }[]
+  /** Percentage: the window's slices (slice `n` covers `[n, n + 1) × ttlMs / 10` of the caller's clock), oldest first. */
+  buckets?: { slice: number; requests: number; retries: number }[]
 }
 
 /** The rules behind a budget's verdict. */
