@@ -44,11 +44,14 @@ export function makeRun({ wasm, errors, json, budgetHandle, breakerHandle, strat
     return { ...outcome, error: snakeKeys(outcome.error, 'outcome.error') }
   }
 
-  /** A host strategy as the module takes it; a function gets the run's request camelCased, as `decide`'s does. */
+  /**
+   * A host strategy as the module takes it; a function gets the run's request camelCased, with
+   * `previousReasons` always an array (the wire form leaves it out when empty), as `decide`'s does.
+   */
   function runStrategy(s) {
     const [strategy, policy] = strategyOf(s)
     if (typeof strategy !== 'function') return [strategy, policy]
-    return [(request, reason) => strategy(fromWire(request, false), reason), policy]
+    return [(request, reason) => strategy({ previousReasons: [], ...fromWire(request, false) }, reason), policy]
   }
 
   /** What `call` returns; an error of the core's it throws names its field in camelCase. */

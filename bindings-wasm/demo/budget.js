@@ -5,11 +5,13 @@ import { $, api, count, inputError, items, num, value } from './engine.js'
 import { budgetDocument } from './storm.js'
 import { fillTable, svgEl } from './timeline.js'
 
-// The names the list accepts, as budget_run's events (success_after_retry: a retry that succeeded).
+// The names the list accepts, as budget_run's events (success_after_retry: a retry that succeeded;
+// final: a failure that is not retried, which gRFC A6 counts as a success).
 const EVENTS = {
   request: { kind: 'request' },
   failure: { kind: 'failure' },
   timeout: { kind: 'timeout' },
+  final: { kind: 'final' },
   retry: { kind: 'retry' },
   retry_timeout: { kind: 'retry', cause: 'timeout' },
   success: { kind: 'success' },

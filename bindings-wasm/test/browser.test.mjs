@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs'
-import { request } from 'node:http'
+import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -387,6 +387,39 @@ for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
     await page.setViewportSize(DESKTOP)
   })
 }
+
+// The package's browser entry in a page: retryFetch against an API on 127.0.0.1 (another origin,
+// CORS allowed) that answers 503 then 200; the sleep is injected and records what it was asked.
+test('a page imports retryFetch and retry from the browser entry: 503 then 200 is two requests and one wait', async () => {
+  const hits = []
+  const api = createServer((req, res) => {
+    hits.push(req.method)
+    const status = hits.length === 1 ? 503 : 200
+    res.writeHead(status, { 'access-control-allow-origin': '*', 'content-type': 'text/plain' })
+    res.end(status === 200 ? 'ok' : 'busy')
+  })
+  await new Promise((resolve) => api.listen(0, '127.0.0.1', resolve))
+  try {
+    await page.goto(`${server.url}/demo/index.html`)
+    const got = await page.evaluate(async (url) => {
+      const { default: init, retryFetch, retry } = await import('/browser.mjs')
+      await init()
+      const sleeps = []
+      const sleep = async (ms) => { sleeps.push(ms) }
+      const response = await retryFetch(url, undefined, { maxAttempts: 3, sleep })
+      // `retry` in the page too: a refused connection (nothing sent), then a value.
+      const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+      const value = await retry(async ({ attempt }) => { if (attempt === 1) throw refused; return attempt }, { operation: { service: 'search' }, timeoutMs: 1000, sleep })
+      return { status: response.status, body: await response.text(), sleeps, value }
+    }, `http://127.0.0.1:${api.address().port}/orders`)
+    // RFC 9110: a 503 to a GET is retried; no Retry-After, so the HTTP loop's first backoff, 100 ms
+    // (100 ms × 2^0, no jitter by default); then RFC 0049 best effort's first 1 ms after the refusal.
+    assert.deepEqual(got, { status: 200, body: 'ok', sleeps: [100, 1], value: 2 })
+    assert.deepEqual(hits, ['GET', 'GET'])
+  } finally {
+    await new Promise((resolve) => api.close(resolve))
+  }
+})
 
 test('no hint points the wrong way, and no page error was raised', async () => {
   await open('profile=couchbase')

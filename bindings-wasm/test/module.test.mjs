@@ -247,7 +247,7 @@ test('the README\'s "budgets and breakers" runs and prints what it shows', () =>
 test('the package runs on its own: index.mjs and pkg/ copied away from bindings-node give the runners', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rp-wasm-alone-'))
   try {
-    for (const f of ['index.mjs', 'package.json', 'pkg']) cpSync(fileURLToPath(new URL(`../${f}`, import.meta.url)), join(dir, f), { recursive: true })
+    for (const f of ['index.mjs', 'run.mjs', 'package.json', 'pkg']) cpSync(fileURLToPath(new URL(`../${f}`, import.meta.url)), join(dir, f), { recursive: true })
     const script = `import { retry } from ${JSON.stringify(join(dir, 'index.mjs'))}
       const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })
       const n = await retry(async ({ attempt }) => { if (attempt < 3) throw refused; return attempt }, { operation: { service: 'search' }, timeoutMs: 1000 })
@@ -263,4 +263,61 @@ test('a panic surfaces as an Error coded internal with the panic message', () =>
   const testing = require('../build/pkg-testing/nodejs/retrypolicy_wasm.js')
   assert.throws(() => testing.panicForTest(),
     (e) => e instanceof Error && e.code === 'internal' && /deliberate panic for the panic-path test/.test(e.message))
+})
+
+test("the README's \"retry run\" runs and prints what it shows", () => {
+  const [code, out] = runReadme('The retry run', 'readme-run')
+  assert.equal(out, code.match(/console\.log\(.*\) +\/\/ (.*)$/m)[1])
+})
+
+test('a Run shares the budget and breaker it is given, and asks a strategy function with the request in camelCase', async () => {
+  const { Run, RetryBudget, CircuitBreaker } = await import('../index.mjs')
+  const budget = new RetryBudget({ kind: 'retry_quota', capacity: 12 })
+  const breaker = new CircuitBreaker({})
+  const asked = []
+  const strategy = (request, reason) => { asked.push([request, reason]); return 7 }
+  const run = new Run({ rules: { decide: { operation: { service: 'kv', operation: 'get' } } }, timeoutMs: 2500 }, { budget, breaker, strategy })
+  assert.equal(run.start(10).action, 'send')
+  const wait = run.attemptEnded({ kind: 'kv', status: 0x86 }, 12.5)
+  // KV_TEMPORARY_FAILURE; the host strategy answers 7 ms; the AWS quota takes 5 of its 12 tokens.
+  assert.deepEqual([wait.action, wait.delayMs, wait.rule, wait.reason, wait.elapsedMs], ['wait', 7, 'custom_strategy', 'KV_TEMPORARY_FAILURE', 3])
+  assert.deepEqual(asked, [[{ previousReasons: [], service: 'kv', operation: 'get', attempts: 0, elapsedMs: 3, timeoutMs: 2500 }, 'KV_TEMPORARY_FAILURE']])
+  assert.equal(budget.snapshot().balance, 7) // the caller's own object saw the run's retry
+  assert.ok(Object.isFrozen(wait) && Object.isFrozen(wait.decision))
+  assert.equal(run.waitEnded(20).action, 'send')
+  assert.deepEqual([run.cancel(21).end, run.attemptsSent], ['cancelled', 2])
+})
+
+test("a Run's errors are typed and name the caller's fields; a strategy's own throw passes through", async () => {
+  const { Run, RetryBudget } = await import('../index.mjs')
+  const http = { rules: { http: {} }, maxAttempts: 2 }
+  const coded = (code, field) => (e) => e instanceof Error && e.code === code && e.field === field && e.message.startsWith(`${field}: `)
+  assert.throws(() => new Run({ rules: { decide: { operation: { service: 'kv', operation: 'get' } } } }), coded('missing_field', 'timeoutMs'))
+  assert.throws(() => new Run({ ...http, attemptTimeoutMs: 0 }), coded('out_of_range', 'attemptTimeoutMs'))
+  assert.throws(() => new Run({ ...http, retries: 2 }), coded('unknown_field', 'retries'))
+  assert.throws(() => new Run(http, { budget: {} }), coded('invalid_type', 'budget'))
+  assert.throws(() => new Run('{}'), coded('invalid_type', 'config'))
+  const run = new Run(http)
+  assert.throws(() => run.attemptEnded({ kind: 'success' }, 0), coded('out_of_range', 'event'))
+  assert.throws(() => run.start(NaN), coded('out_of_range', 'nowMs'))
+  assert.throws(() => run.start(), coded('missing_field', 'nowMs'))
+  run.start(0)
+  assert.throws(() => run.attemptEnded({ kind: 'http', status: 999 }, 1), coded('out_of_range', 'outcome.status'))
+  assert.throws(() => run.attemptEnded({ kind: 'http', status: 503, retryAfter: 5 }, 1), coded('invalid_type', 'outcome.retryAfter'))
+  assert.throws(() => run.attemptEnded({ kind: 'network', sent: 'yes' }, 1), coded('invalid_type', 'outcome.sent'))
+  assert.throws(() => run.attemptEnded({ kind: 'nope' }, 1), coded('out_of_range', 'outcome.kind'))
+  assert.throws(() => run.attemptEnded(null, 1), coded('invalid_type', 'outcome'))
+  assert.throws(() => run.attemptEnded({ kind: 'http', status: 503 }, 1, 1.5), coded('invalid_random', 'random'))
+  assert.equal(run.attemptEnded({ kind: 'http', status: 503 }, 1, 0.5).action, 'wait') // the run is still usable
+  // A strategy's own error passes through unchanged; one that reaches for its run's budget is refused by name.
+  const decide = { rules: { decide: { operation: { service: 'kv', operation: 'get' } } }, timeoutMs: 2500 }
+  const thrown = new Error('mine')
+  const r1 = new Run(decide, { strategy: () => { throw thrown } })
+  r1.start(0)
+  assert.throws(() => r1.attemptEnded({ kind: 'kv', status: 0x86 }, 1), (e) => e === thrown)
+  const budget = new RetryBudget({ kind: 'token_bucket' })
+  const r2 = new Run(decide, { budget, strategy: () => budget.permit(0).permitted ? 1 : null })
+  r2.start(0)
+  assert.throws(() => r2.attemptEnded({ kind: 'kv', status: 0x86 }, 1), coded('invalid_type', 'budget'))
+  assert.equal(budget.permit(2).permitted, true) // the budget is free again once the call returns
 })

@@ -1,7 +1,7 @@
 // The publishable package on its own: `npm pack`, installed offline from the tarball into a fresh
 // folder, then the README's quickstart run there by Node (the `node` export, index.mjs), and a
 // page importing the installed package's ES module (the `browser` export, through an import map
-// built from the installed package.json) making a decision in Chromium, served on 127.0.0.1.
+// built from the installed package.json) making a decision and running `retry` in Chromium, served on 127.0.0.1.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -28,7 +28,7 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
   try {
     const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', dir], PKG).stdout)
     const files = packed.files.map((f) => f.path)
-    for (const f of ['index.mjs', 'pkg/index.d.ts', 'pkg/retrypolicy.d.ts', 'pkg/web/retrypolicy_wasm.js', 'pkg/web/retrypolicy_wasm.d.ts',
+    for (const f of ['index.mjs', 'run.mjs', 'browser.mjs', 'browser.d.ts', 'pkg/web/runners.mjs', 'pkg/index.d.ts', 'pkg/retrypolicy.d.ts', 'pkg/web/retrypolicy_wasm.js', 'pkg/web/retrypolicy_wasm.d.ts',
       'pkg/web/retrypolicy_wasm_bg.wasm', 'pkg/runners/retry.js', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
     }
@@ -53,9 +53,10 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
     writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
 <script type="importmap">${JSON.stringify(importMap)}</script>
 <script type="module">
-import init, { Policy, decide } from 'retrypolicy-wasm'
+import init, { Policy, decide, retry } from 'retrypolicy-wasm'
 await init()
 const d = decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED', Policy.parse('{"jitter": "none"}'))
+document.body.dataset.retried = await retry(({ attempt }) => { if (attempt === 1) throw Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }); return attempt }, { operation: { service: 'search' }, timeoutMs: 1000 })
 document.body.dataset.decision = JSON.stringify(d)
 </script>`)
     server = await serve(0, dir)
@@ -68,6 +69,8 @@ document.body.dataset.decision = JSON.stringify(d)
     const decision = JSON.parse(await page.locator('body').getAttribute('data-decision'))
     // RFC 0049 best effort, first retry of a KV get after KV_LOCKED, no jitter: 1 ms.
     assert.deepEqual([decision.action, decision.delay_ms, decision.rule], ['retry', 1, 'best_effort_backoff'])
+    // The README's `import { retry } from 'retrypolicy-wasm'` in a page: a refused first attempt, then attempt 2's value.
+    assert.equal(await page.locator('body').getAttribute('data-retried'), '2')
     assert.deepEqual(errors, [])
   } finally {
     await context?.close()
