@@ -168,3 +168,4 @@ bench: setup-rust
 
 clean:
 	$(CARGO) clean
+	$(CARGO) run -q --release -p retrypolicy-wire --example long_runs

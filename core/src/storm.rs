@@ -15,12 +15,13 @@ use crate::policy::Policy;
 use crate::reason::RetryReason;
 use crate::run::{Clock, DecideRules, Guards, Outcome, Run, RunAction, RunConfig, RunEnd, RunRules};
 
-/// The most requests one storm may issue (`requests_per_second` × the duration in seconds).
-pub const MAX_STORM_REQUESTS: u64 = 100_000;
+/// The most requests one storm may issue (`requests_per_second` × the duration in seconds):
+/// requests are scheduled lazily, so memory follows the runs in flight, not this number.
+pub const MAX_STORM_REQUESTS: u64 = 1_000_000;
 
 /// The most attempts (sent or kept back by the breaker) one storm may replay, so a caller (a web
 /// page) gets a typed error in a second rather than a replay that runs for minutes.
-pub const MAX_STORM_ATTEMPTS: u64 = 1_000_000;
+pub const MAX_STORM_ATTEMPTS: u64 = 2_000_000;
 
 /// A storm to replay: requests arrive evenly for `duration_ms`, and a share of attempts fails.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -231,7 +232,7 @@ pub fn simulate_storm(storm: &StormScenario) -> Result<StormReport, Error> {
             return Err(Error::OutOfRange {
                 field: "duration_ms".to_owned(),
                 value: storm.duration_ms.to_string(),
-                expected: "a storm of at most 1000000 attempts in all (fewer requests, or a shorter request timeout)"
+                expected: "a storm of at most 2000000 attempts in all (fewer requests, or a shorter request timeout)"
                     .to_owned(),
             });
         }
@@ -272,7 +273,7 @@ fn check(storm: &StormScenario) -> Result<(), Error> {
         return Err(out_of_range(
             "duration_ms",
             storm.duration_ms.to_string(),
-            "at most 100000 requests in all (requests_per_second x seconds)",
+            "at most 1000000 requests in all (requests_per_second x seconds)",
         ));
     }
     if !(0.0..=1.0).contains(&storm.failure_rate) {

@@ -67,6 +67,17 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
+/// [`call`] with its input as JSON text: `budget_run` reads it straight into its typed input, so
+/// a run of 10^6 events holds its events (tens of MB with `summary`) and never a document tree of
+/// them (GBs); every other function parses the text first.
+pub fn call_text(function: &str, text: &str) -> Result<Value, Error> {
+    match function {
+        "budget_run" => crate::json::from_json_str_streaming::<BudgetRunInput>(text)
+            .and_then(|i| crate::runs::budget_run(&i)),
+        _ => call(function, &crate::json::from_json_str::<Value>(text)?),
+    }
+}
+
 /// Calls the function named `function` (a spec-fixture function name) on its JSON `input`.
 ///
 /// Beyond the fixture functions, for bindings that reach the core only through JSON (requests,

@@ -13,23 +13,26 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 
 /// `budget_run`: each event recorded (a `retry` event is asked first and recorded only when
 /// permitted), then the verdict for a retry at that moment: of a timeout after a `timeout` event,
-/// of an error otherwise.
+/// of an error otherwise. With `summary`, totals and the last verdict instead of one per event,
+/// so a run of any length answers in flat memory. An event's error is checked when it is reached
+/// (the events before it are replayed first).
 pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
     let config = BudgetConfig::from_document(&input.budget, "budget")?;
     let mut budget = match &input.state {
         Some(snapshot) => RetryBudget::restore(&config, snapshot, "state")?,
         None => RetryBudget::new(&config),
     };
-    let events = input
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| e.event(i))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let mut verdicts = Vec::with_capacity(events.len());
-    for (e, event) in input.events.iter().zip(events) {
-        let verdict = match event {
-            BudgetEvent::Retry { cause } => budget.try_retry(e.at_ms, cause),
+    let keep = !input.summary;
+    let mut verdicts = Vec::with_capacity(if keep { input.events.len() } else { 0 });
+    let (mut asked, mut permitted, mut last) = (0u64, 0u64, None);
+    for (i, e) in input.events.iter().enumerate() {
+        let verdict = match e.event(i)? {
+            BudgetEvent::Retry { cause } => {
+                let v = budget.try_retry(e.at_ms, cause);
+                asked += 1;
+                permitted += u64::from(v.permitted);
+                v
+            }
             other => {
                 budget.record(e.at_ms, other);
                 let cause = if e.kind == BudgetEventKind::Timeout {
@@ -40,7 +43,23 @@ pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
                 budget.permit(e.at_ms, cause)
             }
         };
-        verdicts.push(verdict);
+        if keep {
+            verdicts.push(verdict);
+        }
+        last = Some(verdict);
+    }
+    if input.summary {
+        return Ok(json!({
+            "budget": to_value(&config.to_document()),
+            "summary": {
+                "events": input.events.len(),
+                "retries_asked": asked,
+                "retries_permitted": permitted,
+                "retries_refused": asked - permitted,
+                "last": to_value(&last),
+            },
+            "state": to_value(&budget.snapshot()),
+        }));
     }
     Ok(json!({
         "budget": to_value(&config.to_document()),

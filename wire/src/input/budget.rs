@@ -8,7 +8,8 @@ use serde::Deserialize;
 use super::null_as_default;
 use retrypolicy::*;
 
-/// `budget_run`: a budget document, an optional state snapshot (null: the initial state), events.
+/// `budget_run`: a budget document, an optional state snapshot (null: the initial state), events,
+/// and `summary` (true: totals instead of one verdict per event, for long runs).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BudgetRunInput {
@@ -16,6 +17,8 @@ pub(crate) struct BudgetRunInput {
     #[serde(default)]
     pub(crate) state: Option<BudgetSnapshot>,
     pub(crate) events: Vec<BudgetEventInput>,
+    #[serde(default)]
+    pub(crate) summary: bool,
 }
 
 /// One budget event: `{"at_ms": 0, "kind": "failure"}`; `success` may name `after_retry`
