@@ -93,10 +93,14 @@ fn clock_of(
     })
 }
 
-/// The `unknown_field` error for a key an outcome of `kind` does not have.
-fn unknown_key(d: &Bound<'_, PyDict>, allowed: &[&str]) -> PyResult<()> {
+/// The `unknown_field` error for a key of `d` outside `allowed`, when `d` has more keys than the
+/// `found` allowed ones it was read for.
+fn unknown_key(d: &Bound<'_, PyDict>, found: usize, allowed: &[&str]) -> PyResult<()> {
+    if d.len() == found {
+        return Ok(());
+    }
     for key in d.keys() {
-        let k: String = key.extract().unwrap_or_default();
+        let k: String = key.extract().unwrap_or_else(|_| echo(&key));
         if !allowed.contains(&k.as_str()) {
             let field = core::error::shorten(&format!("outcome.{k}"));
             return Err(CoreError(core::Error::UnknownField { field }).into());
@@ -105,76 +109,84 @@ fn unknown_key(d: &Bound<'_, PyDict>, allowed: &[&str]) -> PyResult<()> {
     Ok(())
 }
 
+/// The `missing_field` error for `field`.
+fn missing(field: &str) -> PyErr {
+    CoreError(core::Error::MissingField {
+        field: field.to_owned(),
+    })
+    .into()
+}
+
+/// An outcome of a kind without fields, by name.
+fn bare(kind: &str) -> Option<Outcome> {
+    match kind {
+        "success" => Some(Outcome::Success),
+        "final" => Some(Outcome::Final),
+        "timeout" => Some(Outcome::Timeout),
+        _ => None,
+    }
+}
+
 /// An outcome: a dict in the JSON form (`{"kind": "http", "status": 503, "retry_after": "1"}`),
 /// or a kind's name alone for the kinds without fields (`"success"`, `"final"`, `"timeout"`).
 /// The common kinds are read field by field; `kv` and `mongodb` through their JSON form.
-fn outcome_of(v: &Bound<'_, PyAny>) -> PyResult<Outcome> {
+fn outcome_of<'py>(v: &Bound<'py, PyAny>) -> PyResult<Outcome> {
+    let py = v.py();
     if let Ok(s) = v.cast::<PyString>() {
-        return match s.to_cow()?.as_ref() {
-            "success" => Ok(Outcome::Success),
-            "final" => Ok(Outcome::Final),
-            "timeout" => Ok(Outcome::Timeout),
-            _ => Err(CoreError(core::Error::OutOfRange {
+        return bare(&s.to_cow()?).ok_or_else(|| {
+            CoreError(core::Error::OutOfRange {
                 field: "outcome".to_owned(),
                 value: echo(v),
                 expected: "success, final or timeout (other kinds are dicts)".to_owned(),
             })
-            .into()),
-        };
+            .into()
+        });
     }
     let d = v
         .cast::<PyDict>()
         .map_err(|_| wrong_type("outcome", "a dict with a kind", v))?;
-    let get = |k: &str| d.get_item(k).map(|o| o.filter(|x| !x.is_none()));
-    let kind = get("kind")?.ok_or_else(|| -> PyErr {
-        CoreError(core::Error::MissingField {
-            field: "outcome.kind".to_owned(),
-        })
-        .into()
-    })?;
-    let kind = text("outcome.kind", &kind)?;
-    match kind.as_str() {
-        "success" | "final" | "timeout" => {
-            unknown_key(d, &["kind"])?;
-            Ok(match kind.as_str() {
-                "success" => Outcome::Success,
-                "final" => Outcome::Final,
-                _ => Outcome::Timeout,
-            })
-        }
+    // A key set to None counts as absent, as a JSON null does.
+    let get = |k: &Bound<'py, PyString>| d.get_item(k).map(|o| o.filter(|x| !x.is_none()));
+    let kind = get(pyo3::intern!(py, "kind"))?.ok_or_else(|| missing("outcome.kind"))?;
+    let kind = kind
+        .cast_into::<PyString>()
+        .map_err(|e| wrong_type("outcome.kind", "a str", e.into_inner().as_any()))?;
+    let kind = crate::convert::utf8("outcome.kind", &kind)?;
+    if let Some(o) = bare(&kind) {
+        unknown_key(d, 1, &["kind"])?;
+        return Ok(o);
+    }
+    match kind.as_ref() {
         "reason" => {
-            unknown_key(d, &["kind", "reason", "timeout"])?;
-            let r = get("reason")?.ok_or_else(|| -> PyErr {
-                CoreError(core::Error::MissingField {
-                    field: "outcome.reason".to_owned(),
-                })
-                .into()
-            })?;
+            let r = get(pyo3::intern!(py, "reason"))?.ok_or_else(|| missing("outcome.reason"))?;
             let reason = reason::from_py("outcome.reason", &r)?;
-            let timeout = match get("timeout")? {
+            let t = get(pyo3::intern!(py, "timeout"))?;
+            unknown_key(d, 2 + usize::from(t.is_some()), &["kind", "reason", "timeout"])?;
+            let timeout = match t {
                 Some(t) => opt_bool("outcome.timeout", &t)?.unwrap_or(false),
                 None => false,
             };
             Ok(Outcome::Reason { reason, timeout })
         }
         "network" => {
-            unknown_key(d, &["kind", "sent"])?;
-            let sent = match get("sent")? {
+            let sent = get(pyo3::intern!(py, "sent"))?;
+            unknown_key(d, 1 + usize::from(sent.is_some()), &["kind", "sent"])?;
+            let sent = match sent {
                 Some(s) => opt_bool("outcome.sent", &s)?,
                 None => None,
             };
             Ok(Outcome::Network { sent })
         }
         "http" => {
-            unknown_key(d, &["kind", "status", "retry_after"])?;
-            let s = get("status")?.ok_or_else(|| -> PyErr {
-                CoreError(core::Error::MissingField {
-                    field: "outcome.status".to_owned(),
-                })
-                .into()
-            })?;
+            let s = get(pyo3::intern!(py, "status"))?.ok_or_else(|| missing("outcome.status"))?;
             let status = int_in::<u16>("outcome.status", &s, "100..=599")?;
-            let retry_after = match get("retry_after")? {
+            let h = get(pyo3::intern!(py, "retry_after"))?;
+            unknown_key(
+                d,
+                2 + usize::from(h.is_some()),
+                &["kind", "status", "retry_after"],
+            )?;
+            let retry_after = match h {
                 Some(h) => Some(text("outcome.retry_after", &h)?),
                 None => None,
             };
@@ -340,11 +352,11 @@ pub struct RunStep {
 impl RunStep {
     /// `"send"`, `"wait"` or `"done"`.
     #[getter]
-    fn action(&self) -> &'static str {
+    fn action<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
         match self.inner.action {
-            RunAction::Send => "send",
-            RunAction::Wait => "wait",
-            RunAction::Done => "done",
+            RunAction::Send => pyo3::intern!(py, "send"),
+            RunAction::Wait => pyo3::intern!(py, "wait"),
+            RunAction::Done => pyo3::intern!(py, "done"),
         }
     }
     /// Send: the attempt to send (the first is 1); wait: the attempt that follows; done: attempts sent.

@@ -107,7 +107,6 @@ _NOT_SENT: Outcome = {"kind": "network", "sent": False}
 _MAYBE_SENT: Outcome = {"kind": "network"}
 _TIMEOUT: Outcome = {"kind": "timeout"}
 _FINAL: Outcome = {"kind": "final"}
-_SUCCESS: Outcome = {"kind": "success"}
 
 
 def network_errors(exc: Exception) -> Outcome | None:
@@ -152,8 +151,9 @@ def first_of(*classifiers: Classifier) -> Classifier:
     return classify
 
 
-default_classifier: Classifier = first_of(network_errors, http_status_errors)
-"""Network errors and HTTP status errors (the runners' default)."""
+def default_classifier(exc: Exception) -> Outcome | None:
+    """Network errors and HTTP status errors (the runners' default)."""
+    return network_errors(exc) or http_status_errors(exc)
 
 
 class RetryTimeoutError(TimeoutError):
@@ -236,10 +236,12 @@ class _Runner(Generic[SleepT]):
         self.budget = options.get("budget")
         self.breaker = options.get("breaker")
         self.cut = attempt_timeout is not None
+        guards = {"budget": self.budget, "breaker": self.breaker, "strategy": self.strategy}
+        self.guards: dict[str, Any] = {k: v for k, v in guards.items() if v is not None}  # none: a faster call
 
     def _run(self) -> Run:
         """A new run of this runner's configuration."""
-        return Run(self.config, budget=self.budget, breaker=self.breaker, strategy=self.strategy)
+        return Run(self.config, **self.guards)
 
     def _now(self) -> float:
         """The runner's clock in milliseconds."""
@@ -258,10 +260,10 @@ class _Runner(Generic[SleepT]):
 
     def _failed(self, run: Run, exc: Exception) -> RunStep:
         """Tells the run the attempt raised ``exc``; logs the decision, calls ``on_retry`` on a wait."""
-        step = run.attempt_ended(self._outcome(exc), self._now(), self.random())
-        if isinstance(step.decision, Decision):
-            log_decision(self.logger, self.log_level, self.operation, step.decision)
-        if step.action == "wait" and self.on_retry is not None:
+        step = run.attempt_ended(self._outcome(exc), self.clock() * 1000, self.random())
+        if self.logger.isEnabledFor(self.log_level) and (decision := step.decision) is not None:
+            log_decision(self.logger, self.log_level, self.operation, cast(Decision, decision))
+        if self.on_retry is not None and step.action == "wait":
             self.on_retry(cast(RetryDecision, step.decision), exc)
         return step
 
@@ -303,23 +305,24 @@ class Retrying(_Runner[Callable[[float], object]]):
 
     def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Calls ``fn(*args, **kwargs)``, retrying as the machine decides."""
-        run, last = self._run(), None
-        step = run.start(self._now())
-        while step.action != "done":
-            if step.action == "wait":
+        clock, run, last = self.clock, Run(self.config, **self.guards), None
+        step = run.start(clock() * 1000)
+        while (action := step.action) != "done":
+            if action == "wait":
                 if not _instant:
                     self.sleep(cast(int, step.delay_ms) / 1000)
-                step = run.wait_ended(self._now())
+                step = run.wait_ended(clock() * 1000)
                 continue
             try:
                 result = fn(*args, **kwargs)
             except Exception as exc:
                 last, step = exc, self._failed(run, exc)
             except BaseException:
-                run.cancel(self._now())
+                run.cancel(clock() * 1000)
                 raise
             else:
-                run.attempt_ended(_SUCCESS, self._now())
+                run.attempt_ended("success", clock() * 1000)
+                last = None  # no cycle through the traceback's frame for the GC to collect
                 return result
         raise self._ended(step, last)
 
@@ -368,7 +371,8 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                 except Exception as exc:
                     last, step = exc, self._failed(run, exc)
                 else:
-                    run.attempt_ended(_SUCCESS, self._now())
+                    run.attempt_ended("success", self._now())
+                    last = None  # no cycle through the traceback's frame for the GC to collect
                     return result
         except BaseException:
             if run.phase != "done":
