@@ -172,6 +172,7 @@ check-versions:
 
 bench: setup-rust
 	$(CARGO) bench -q -p retrypolicy --bench decide
+	$(CARGO) run -q --release -p retrypolicy-wire --example long_runs
 	$(MAKE) -C bindings-python bench
 	$(MAKE) -C bindings-c bench
 	$(MAKE) -C bindings-node bench
@@ -179,4 +180,3 @@ bench: setup-rust
 
 clean:
 	$(CARGO) clean
-	$(CARGO) run -q --release -p retrypolicy-wire --example long_runs
