@@ -168,6 +168,7 @@ demo-web: setup-rust
 
 check-versions:
 	python3 scripts/check_versions.py
+	python3 scripts/check_readme_snippets.py
 	python3 scripts/check_release_targets.py
 
 bench: setup-rust
