@@ -109,16 +109,23 @@ _TIMEOUT: Outcome = {"kind": "timeout"}
 _FINAL: Outcome = {"kind": "final"}
 
 
+_BY_TYPE: dict[type[BaseException], Outcome] = {}
+"""``network_errors``' answers by exception type (they depend on the type alone)."""
+
+
 def network_errors(exc: Exception) -> Outcome | None:
     """Connection refused: not sent; any other ``ConnectionError``: maybe sent; a ``TimeoutError``:
     the attempt timed out (the machine's rules say what each allows); else None."""
+    outcome = None
     if isinstance(exc, ConnectionRefusedError):
-        return _NOT_SENT
-    if isinstance(exc, ConnectionError):
-        return _MAYBE_SENT
-    if isinstance(exc, TimeoutError) and not isinstance(exc, RetryTimeoutError):
-        return _TIMEOUT
-    return None
+        outcome = _NOT_SENT
+    elif isinstance(exc, ConnectionError):
+        outcome = _MAYBE_SENT
+    elif isinstance(exc, TimeoutError) and not isinstance(exc, RetryTimeoutError):
+        outcome = _TIMEOUT
+    if outcome is not None and len(_BY_TYPE) < 64:
+        _BY_TYPE[type(exc)] = outcome
+    return outcome
 
 
 def http_status_errors(exc: Exception) -> Outcome | None:
@@ -239,10 +246,6 @@ class _Runner(Generic[SleepT]):
         guards = {"budget": self.budget, "breaker": self.breaker, "strategy": self.strategy}
         self.guards: dict[str, Any] = {k: v for k, v in guards.items() if v is not None}  # none: a faster call
 
-    def _run(self) -> Run:
-        """A new run of this runner's configuration."""
-        return Run(self.config, **self.guards)
-
     def _now(self) -> float:
         """The runner's clock in milliseconds."""
         return self.clock() * 1000
@@ -260,7 +263,9 @@ class _Runner(Generic[SleepT]):
 
     def _failed(self, run: Run, exc: Exception) -> RunStep:
         """Tells the run the attempt raised ``exc``; logs the decision, calls ``on_retry`` on a wait."""
-        step = run.attempt_ended(self._outcome(exc), self.clock() * 1000, self.random())
+        # The default classifier's answer for a network error depends on its type alone: kept.
+        outcome = _BY_TYPE.get(type(exc)) if self.classify is default_classifier else None
+        step = run.attempt_ended(outcome or self._outcome(exc), self.clock() * 1000, self.random())
         if self.logger.isEnabledFor(self.log_level) and (decision := step.decision) is not None:
             log_decision(self.logger, self.log_level, self.operation, cast(Decision, decision))
         if self.on_retry is not None and step.action == "wait":
@@ -305,7 +310,8 @@ class Retrying(_Runner[Callable[[float], object]]):
 
     def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Calls ``fn(*args, **kwargs)``, retrying as the machine decides."""
-        clock, run, last = self.clock, Run(self.config, **self.guards), None
+        clock, last = self.clock, None
+        run = Run(self.config, **self.guards) if self.guards else Run(self.config)
         step = run.start(clock() * 1000)
         while (action := step.action) != "done":
             if action == "wait":
@@ -354,7 +360,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
 
     async def __call__(self, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Awaits ``fn(*args, **kwargs)``, retrying as the machine decides."""
-        run, last = self._run(), None
+        run, last = Run(self.config, **self.guards), None
         step = run.start(self._now())
         try:
             while step.action != "done":
