@@ -338,3 +338,22 @@ proptest! {
         }
     }
 }
+
+/// A percentage budget's own snapshot restores whatever the clock read (readings past 2^53 − 1 ms
+/// are read as 2^53 − 1; a snapshot taken at 2^63 was refused before).
+#[test]
+fn a_percentage_snapshot_taken_at_any_clock_restores() {
+    let config = BudgetConfig::Percentage(PercentageConfig {
+        percent: 20.0,
+        ttl_s: 10,
+        min_retries_per_sec: 1,
+    });
+    for now in [0, (1 << 53) - 1, 1 << 63, u64::MAX] {
+        let mut budget = RetryBudget::new(&config);
+        budget.record(now, BudgetEvent::Request);
+        let snapshot: BudgetSnapshot =
+            serde_json::from_str(&serde_json::to_string(&budget.snapshot()).unwrap()).unwrap();
+        let restored = RetryBudget::restore(&config, &snapshot, "state").unwrap();
+        assert_eq!(restored.snapshot(), budget.snapshot(), "at {now}");
+    }
+}

@@ -16,7 +16,12 @@
 //!   half-open settles the canary.
 //!
 //! Outcomes recorded while open still count, as in Couchbase (a failure that keeps the window over
-//! the threshold restarts the sleep). `now_ms` going back is read as no time passing.
+//! the threshold restarts the sleep). A clock reading earlier than a time the breaker holds (the
+//! clock went back, or a snapshot came from a clock that ran ahead) moves that time back to the
+//! reading: an open circuit then waits its sleep window from now, a half-open one its canary
+//! timeout, and a counting window restarts now, so no jump of the clock holds the circuit longer
+//! than its own windows (a wall clock that stepped back an hour used to keep a tripped circuit
+//! open that hour). Readings past 2^53 − 1 ms (285,000 years) are read as 2^53 − 1.
 //!
 //! ```
 //! use retrypolicy::{BreakerConfig, BreakerOutcome, CircuitBreaker, RetryReason};
@@ -168,8 +173,20 @@ impl CircuitBreaker {
     /// The state at `now_ms`, counting an unanswered canary past its timeout as failed; changes nothing.
     pub fn state(&self, now_ms: u64) -> BreakerState {
         let mut view = self.clone();
+        let now_ms = view.rebase(now_ms);
         view.settle_canary(now_ms);
         view.state
+    }
+
+    /// The reading `now_ms`, clamped to 2^53 − 1, with every time held that is later than it
+    /// moved back to it (the module's clock rule).
+    fn rebase(&mut self, now_ms: u64) -> u64 {
+        let now = now_ms.min(crate::serde_form::ms::MAX_SAFE);
+        self.since_ms = self.since_ms.min(now);
+        if let Some(start) = self.window_start_ms {
+            self.window_start_ms = Some(start.min(now));
+        }
+        now
     }
 
     /// A canary unanswered for `canary_timeout_ms` failed when that time ran out.
@@ -199,6 +216,7 @@ impl CircuitBreaker {
         if !self.config.enabled {
             return self.verdict(BreakerRule::BreakerDisabled);
         }
+        let now_ms = self.rebase(now_ms);
         self.settle_canary(now_ms);
         let rule = match self.state {
             BreakerState::Closed => BreakerRule::BreakerClosed,
@@ -222,6 +240,7 @@ impl CircuitBreaker {
             return 0;
         }
         let mut view = self.clone();
+        let now_ms = view.rebase(now_ms);
         view.settle_canary(now_ms);
         let passed = now_ms.saturating_sub(view.since_ms);
         match view.state {
@@ -244,6 +263,7 @@ impl CircuitBreaker {
         if !self.config.enabled || !canary {
             return;
         }
+        let now_ms = self.rebase(now_ms);
         self.settle_canary(now_ms);
         if self.state == BreakerState::HalfOpen {
             self.state = BreakerState::Open;
@@ -258,6 +278,7 @@ impl CircuitBreaker {
         if !self.config.enabled {
             return;
         }
+        let now_ms = self.rebase(now_ms);
         self.settle_canary(now_ms);
         let failed = outcome != BreakerOutcome::Success;
         match self.state {

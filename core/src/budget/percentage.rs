@@ -96,17 +96,45 @@ impl PercentageState {
         state
     }
 
-    /// The current slice: the caller's, or the newest bucket's if the clock went back (so a
-    /// clock that steps back never frees counted retries).
-    fn slice(&self, config: &PercentageConfig, now_ms: u64) -> u64 {
-        let newest = self
-            .buckets
+    /// The newest slice holding counts (0 when none does).
+    fn newest(&self) -> u64 {
+        self.buckets
             .iter()
             .filter(|b| b.requests > 0 || b.retries > 0)
             .map(|b| b.slice)
             .max()
-            .unwrap_or(0);
-        (now_ms / config.slice_ms()).max(newest)
+            .unwrap_or(0)
+    }
+
+    /// The current slice: the caller's, or the newest bucket's if the clock went back (so a
+    /// clock that steps back never frees counted retries). Readings past 2^53 − 1 ms are read as
+    /// 2^53 − 1.
+    fn slice(&self, config: &PercentageConfig, now_ms: u64) -> u64 {
+        (now_ms.min(crate::serde_form::ms::MAX_SAFE) / config.slice_ms()).max(self.newest())
+    }
+
+    /// A clock that went back (or a snapshot from a clock that ran ahead): the window's slices move
+    /// back with it, counts and their ages kept, so the window goes on sliding from the new
+    /// reading instead of standing still until the clock catches up (an hour, after a wall clock
+    /// stepped back an hour).
+    fn rebase(&mut self, config: &PercentageConfig, now_ms: u64) {
+        let now = now_ms.min(crate::serde_form::ms::MAX_SAFE) / config.slice_ms();
+        let newest = self.newest();
+        if now >= newest {
+            return;
+        }
+        let shift = newest - now;
+        let live: Vec<Bucket> = self
+            .buckets
+            .iter()
+            .filter(|b| Self::live(b, newest))
+            .copied()
+            .collect();
+        self.buckets = vec![Bucket::default(); SLICES as usize];
+        for b in live {
+            let slice = b.slice.saturating_sub(shift);
+            self.buckets[(slice % SLICES) as usize] = Bucket { slice, ..b };
+        }
     }
 
     fn live(b: &Bucket, slice: u64) -> bool {
@@ -141,6 +169,7 @@ impl PercentageState {
 
     /// A request deposits, a retry withdraws, in the current slice's bucket.
     pub(crate) fn record(&mut self, config: &PercentageConfig, now_ms: u64, event: BudgetEvent) {
+        self.rebase(config, now_ms);
         let slice = self.slice(config, now_ms);
         let slot = &mut self.buckets[(slice % SLICES) as usize];
         if slot.slice != slice {
