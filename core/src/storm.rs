@@ -27,7 +27,8 @@ pub const MAX_STORM_ATTEMPTS: u64 = 2_000_000;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StormScenario {
-    /// The request every client sends (its `attempts` and `elapsed_ms` should be 0).
+    /// The request every client sends: its operation, `idempotent`, `strategy` and `timeout_ms`
+    /// (every request starts fresh: its `attempts`, `elapsed_ms` and `previous_*` are not read).
     pub request: Request,
     /// The reason a failed attempt reports.
     pub reason: RetryReason,
