@@ -211,7 +211,7 @@ static void budget_bad_input_is_a_typed_error_naming_the_field(void **state) {
     FAILS(rp_budget_permit(real, 0, RP_RETRY_CAUSE_ERROR, NULL), RP_RESULT_NULL_POINTER, "verdict_out");
     FAILS(rp_budget_snapshot(real, NULL), RP_RESULT_NULL_POINTER, "json_out");
     FAILS(rp_budget_try_retry(real, 0, 3, &v), RP_RESULT_INVALID_ENUM, "cause");
-    FAILS(rp_budget_record(real, 0, 5, RP_RETRY_CAUSE_NONE), RP_RESULT_INVALID_ENUM, "event");
+    FAILS(rp_budget_record(real, 0, 6, RP_RETRY_CAUSE_NONE), RP_RESULT_INVALID_ENUM, "event");
     /* Only a success or a retry takes a cause. */
     FAILS(rp_budget_record(real, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_TIMEOUT), RP_RESULT_UNKNOWN_FIELD, "cause");
     assert_memory_equal(&v, &untouched, sizeof v);
