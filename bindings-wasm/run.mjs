@@ -4,6 +4,10 @@
 // only: the configuration goes to the core once as JSON text, each event's outcome is read by the
 // module property by property, and each step comes back camelCased and frozen.
 
+/** A step's keys in the order the core declares them (the module's step comes with its keys sorted). */
+const STEP_KEYS = ['action', 'attempt', 'timeout_ms', 'delay_ms', 'end', 'reason', 'rule', 'section', 'elapsed_ms',
+  'retry_after_ms', 'decision', 'budget', 'breaker']
+
 /** A camelCase name in snake_case. */
 const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
@@ -38,10 +42,10 @@ export function makeRun({ wasm, errors, json, budgetHandle, breakerHandle, strat
     return documentText(wire, 'config')
   }
 
-  /** An outcome as the module reads it: a MongoDB error's keys in snake_case (`writeConcernCode`). */
+  /** An outcome as the module reads it: a MongoDB error as JSON text, its keys in snake_case (`writeConcernCode`). */
   function outcomeIn(outcome) {
-    if (outcome?.kind !== 'mongodb' || typeof outcome.error !== 'object' || outcome.error === null) return outcome
-    return { ...outcome, error: snakeKeys(outcome.error, 'outcome.error') }
+    if (outcome?.kind !== 'mongodb') return outcome
+    return { ...outcome, error: documentText(snakeKeys(outcome.error, 'outcome.error'), 'outcome.error') }
   }
 
   /**
@@ -63,8 +67,11 @@ export function makeRun({ wasm, errors, json, budgetHandle, breakerHandle, strat
     }
   }
 
-  /** Calls the run's handle: the step as the API returns it (camelCase, frozen). */
-  const stepOf = (call) => fromWire(camelErrors(call))
+  /** Calls the run's handle: the step as the API returns it (camelCase, frozen, its keys in the core's order). */
+  function stepOf(call) {
+    const raw = camelErrors(call)
+    return fromWire(Object.fromEntries(STEP_KEYS.map((k) => [k, raw[k]])))
+  }
 
   /**
    * One retry run over the core's machine: the host reports each event with its clock and takes the
