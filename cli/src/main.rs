@@ -372,13 +372,14 @@ fn run_storm(args: &StormArgs, out: &mut impl Write) -> Result<bool, Failure> {
     let storm: StormScenario = from_json_str(text)?;
     let mut reports = vec![];
     if args.compare {
-        for kind in [
+        // Each kind with its source's values (gRPC's bucket has no default: gRFC A6's example).
+        for doc in [
             None,
-            Some("token_bucket"),
-            Some("retry_quota"),
-            Some("percentage"),
+            Some(json!({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})),
+            Some(json!({ "kind": "retry_quota" })),
+            Some(json!({ "kind": "percentage" })),
         ] {
-            let budget = kind.map(|k| from_json_value(&json!({ "kind": k }))).transpose()?;
+            let budget = doc.map(|d| from_json_value(&d)).transpose()?;
             reports.push(simulate_storm(&StormScenario {
                 budget,
                 ..storm.clone()

@@ -43,8 +43,9 @@ pub use breaker::{
     BreakerVerdict, CircuitBreaker,
 };
 pub use budget::{
-    BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetEventKind, BudgetKind, BudgetRule,
-    BudgetSnapshot, BudgetVerdict, RetryBudget, RetryCause,
+    is_aws_throttling_error, BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetEventKind,
+    BudgetKind, BudgetRule, BudgetSnapshot, BudgetVerdict, RetryBudget, RetryCause, RetryQuotaCosts,
+    AWS_THROTTLING_ERROR_CODES,
 };
 pub use budgeted::{decide_with_budget, explain_with_budget, BudgetRefusal, BudgetedDecision};
 pub use classify::analytics::classify_analytics;

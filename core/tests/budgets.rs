@@ -99,7 +99,7 @@ proptest! {
         increment in 0u64..3,
         steps in timed_steps(),
     ) {
-        let c = RetryQuotaConfig { capacity, retry_cost, timeout_cost, no_retry_increment: increment };
+        let c = RetryQuotaConfig { capacity, retry_cost, timeout_cost, throttling_cost: retry_cost, no_retry_increment: increment };
         let mut budget = RetryBudget::new(&BudgetConfig::RetryQuota(c));
         let (mut spent, mut credited, mut retries, mut any_success) = (0u64, 0u64, 0u64, false);
         for (now, s) in steps {
@@ -167,7 +167,7 @@ proptest! {
     ) {
         let config = match kind {
             0 => BudgetConfig::TokenBucket(TokenBucketConfig { max_milli_tokens: 10_000, milli_token_ratio: 100 }),
-            1 => BudgetConfig::RetryQuota(RetryQuotaConfig { capacity: 50, retry_cost: 5, timeout_cost: 10, no_retry_increment: 1 }),
+            1 => BudgetConfig::RetryQuota(RetryQuotaConfig { capacity: 50, retry_cost: 5, timeout_cost: 10, throttling_cost: 3, no_retry_increment: 1 }),
             _ => BudgetConfig::Percentage(PercentageConfig { percent: 20.0, ttl_s: 3, min_retries_per_sec: 1 }),
         };
         let mut original = RetryBudget::new(&config);

@@ -27,22 +27,34 @@ pub struct BudgetDocument {
     pub version: Option<u64>,
     /// Which budget.
     pub kind: BudgetKind,
-    /// Token bucket: `maxTokens`, in (0, 1000] (grpc-go's range), read to the thousandth.
+    /// Token bucket: `maxTokens`, required as gRPC requires it, in (0, 1000] (grpc-go's range),
+    /// read to the thousandth (further digits dropped, as grpc-java and grpc core do).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "number")]
     pub max_tokens: Option<f64>,
-    /// Token bucket: `tokenRatio`, in (0, 1000], read to the thousandth (gRFC A6: "Up to 3
-    /// decimal places are supported").
+    /// Token bucket: `tokenRatio`, required, greater than 0 (at most 1000 here), read to the
+    /// thousandth (gRFC A6: "Up to 3 decimal places are supported"; further digits dropped).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "number")]
     pub token_ratio: Option<f64>,
+    /// Token bucket: fill a missing `max_tokens` / `token_ratio` with gRFC A6's example values
+    /// (10, 0.1) instead of refusing the document as gRPC refuses such a service config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lenient: Option<bool>,
     /// Retry quota: the pool's size (AWS: 500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<u64>,
     /// Retry quota: tokens per retry (AWS: 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_cost: Option<u64>,
-    /// Retry quota: tokens per retry of a timeout (AWS: 10).
+    /// Retry quota: tokens per retry of a timeout (AWS: 10; 14 with the 2026 costs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_cost: Option<u64>,
+    /// Retry quota: tokens per retry of a throttling error (AWS: 5, classic and 2026).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttling_cost: Option<u64>,
+    /// Retry quota: the cost table the fields left out take, `classic` (default: 5, 10 after a
+    /// timeout, 5 after throttling) or `2026` (the SDKs' updated standard mode: 14, 14, 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<RetryQuotaCosts>,
     /// Retry quota: tokens a success without a retry adds (AWS: 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_retry_increment: Option<u64>,
@@ -59,6 +71,18 @@ pub struct BudgetDocument {
     /// Percentage: the floor, retries per second (Finagle: 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_retries_per_sec: Option<u64>,
+}
+
+/// A retry quota's cost table: which defaults its cost fields take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RetryQuotaCosts {
+    /// aws-sdk-go-v2 `aws/retry/standard.go`: retry 5, timeout 10 (throttling as any error, 5).
+    #[serde(rename = "classic")]
+    Classic,
+    /// The SDKs' standard mode from November 2026 (`AWS_NEW_RETRIES_2026`: aws-sdk-go-v2 PR 3400,
+    /// aws-cli PR 10342): retry 14, throttling 5, a timeout as any error (14).
+    #[serde(rename = "2026")]
+    Standard2026,
 }
 
 /// Writes a whole number as an integer (`10`, not `10.0`), as every language's JSON does.
@@ -91,6 +115,10 @@ pub const DEFAULT_CAPACITY: u64 = 500;
 pub const DEFAULT_RETRY_COST: u64 = 5;
 /// aws-sdk-go-v2 `DefaultRetryTimeoutCost`.
 pub const DEFAULT_TIMEOUT_COST: u64 = 10;
+/// The 2026 standard mode's retry cost (aws-sdk-go-v2 PR 3400: "increases from 5 to 14 tokens").
+pub const RETRY_COST_2026: u64 = 14;
+/// The 2026 standard mode's cost of a retry of a throttling error ("a discounted cost of 5").
+pub const THROTTLING_COST_2026: u64 = 5;
 /// aws-sdk-go-v2 `DefaultNoRetryIncrement`.
 pub const DEFAULT_NO_RETRY_INCREMENT: u64 = 1;
 /// Finagle `RetryBudget()`: percentCanRetry 0.2.
@@ -100,7 +128,8 @@ pub const DEFAULT_TTL_MS: u64 = 10_000;
 /// Finagle `RetryBudget()`: minRetriesPerSec 10.
 pub const DEFAULT_MIN_RETRIES_PER_SEC: u64 = 10;
 
-const TOKENS_EXPECTED: &str = "a number greater than 0 and at most 1000 (read to the thousandth)";
+const TOKENS_EXPECTED: &str =
+    "a number of at least 0.001 and at most 1000 (read to the thousandth, further digits dropped)";
 const COUNT_EXPECTED: &str = "0..=9007199254740991";
 const PERCENT_EXPECTED: &str = "a number from 0 to 100000";
 const TTL_EXPECTED: &str = "whole seconds from 1000 to 60000 ms";
@@ -121,9 +150,17 @@ fn check_version(version: Option<u64>) -> Result<(), Error> {
     }
 }
 
-/// Thousandths of `x` for a token field, or the error naming it.
+/// Thousandths of `x` for a token field, digits past the third dropped as grpc core drops them
+/// (it reads the decimal text) and grpc-java truncates; a value within 10^-6 of a whole number of
+/// thousandths is that number (0.29 is 290 thousandths, though 0.29 × 1000 is 289.99... in binary);
+/// or the error naming it.
 fn milli(prefix: &str, name: &str, x: f64) -> Result<u64, Error> {
-    let m = (x * MILLI as f64).round();
+    let scaled = x * MILLI as f64;
+    let m = if (scaled - scaled.round()).abs() < 1e-6 {
+        scaled.round()
+    } else {
+        scaled.floor()
+    };
     if x.is_finite() && x > 0.0 && x <= 1000.0 && m >= 1.0 {
         Ok(m as u64)
     } else {
@@ -144,14 +181,17 @@ fn count(prefix: &str, name: &str, v: Option<u64>, default: u64) -> Result<u64, 
 
 impl BudgetDocument {
     /// The fields that belong to each kind, with whether this document sets them.
-    fn fields(&self) -> [(&'static str, BudgetKind, bool); 9] {
+    fn fields(&self) -> [(&'static str, BudgetKind, bool); 12] {
         use BudgetKind::*;
         [
             ("max_tokens", TokenBucket, self.max_tokens.is_some()),
             ("token_ratio", TokenBucket, self.token_ratio.is_some()),
+            ("lenient", TokenBucket, self.lenient.is_some()),
             ("capacity", RetryQuota, self.capacity.is_some()),
             ("retry_cost", RetryQuota, self.retry_cost.is_some()),
             ("timeout_cost", RetryQuota, self.timeout_cost.is_some()),
+            ("throttling_cost", RetryQuota, self.throttling_cost.is_some()),
+            ("costs", RetryQuota, self.costs.is_some()),
             (
                 "no_retry_increment",
                 RetryQuota,
@@ -183,25 +223,50 @@ impl BudgetConfig {
             });
         }
         Ok(match doc.kind {
-            BudgetKind::TokenBucket => BudgetConfig::TokenBucket(TokenBucketConfig {
-                max_milli_tokens: milli(field, "max_tokens", doc.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))?,
-                milli_token_ratio: milli(
-                    field,
-                    "token_ratio",
-                    doc.token_ratio.unwrap_or(DEFAULT_TOKEN_RATIO),
-                )?,
-            }),
-            BudgetKind::RetryQuota => BudgetConfig::RetryQuota(RetryQuotaConfig {
-                capacity: count(field, "capacity", doc.capacity, DEFAULT_CAPACITY)?,
-                retry_cost: count(field, "retry_cost", doc.retry_cost, DEFAULT_RETRY_COST)?,
-                timeout_cost: count(field, "timeout_cost", doc.timeout_cost, DEFAULT_TIMEOUT_COST)?,
-                no_retry_increment: count(
-                    field,
-                    "no_retry_increment",
-                    doc.no_retry_increment,
-                    DEFAULT_NO_RETRY_INCREMENT,
-                )?,
-            }),
+            BudgetKind::TokenBucket => {
+                // gRPC refuses a retryThrottling without maxTokens or tokenRatio (grpc-go
+                // service_config.go, grpc-java ServiceConfigUtil, grpc core
+                // retry_service_config.cc); `lenient` fills gRFC A6's example values instead.
+                let required = |name: &str, v: Option<f64>, example: f64| match v {
+                    Some(v) => Ok(v),
+                    None if doc.lenient == Some(true) => Ok(example),
+                    None => Err(Error::MissingField {
+                        field: join(field, name),
+                    }),
+                };
+                BudgetConfig::TokenBucket(TokenBucketConfig {
+                    max_milli_tokens: milli(
+                        field,
+                        "max_tokens",
+                        required("max_tokens", doc.max_tokens, DEFAULT_MAX_TOKENS)?,
+                    )?,
+                    milli_token_ratio: milli(
+                        field,
+                        "token_ratio",
+                        required("token_ratio", doc.token_ratio, DEFAULT_TOKEN_RATIO)?,
+                    )?,
+                })
+            }
+            BudgetKind::RetryQuota => {
+                let (retry, timeout, throttling) = match doc.costs.unwrap_or(RetryQuotaCosts::Classic) {
+                    RetryQuotaCosts::Classic => {
+                        (DEFAULT_RETRY_COST, DEFAULT_TIMEOUT_COST, DEFAULT_RETRY_COST)
+                    }
+                    RetryQuotaCosts::Standard2026 => (RETRY_COST_2026, RETRY_COST_2026, THROTTLING_COST_2026),
+                };
+                BudgetConfig::RetryQuota(RetryQuotaConfig {
+                    capacity: count(field, "capacity", doc.capacity, DEFAULT_CAPACITY)?,
+                    retry_cost: count(field, "retry_cost", doc.retry_cost, retry)?,
+                    timeout_cost: count(field, "timeout_cost", doc.timeout_cost, timeout)?,
+                    throttling_cost: count(field, "throttling_cost", doc.throttling_cost, throttling)?,
+                    no_retry_increment: count(
+                        field,
+                        "no_retry_increment",
+                        doc.no_retry_increment,
+                        DEFAULT_NO_RETRY_INCREMENT,
+                    )?,
+                })
+            }
             BudgetKind::Percentage => {
                 let percent = doc.percent.unwrap_or(DEFAULT_PERCENT);
                 if !(percent.is_finite() && (0.0..=100_000.0).contains(&percent)) {
@@ -251,6 +316,9 @@ impl BudgetConfig {
             capacity: None,
             retry_cost: None,
             timeout_cost: None,
+            throttling_cost: None,
+            costs: None,
+            lenient: None,
             no_retry_increment: None,
             percent: None,
             ttl_ms: None,
@@ -265,6 +333,7 @@ impl BudgetConfig {
                 doc.capacity = Some(c.capacity);
                 doc.retry_cost = Some(c.retry_cost);
                 doc.timeout_cost = Some(c.timeout_cost);
+                doc.throttling_cost = Some(c.throttling_cost);
                 doc.no_retry_increment = Some(c.no_retry_increment);
             }
             BudgetConfig::Percentage(c) => {

@@ -21,7 +21,8 @@
 //! use retrypolicy::{BudgetConfig, BudgetDocument, BudgetEvent, RetryBudget, RetryCause};
 //!
 //! // gRFC A6's example: maxTokens 10, tokenRatio 0.1.
-//! let doc: BudgetDocument = serde_json::from_str(r#"{"version": 1, "kind": "token_bucket"}"#).unwrap();
+//! let doc: BudgetDocument =
+//!     serde_json::from_str(r#"{"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1}"#).unwrap();
 //! let mut budget = RetryBudget::new(&BudgetConfig::from_document(&doc, "budget").unwrap());
 //! for now_ms in 0..5 {
 //!     budget.record(now_ms, BudgetEvent::Failure);
@@ -41,9 +42,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-pub use document::{BucketSnapshot, BudgetConfig, BudgetDocument, BudgetSnapshot, BUDGET_VERSION};
+pub use document::{
+    BucketSnapshot, BudgetConfig, BudgetDocument, BudgetSnapshot, RetryQuotaCosts, BUDGET_VERSION,
+};
 pub use percentage::{PercentageConfig, PercentageState};
-pub use retry_quota::{RetryQuotaConfig, RetryQuotaState};
+pub use retry_quota::{
+    is_aws_throttling_error, RetryQuotaConfig, RetryQuotaState, AWS_THROTTLING_ERROR_CODES,
+};
 pub use token_bucket::{TokenBucketConfig, TokenBucketState};
 
 /// The kinds of retry budget, as named in JSON.
@@ -69,7 +74,8 @@ impl BudgetKind {
     }
 }
 
-/// What failed, for the retry being asked about: the AWS quota charges more to retry a timeout.
+/// What failed, for the retry being asked about: the AWS quota charges a timeout (classic costs) and
+/// a throttling error (2026 costs) differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RetryCause {
@@ -78,6 +84,8 @@ pub enum RetryCause {
     Error,
     /// The attempt timed out.
     Timeout,
+    /// The server throttled the request (an AWS throttling error code, HTTP 429).
+    Throttling,
 }
 
 /// Something that happened, told to a budget with [`RetryBudget::record`].

@@ -4,6 +4,38 @@
 //! cost when it repeats a timeout) and is refused when fewer tokens remain; a retry that succeeds
 //! gives its cost back; a request that succeeds without a retry adds the increment; the pool never
 //! exceeds its capacity.
+//!
+//! Two cost tables (`costs` in the document): `classic`, the default, the costs above (a throttling
+//! error costs what any error costs); and `2026`, the SDKs' updated standard mode (the
+//! `AWS_NEW_RETRIES_2026` behaviour, default in the SDKs from November 2026: aws/aws-sdk-go-v2 PR
+//! 3400, aws/aws-cli PR 10342): a retry costs 14, a retry of a throttling error 5, a timeout is no
+//! longer different (14). The refund is the cost the retry took. Classic stays the default so a
+//! document written before keeps its meaning; `{"costs": "2026"}` opts in.
+
+/// The error codes the AWS SDKs treat as throttling (botocore `retries/standard.py`
+/// `_THROTTLED_ERROR_CODES`; aws-sdk-go-v2 `aws/retry/throttle_error.go`), with HTTP 429.
+pub const AWS_THROTTLING_ERROR_CODES: [&str; 14] = [
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestThrottledException",
+    "TooManyRequestsException",
+    "ProvisionedThroughputExceededException",
+    "TransactionInProgressException",
+    "RequestLimitExceeded",
+    "BandwidthLimitExceeded",
+    "LimitExceededException",
+    "RequestThrottled",
+    "SlowDown",
+    "PriorRequestNotComplete",
+    "EC2ThrottledException",
+];
+
+/// Whether an AWS error (its code, and the HTTP status it came with) is a throttling error: a code
+/// of [`AWS_THROTTLING_ERROR_CODES`] (compared exactly, as the SDKs do) or status 429.
+pub fn is_aws_throttling_error(code: Option<&str>, status: Option<u16>) -> bool {
+    status == Some(429) || code.is_some_and(|c| AWS_THROTTLING_ERROR_CODES.contains(&c))
+}
 
 use super::{BudgetEvent, BudgetRule, BudgetVerdict, RetryCause};
 
@@ -16,6 +48,8 @@ pub struct RetryQuotaConfig {
     pub retry_cost: u64,
     /// Tokens a retry of a timeout takes.
     pub timeout_cost: u64,
+    /// Tokens a retry of a throttling error takes.
+    pub throttling_cost: u64,
     /// Tokens a success without a retry adds.
     pub no_retry_increment: u64,
 }
@@ -26,6 +60,7 @@ impl RetryQuotaConfig {
         match cause {
             RetryCause::Error => self.retry_cost,
             RetryCause::Timeout => self.timeout_cost,
+            RetryCause::Throttling => self.throttling_cost,
         }
     }
 }

@@ -366,7 +366,7 @@ impl Run {
                 match judged {
                     Judged::Success | Judged::Final => BreakerOutcome::Success,
                     Judged::Failure(RetryCause::Timeout) => BreakerOutcome::Timeout,
-                    Judged::Failure(RetryCause::Error) => BreakerOutcome::Failure,
+                    Judged::Failure(RetryCause::Error | RetryCause::Throttling) => BreakerOutcome::Failure,
                 },
             );
         }
@@ -380,7 +380,7 @@ impl Run {
                     },
                     Judged::Final => BudgetEvent::Final,
                     Judged::Failure(RetryCause::Timeout) => BudgetEvent::Timeout,
-                    Judged::Failure(RetryCause::Error) => BudgetEvent::Failure,
+                    Judged::Failure(RetryCause::Error | RetryCause::Throttling) => BudgetEvent::Failure,
                 },
             );
         }
@@ -828,11 +828,14 @@ impl Run {
             verdict,
         )
         .map_err(outcome_error)?;
-        let judged = match d.class {
-            HttpClass::Success => Judged::Success,
-            HttpClass::Transient if timeout => Judged::Failure(RetryCause::Timeout),
-            HttpClass::Transient => Judged::Failure(RetryCause::Error),
-            HttpClass::Redirect | HttpClass::Rejection => Judged::Final,
+        let judged = match (d.class, &attempt) {
+            (HttpClass::Success, _) => Judged::Success,
+            (HttpClass::Transient, _) if timeout => Judged::Failure(RetryCause::Timeout),
+            (HttpClass::Transient, HttpAttempt::Response { status, .. }) => {
+                Judged::Failure(http_cause(*status))
+            }
+            (HttpClass::Transient, _) => Judged::Failure(RetryCause::Error),
+            (HttpClass::Redirect | HttpClass::Rejection, _) => Judged::Final,
         };
         let reason = match attempt {
             HttpAttempt::NetworkError { .. } => crate::http::classify_network_error().retry_reason,
@@ -987,6 +990,16 @@ fn check_now(now_ms: f64) -> Result<f64, Error> {
             value: crate::units::number_text(now_ms),
             expected: "a clock reading in ms, finite, in [0, 2^53 - 1]".to_owned(),
         })
+    }
+}
+
+/// The budget's cause for a transient HTTP status: 429 Too Many Requests is the server throttling
+/// (the AWS SDKs count it so: aws-sdk-ruby's `throttling_error?`), anything else an error.
+fn http_cause(status: u16) -> RetryCause {
+    if status == 429 {
+        RetryCause::Throttling
+    } else {
+        RetryCause::Error
     }
 }
 
