@@ -66,7 +66,7 @@ static void token_bucket_stops_retries_at_half_under_total_failure(void **state)
     assert_int_equal(v.balance, 0);
     assert_non_null(strstr(v.source, "gRFC A6"));
 
-    rp_budget *half = budget_from("{\"kind\": \"token_bucket\"}"); /* the same defaults */
+    rp_budget *half = budget_from("{\"kind\": \"token_bucket\", \"lenient\": true}"); /* lenient: the example values */
     for (int i = 0; i < 5; i++) OK(rp_budget_record(half, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_NONE));
     OK(rp_budget_permit(half, 0, RP_RETRY_CAUSE_ERROR, &v));
     assert_false(v.permitted);
@@ -154,7 +154,7 @@ static void budget_snapshots_round_trip(void **state) {
         rp_budget_free(b);
     }
     /* The token bucket's snapshot is the documented JSON. */
-    rp_budget *b = budget_from("{\"kind\": \"token_bucket\"}");
+    rp_budget *b = budget_from("{\"kind\": \"token_bucket\", \"max_tokens\": 10, \"token_ratio\": 0.1}");
     OK(rp_budget_record(b, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_NONE));
     char *snapshot = NULL;
     OK(rp_budget_snapshot(b, &snapshot));

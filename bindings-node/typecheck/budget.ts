@@ -19,7 +19,7 @@ budget.record(Date.now(), { kind: 'success', afterRetry: 'timeout' })
 const verdict = budget.tryRetry(Date.now(), 'error')
 const balance: number = verdict.balance
 const stored: string = JSON.stringify(budget.snapshot())
-const again = RetryBudget.restore({ kind: 'token_bucket' }, JSON.parse(stored) as BudgetSnapshot)
+const again = RetryBudget.restore({ kind: 'token_bucket', max_tokens: 10, token_ratio: 0.1 }, JSON.parse(stored) as BudgetSnapshot)
 const gate = breaker.permit(Date.now())
 if (!gate.permitted) console.log(gate.reason, breaker.state(Date.now()))
 breaker.record(Date.now(), 'timeout')
