@@ -536,6 +536,11 @@ typedef struct rp_outcome {
 
 #define RP_RETRY_CAUSE_TIMEOUT 2
 
+/**
+ * A throttling error (an AWS throttling code, HTTP 429): the AWS quota's `throttling_cost`.
+ */
+#define RP_RETRY_CAUSE_THROTTLING 3
+
 #define RP_BUDGET_EVENT_REQUEST 0
 
 #define RP_BUDGET_EVENT_SUCCESS 1
@@ -881,7 +886,7 @@ typedef struct rp_outcome {
 #define RP_ENUM_RULE 6
 
 /**
- * `rp_retry_cause`: "error", "timeout"; RP_RETRY_CAUSE_NONE has no name (NULL).
+ * `rp_retry_cause`: "error", "timeout", "throttling"; RP_RETRY_CAUSE_NONE has no name (NULL).
  */
 #define RP_ENUM_RETRY_CAUSE 7
 

@@ -20,6 +20,8 @@ pub struct rp_retry_cause(pub u32);
 pub const RP_RETRY_CAUSE_NONE: rp_retry_cause = rp_retry_cause(0);
 pub const RP_RETRY_CAUSE_ERROR: rp_retry_cause = rp_retry_cause(1);
 pub const RP_RETRY_CAUSE_TIMEOUT: rp_retry_cause = rp_retry_cause(2);
+/// A throttling error (an AWS throttling code, HTTP 429): the AWS quota's `throttling_cost`.
+pub const RP_RETRY_CAUSE_THROTTLING: rp_retry_cause = rp_retry_cause(3);
 
 /// Something a budget is told of with `rp_budget_record` (an `RP_BUDGET_EVENT_*` constant).
 #[repr(transparent)]
@@ -96,6 +98,7 @@ c_enum!(rp_retry_cause <=> Option<RetryCause>, [
     (RP_RETRY_CAUSE_NONE => None),
     (RP_RETRY_CAUSE_ERROR => Some(RetryCause::Error)),
     (RP_RETRY_CAUSE_TIMEOUT => Some(RetryCause::Timeout)),
+    (RP_RETRY_CAUSE_THROTTLING => Some(RetryCause::Throttling)),
 ]);
 
 c_enum!(rp_budget_event <=> BudgetEventKind, [

@@ -27,7 +27,7 @@ pub const RP_ENUM_STRATEGY: rp_enum = rp_enum(4);
 pub const RP_ENUM_NO_RETRY_CAUSE: rp_enum = rp_enum(5);
 /// `rp_rule`: "best_effort_backoff", ..., "token_bucket_at_or_below_half" (`rp_rule_section` gives its source).
 pub const RP_ENUM_RULE: rp_enum = rp_enum(6);
-/// `rp_retry_cause`: "error", "timeout"; RP_RETRY_CAUSE_NONE has no name (NULL).
+/// `rp_retry_cause`: "error", "timeout", "throttling"; RP_RETRY_CAUSE_NONE has no name (NULL).
 pub const RP_ENUM_RETRY_CAUSE: rp_enum = rp_enum(7);
 /// `rp_budget_event`: "request", "success", "failure", "timeout", "retry", "final".
 pub const RP_ENUM_BUDGET_EVENT: rp_enum = rp_enum(8);

@@ -776,7 +776,7 @@ static void every_constant_has_a_name_that_parses_back(void **state) {
     round_trip("strategy", RP_ENUM_STRATEGY, 2);
     round_trip("no-retry cause", RP_ENUM_NO_RETRY_CAUSE, 6);
     round_trip("rule", RP_ENUM_RULE, 10);
-    round_trip("retry cause", RP_ENUM_RETRY_CAUSE, 3);
+    round_trip("retry cause", RP_ENUM_RETRY_CAUSE, 4);
     round_trip("budget event", RP_ENUM_BUDGET_EVENT, 6);
     round_trip("budget kind", RP_ENUM_BUDGET_KIND, 3);
     round_trip("budget rule", RP_ENUM_BUDGET_RULE, 6);

@@ -81,6 +81,23 @@ static void token_bucket_stops_retries_at_half_under_total_failure(void **state)
 
 /* The AWS standard-mode quota: capacity / cost retries, then none; a timeout costs more; a retry
  * that succeeds refunds its cost. */
+/* The AWS quota's 2026 costs: a retry of a throttling error takes 5, of any other error 14, and a
+ * success refunds what its retry took. */
+static void retry_quota_2026_costs_charge_throttling_less(void **state) {
+    (void)state;
+    rp_budget *b = budget_from("{\"kind\": \"retry_quota\", \"costs\": \"2026\"}");
+    rp_budget_verdict v;
+    OK(rp_budget_try_retry(b, 0, RP_RETRY_CAUSE_THROTTLING, &v));
+    assert_true(v.permitted);
+    assert_int_equal(v.balance, 495);
+    OK(rp_budget_try_retry(b, 0, RP_RETRY_CAUSE_ERROR, &v));
+    assert_int_equal(v.balance, 481);
+    OK(rp_budget_record(b, 1, RP_BUDGET_EVENT_SUCCESS, RP_RETRY_CAUSE_THROTTLING));
+    OK(rp_budget_permit(b, 1, RP_RETRY_CAUSE_ERROR, &v));
+    assert_int_equal(v.balance, 486);
+    rp_budget_free(b);
+}
+
 static void retry_quota_permits_exactly_capacity_over_cost(void **state) {
     (void)state;
     const char *doc = "{\"kind\": \"retry_quota\", \"capacity\": 50, \"retry_cost\": 5, \"timeout_cost\": 10}";
@@ -185,7 +202,7 @@ static void budget_bad_input_is_a_typed_error_naming_the_field(void **state) {
     assert_ptr_equal(b, (rp_budget *)0x1);
 
     /* Snapshots: errors name fields under "snapshot". */
-    const char *doc = "{\"kind\": \"token_bucket\", \"max_tokens\": 10}";
+    const char *doc = "{\"kind\": \"token_bucket\", \"max_tokens\": 10, \"token_ratio\": 0.1}";
     const char *snap = "{\"version\": 1, \"kind\": \"token_bucket\", \"balance\": 10001}";
     FAILS(rp_budget_restore(doc, strlen(doc), snap, strlen(snap), &b), RP_RESULT_OUT_OF_RANGE, "snapshot.balance");
     snap = "{\"kind\": \"retry_quota\", \"balance\": 1}";
@@ -210,7 +227,7 @@ static void budget_bad_input_is_a_typed_error_naming_the_field(void **state) {
     rp_budget *real = budget_from("{\"kind\": \"retry_quota\"}");
     FAILS(rp_budget_permit(real, 0, RP_RETRY_CAUSE_ERROR, NULL), RP_RESULT_NULL_POINTER, "verdict_out");
     FAILS(rp_budget_snapshot(real, NULL), RP_RESULT_NULL_POINTER, "json_out");
-    FAILS(rp_budget_try_retry(real, 0, 3, &v), RP_RESULT_INVALID_ENUM, "cause");
+    FAILS(rp_budget_try_retry(real, 0, 4, &v), RP_RESULT_INVALID_ENUM, "cause");
     FAILS(rp_budget_record(real, 0, 6, RP_RETRY_CAUSE_NONE), RP_RESULT_INVALID_ENUM, "event");
     /* Only a success or a retry takes a cause. */
     FAILS(rp_budget_record(real, 0, RP_BUDGET_EVENT_FAILURE, RP_RETRY_CAUSE_TIMEOUT), RP_RESULT_UNKNOWN_FIELD, "cause");
@@ -230,7 +247,7 @@ static void documents_fill_in_the_sources_defaults(void **state) {
     char *doc = NULL;
     OK(rp_budget_document(b, &doc));
     assert_string_equal(doc, "{\"version\":1,\"kind\":\"retry_quota\",\"capacity\":500,\"retry_cost\":5,"
-                             "\"timeout_cost\":10,\"no_retry_increment\":1}");
+                             "\"timeout_cost\":10,\"throttling_cost\":5,\"no_retry_increment\":1}");
     rp_string_free(doc);
     rp_budget_free(b);
     rp_breaker *k = breaker_from("{}");
@@ -441,6 +458,7 @@ static void a_verdict_that_disagrees_with_its_rule_is_refused(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(token_bucket_stops_retries_at_half_under_total_failure),
+        cmocka_unit_test(retry_quota_2026_costs_charge_throttling_less),
         cmocka_unit_test(retry_quota_permits_exactly_capacity_over_cost),
         cmocka_unit_test(budget_snapshots_round_trip),
         cmocka_unit_test(budget_bad_input_is_a_typed_error_naming_the_field),
