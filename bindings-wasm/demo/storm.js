@@ -12,10 +12,13 @@ export const KINDS = {
   percentage: { percent: decimal, ttl_ms: num, min_retries_per_sec: num }
 }
 
-/** Pre-fills every budget field with its source's default, as the core's normalized document says. */
+/**
+ * Pre-fills every budget field with its source's default, as the core's normalized document says
+ * (gRPC's bucket has no defaults, as gRPC's service config has none: `lenient` fills gRFC A6's example).
+ */
 export function fillBudgetDefaults () {
   for (const [kind, fields] of Object.entries(KINDS)) {
-    const { budget } = api('budget_run', { budget: { kind }, events: [] })
+    const { budget } = api('budget_run', { budget: kind === 'token_bucket' ? { kind, lenient: true } : { kind }, events: [] })
     for (const name of Object.keys(fields)) field(`b_${name}`).defaultValue = String(budget[name])
   }
 }

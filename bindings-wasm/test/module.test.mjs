@@ -315,7 +315,7 @@ test("a Run's errors are typed and name the caller's fields; a strategy's own th
   const r1 = new Run(decide, { strategy: () => { throw thrown } })
   r1.start(0)
   assert.throws(() => r1.attemptEnded({ kind: 'kv', status: 0x86 }, 1), (e) => e === thrown)
-  const budget = new RetryBudget({ kind: 'token_bucket' })
+  const budget = new RetryBudget({ kind: 'token_bucket', max_tokens: 10, token_ratio: 0.1 })
   const r2 = new Run(decide, { budget, strategy: () => budget.permit(0).permitted ? 1 : null })
   r2.start(0)
   assert.throws(() => r2.attemptEnded({ kind: 'kv', status: 0x86 }, 1), coded('invalid_type', 'budget'))
