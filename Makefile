@@ -97,21 +97,10 @@ test-fixture-negative: setup-rust
 test-python: setup-rust
 	$(MAKE) -C bindings-python test
 
+## The C library, its tests, and examples/c/retry_loop.c (the thin loop over rp_run: on its
+## simulated clock its whole output is exact, bindings-c/tests/retry_loop.expected).
 test-c: setup-rust
 	$(MAKE) -C bindings-c test
-	$(MAKE) --no-print-directory test-example-c
-
-## examples/c/retry_loop.c, a whole retry loop (clock_gettime, nanosleep) over the shared library:
-## its retries of a flaky get are exact, and its always-locked get stops at the 40 ms timeout.
-test-example-c:
-	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
-	$(CC) -std=c11 -Wall -Wextra -Wpedantic -Werror examples/c/retry_loop.c -Ibindings-c/include \
-	  -Lbindings-c/build/lib -lretrypolicy -Wl,-rpath,$(CURDIR)/bindings-c/build/lib -o "$$d/retry_loop"; \
-	"$$d/retry_loop" > "$$d/out.txt" || { cat "$$d/out.txt"; echo "retry_loop failed" >&2; exit 1; }; \
-	head -n 3 "$$d/out.txt" | diff -u examples/c/retry_loop.expected -; \
-	tail -n 1 "$$d/out.txt" | grep -Eq '^locked get: timed out after [0-9]+ attempts$$'; \
-	grep -q 'capped to the timeout, then cancel' "$$d/out.txt"; \
-	echo "examples/c/retry_loop.c: built and run (flaky get retried twice, locked get stopped at its timeout)"
 
 test-node: setup-rust
 	$(MAKE) -C bindings-node test
@@ -128,7 +117,7 @@ test-wasm: setup-rust
 DIFFERENTIAL_N ?= 2000
 N ?= 100000
 SEED ?= 1
-.PHONY: test-differential differential test-example-c
+.PHONY: test-differential differential
 test-differential: setup-rust
 	scripts/differential.sh $(DIFFERENTIAL_N) $(SEED)
 
