@@ -1,6 +1,6 @@
 """mongodb.run_transaction against a scripted, pymongo-shaped session that replays MongoDB's own
 convenient-API tests (``transactions-convenient-api/tests/unified`` in ../shared/peer-specs/mongodb
-or PEER_SPECS_DIR; skipped when absent, never copied here) and the spec's prose tests.
+or PEER_SPECS_DIR; never copied here: absent, the run fails unless RETRYPOLICY_SKIP_CONFORMANCE=1) and the spec's prose tests.
 
 The session plays the server's failCommand fail points and the driver's own parts (labels from
 ``mongodb.transaction_labels``, one retryable-write retry of commitTransaction); each case checks
@@ -133,7 +133,10 @@ class ScriptedSession:
 
 def spec_cases() -> list[Any]:
     if not UNIFIED.is_dir():
-        return [pytest.param(None, id="peer-specs-absent", marks=pytest.mark.skip(reason=f"{UNIFIED} is absent"))]
+        if os.environ.get("RETRYPOLICY_SKIP_CONFORMANCE") == "1":  # skipped on purpose, as core/tests/conformance.rs
+            why = f"{UNIFIED} is absent and RETRYPOLICY_SKIP_CONFORMANCE=1"
+            return [pytest.param(None, id="peer-specs-absent", marks=pytest.mark.skip(reason=why))]
+        return [pytest.param(None, id="peer-specs-absent")]  # fails in test_spec_case, naming the folder
     cases = []
     for path in sorted(UNIFIED.glob("*.json")):
         for test in json.loads(path.read_text())["tests"]:
@@ -176,7 +179,12 @@ def check_error(exc: BaseException, expect: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("test", spec_cases())
-def test_convenient_api_spec_case(test: dict[str, Any]) -> None:
+def test_convenient_api_spec_case(test: dict[str, Any] | None) -> None:
+    if test is None:
+        pytest.fail(
+            f"the MongoDB specs folder {UNIFIED} is absent: put the specs at ../shared/peer-specs/mongodb, "
+            "name them with PEER_SPECS_DIR, or set RETRYPOLICY_SKIP_CONFORMANCE=1 to skip them on purpose"
+        )
     fail_points = [op["arguments"]["failPoint"] for op in test["operations"] if op["name"] == "failPoint"]
     session = ScriptedSession(fail_points)
     sleeps: list[float] = []
@@ -262,3 +270,20 @@ def test_prose_retry_backoff_is_enforced() -> None:
     ceiling = sum(min(5 * 1.5**k, 500) for k in range(1, 14)) / 1000
     assert total_backoff(0.0) == 0
     assert ceiling - 0.014 <= total_backoff(0.9999) <= ceiling
+
+
+@pytest.mark.parametrize(("skip", "code"), [(None, 1), ("1", 0)])
+def test_absent_specs_fail_the_run_unless_skipped_on_purpose(skip: str | None, code: int, tmp_path: pathlib.Path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "RETRYPOLICY_SKIP_CONFORMANCE"}
+    env["PEER_SPECS_DIR"] = str(tmp_path / "absent")
+    if skip is not None:
+        env["RETRYPOLICY_SKIP_CONFORMANCE"] = skip
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", f"{__file__}::test_convenient_api_spec_case"],
+        env=env, cwd=HERE, capture_output=True, text=True,
+    )
+    assert run.returncode == code, run.stdout
+    assert ("is absent" in run.stdout) and ("RETRYPOLICY_SKIP_CONFORMANCE=1" in run.stdout)
