@@ -13,6 +13,7 @@ use retrypolicy_wire::{from_json_str, from_json_value, parse_policy};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+mod hints;
 mod table;
 
 /// Retry decisions from the retrypolicy engine (Couchbase RFC 0049 rules), as JSON or plain text.
@@ -205,8 +206,25 @@ enum Failure {
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Failure::Input(format!("{}: {e}", e.code()))
+        input_failure(&e, false)
     }
+}
+
+/// The report of a bad input: its code and message (in flag mode naming the flag, not the JSON
+/// field), then what would correct it (near matches, the accepted names).
+fn input_failure(e: &Error, flag_mode: bool) -> Failure {
+    let mut message = e.to_string();
+    let field = e.field();
+    if flag_mode && !field.is_empty() {
+        if let Some(rest) = message.strip_prefix(field) {
+            message = format!("{}{rest}", hints::flag_of(field));
+        }
+    }
+    let mut text = format!("{}: {message}", e.code());
+    for hint in hints::hints(e) {
+        text.push_str(&format!("\n  {hint}"));
+    }
+    Failure::Input(text)
 }
 
 /// Writes a diagnostic to stderr; a stderr that cannot be written (closed, full) is ignored, so
@@ -304,7 +322,8 @@ fn run_decide(args: &DecideArgs, explain_mode: bool, out: &mut impl Write) -> Re
     };
     let io = |e: std::io::Error| Failure::Io(e.to_string());
     if let (Some(reason), None) = (&args.reason, &args.input) {
-        let (req, d) = decide_value(&inputs_from_flags(args, reason), &policy)?;
+        let (req, d) =
+            decide_value(&inputs_from_flags(args, reason), &policy).map_err(|e| input_failure(&e, true))?;
         writeln!(out, "{}", render(&req, &d)).map_err(io)?;
         return Ok(true);
     }
@@ -322,6 +341,18 @@ fn run_decide(args: &DecideArgs, explain_mode: bool, out: &mut impl Write) -> Re
         let (req, d) = decide_value(&value, &policy)?;
         writeln!(out, "{}", render(&req, &d)).map_err(io)?;
         return Ok(true);
+    }
+    // A single document that does not parse is reported once (JSONL reports each line's error on
+    // stdout too, so a stream's consumer sees it in place).
+    if bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+        .count()
+        <= 1
+    {
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
+        from_json_str::<Value>(text)?;
     }
     let mut all_ok = true;
     for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
@@ -402,7 +433,18 @@ fn run_json(function: &str, args: &JsonArgs, out: &mut impl Write) -> Result<boo
     let bytes = read_bytes(&args.input)?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
-    let value: Value = from_json_str(text)?;
+    let mut value: Value = from_json_str(text)?;
+    // The CLI is a host: it may read the clock a date in Retry-After needs.
+    if function == "http_retry_after" {
+        if let Some(doc) = value.as_object_mut() {
+            if doc.get("now_unix_ms").is_none_or(Value::is_null) {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64);
+                doc.insert("now_unix_ms".into(), json!(now));
+            }
+        }
+    }
     let answer = retrypolicy_wire::api::call(function, &value)?;
     writeln!(out, "{answer}").map_err(|e| Failure::Io(e.to_string()))?;
     Ok(true)

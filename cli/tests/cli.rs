@@ -173,7 +173,7 @@ fn bad_input_exits_2_naming_the_field() {
                 "KV_LOCKED",
             ],
             "",
-            "timeout_ms",
+            "--timeout-ms",
         ),
         (
             &[
@@ -186,7 +186,7 @@ fn bad_input_exits_2_naming_the_field() {
                 "KV_LOCKED",
             ],
             "",
-            "operation",
+            "--operation",
         ),
         (&["explain"], "", "no input"),
     ];
@@ -435,4 +435,111 @@ fn run_prints_each_event_and_step_and_how_the_run_ended() {
         "{}",
         text(&bad.stderr)
     );
+}
+
+#[test]
+fn errors_say_how_to_correct_the_input() {
+    // An unknown reason: the near match and every accepted name.
+    let out = run(
+        &[
+            "decide",
+            "--operation",
+            "get",
+            "--timeout-ms",
+            "2500",
+            "--reason",
+            "KV_LOKED",
+        ],
+        "",
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("did you mean KV_LOCKED?"), "{err}");
+    assert!(err.contains("accepted: UNKNOWN, SOCKET_NOT_AVAILABLE"), "{err}");
+    // An unknown name: its near match (the accepted names are in the message already).
+    let err = text(
+        &run(
+            &[
+                "decide",
+                "--operation",
+                "gett",
+                "--timeout-ms",
+                "2500",
+                "--reason",
+                "KV_LOCKED",
+            ],
+            "",
+        )
+        .stderr,
+    );
+    assert!(
+        err.contains("did you mean get?") && err.contains("expected one of get,"),
+        "{err}"
+    );
+    // Flag mode names the flag, not the JSON path.
+    let err = text(
+        &run(
+            &[
+                "decide",
+                "--operation",
+                "get",
+                "--timeout-ms",
+                "abc",
+                "--reason",
+                "KV_LOCKED",
+            ],
+            "",
+        )
+        .stderr,
+    );
+    assert!(
+        err.contains("invalid_duration: --timeout-ms:") && !err.contains("request."),
+        "{err}"
+    );
+    // A number out of range says the range, not a Rust type; the user's field is named.
+    let err = text(&run(&["http", "classify"], r#"{"status": 70000}"#).stderr);
+    assert!(
+        err.contains("status: 70000 is out of range: expected a whole number from 0 to 65535"),
+        "{err}"
+    );
+    assert!(!err.contains("u16"), "{err}");
+    let err = text(&run(&["http", "classify"], r#"{"status": 999}"#).stderr);
+    assert!(
+        err.contains("out_of_range: status: 999") && !err.contains("http_status"),
+        "{err}"
+    );
+    // A malformed document is reported once, on stderr.
+    let out = run(&["decide"], r#"{"request": "#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
+}
+
+#[test]
+fn defaults_are_the_apis_and_the_cli_reads_the_clock_a_date_needs() {
+    // JSON mode: attempts and elapsed_ms default to 0, as in flag mode and every API.
+    let out = run(
+        &["decide"],
+        r#"{"request": {"service": "kv", "operation": "get", "timeout_ms": 2500}, "reason": "KV_LOCKED"}"#,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["action"].as_str(), v["attempts"].as_u64()),
+        (Some("retry"), Some(0))
+    );
+    // A Retry-After date without now_unix_ms: the CLI is a host and reads its clock (a date in
+    // 1994 is in the past: wait 0; one in 2200 is in the future: wait more than a century of ms).
+    let past = run(
+        &["http", "retry-after"],
+        r#"{"value": "Sun, 06 Nov 1994 08:49:37 GMT"}"#,
+    );
+    assert!(past.status.success(), "{}", text(&past.stderr));
+    assert_eq!(text(&past.stdout).trim(), r#"{"delay_ms":0}"#);
+    let future = run(
+        &["http", "retry-after"],
+        r#"{"value": "Wed, 01 Jan 2200 00:00:00 GMT"}"#,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&future.stdout).unwrap();
+    assert!(v["delay_ms"].as_u64().unwrap() > 100 * 365 * 86_400_000, "{v}");
 }

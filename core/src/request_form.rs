@@ -20,8 +20,9 @@ pub struct RequestWire {
     method: Option<HttpMethod>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     idempotent: Option<bool>,
+    #[serde(default)]
     attempts: u32,
-    #[serde(with = "crate::serde_form::ms")]
+    #[serde(default, with = "crate::serde_form::ms")]
     elapsed_ms: u64,
     #[serde(with = "crate::serde_form::ms")]
     timeout_ms: u64,

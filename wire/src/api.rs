@@ -238,7 +238,10 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         }),
         "http_classify" => {
             from_json_value::<HttpClassifyInput>(input).and_then(|i| match (i.status, i.network_error) {
-                (Some(s), false) => classify_http_status(s).map(|c| to_value(&c)),
+                // The user's field is `status` (the core's function calls it `http_status`).
+                (Some(s), false) => classify_http_status(s)
+                    .map(|c| to_value(&c))
+                    .map_err(|e| e.with_field("status")),
                 (None, true) => Ok(to_value(&classify_network_error())),
                 (Some(_), true) => Err(Error::InvalidType {
                     field: "network_error".to_owned(),

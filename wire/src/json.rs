@@ -189,6 +189,23 @@ fn expected_of(msg: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A Rust integer type's name as the whole numbers it holds (`u16` is "a whole number from 0 to
+/// 65535"): what a user can act on; any other text as it is.
+fn integer_range(expected: &str) -> String {
+    let range = match expected {
+        "u8" => "0 to 255",
+        "u16" => "0 to 65535",
+        "u32" => "0 to 4294967295",
+        "u64" => "0 to 18446744073709551615",
+        "i8" => "-128 to 127",
+        "i16" => "-32768 to 32767",
+        "i32" => "-2147483648 to 2147483647",
+        "i64" => "-9223372036854775808 to 9223372036854775807",
+        other => return other.to_owned(),
+    };
+    format!("a whole number from {range}")
+}
+
 /// The JSON kind of a value, for "expected X, found Y" messages.
 fn kind_of(value: Option<&Value>) -> String {
     match value {
@@ -266,7 +283,7 @@ fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
         return Error::OutOfRange {
             field,
             value: render(at),
-            expected: expected_of(&msg),
+            expected: integer_range(&expected_of(&msg)),
         };
     }
     let message = if msg.starts_with("invalid type: ") || msg.starts_with("invalid value: ") {
