@@ -9,8 +9,12 @@ the shared ``budget`` and ``breaker`` (a refused attempt waits for the breaker's
 transport only sends, sleeps, logs, calls the hooks, and says what each attempt produced: a
 response, a connection that failed before the request left (``ConnectError``, ``ConnectTimeout``,
 ``PoolTimeout``: not sent), a ``TimeoutException`` (the attempt timed out), or any other
-``TransportError`` (may have been sent). Each attempt's timeouts are cut to the step's timeout
-(the time left).
+``TransportError`` (may have been sent). Each attempt ends within the step's timeout (the time
+left, or the attempt timeout), in total, not per read: the async transport cancels the attempt at
+it; the sync one bounds every socket operation of an ``httpx.HTTPTransport`` (the default) by what
+is left of it (a server that sends its headers a byte at a time is cut at the deadline, and the
+connection closed), and cuts any other transport's own timeouts to it. A response whose status is
+outside 200-599 (600, 999) is the server's answer: it ends the run as a final response, returned.
 
 When the run stops, the last response is returned (``response.extensions["retrypolicy"]`` holds
 the HTTP loop's last step) or the last transport error is raised (its ``retry_step`` attribute,
@@ -22,6 +26,7 @@ discarded response is closed.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random as _random
 import time
@@ -29,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypedDict, Union, cast
 
+import httpcore
 import httpx
 
 from . import http as _http
@@ -79,9 +85,16 @@ _MAYBE_SENT: dict[str, Any] = {"kind": "network"}
 _TIMEOUT: dict[str, Any] = {"kind": "timeout"}
 
 
+_FINAL: dict[str, Any] = {"kind": "final"}
+
+
 def _outcome(result: Result) -> dict[str, Any]:
     """What one attempt produced, as the run machine's outcome."""
     if isinstance(result, httpx.Response):
+        if not 200 <= result.status_code <= 599:
+            # The machine refuses statuses outside 200..=599 (out_of_range, outcome.status); such a
+            # response is still the server's answer: a final one, returned to the caller as it is.
+            return _FINAL
         outcome: dict[str, Any] = {"kind": "http", "status": result.status_code}
         if "retry-after" in result.headers:
             outcome["retry_after"] = result.headers["retry-after"]
@@ -89,6 +102,71 @@ def _outcome(result: Result) -> dict[str, Any]:
     if isinstance(result, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)):
         return _NOT_SENT
     return _TIMEOUT if isinstance(result, httpx.TimeoutException) else _MAYBE_SENT
+
+
+_ATTEMPT_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("retrypolicy_attempt_ends", default=None)
+"""When the attempt under way must end (``time.monotonic()`` seconds): read by ``_DeadlineStream``."""
+
+
+def _left(timeout: float | None, error: type[Exception]) -> float | None:
+    """``timeout`` cut to what is left of the attempt; ``error`` raised when nothing is left."""
+    ends = _ATTEMPT_ENDS.get()
+    if ends is None:
+        return timeout
+    left = ends - time.monotonic()
+    if left <= 0:
+        raise error("retrypolicy: the attempt reached its timeout (the step's timeout_ms)")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write ends by the attempt's end (a total, not per read)."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self.stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.stream.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.stream.write(buffer, _left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self.stream.start_tls(ssl_context, server_hostname, _left(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's network backend whose connections end every operation by the attempt's end."""
+
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self.backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
+        timeout = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.backend.connect_tcp(host, port, timeout, local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
+        timeout = _left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.backend.connect_unix_socket(path, timeout, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self.backend.sleep(seconds)
+
+
+def _bound(transport: httpx.BaseTransport) -> None:
+    """Gives an ``httpx.HTTPTransport``'s connection pool the deadline-bound backend (httpx has no
+    total timeout; its pool's ``_network_backend`` is the one place every socket call goes through)."""
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if isinstance(pool, httpcore.ConnectionPool) and isinstance(backend, httpcore.NetworkBackend):
+        if not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend)
 
 
 class _Steps:
@@ -175,6 +253,23 @@ class _Steps:
         raise result
 
 
+async def _within(attempt: Awaitable[httpx.Response], timeout_ms: int, request: httpx.Request) -> httpx.Response:
+    """``attempt`` awaited for at most ``timeout_ms``, cancelled then (``httpx.TimeoutException``)."""
+    try:
+        return await asyncio.wait_for(attempt, timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        raise httpx.TimeoutException("retrypolicy: the attempt reached its timeout (the step's timeout_ms)", request=request) from None
+
+
+def _abandon(run: Run, steps: _Steps, result: Result | None, exc: BaseException) -> None:
+    """An exception leaves the run (a hook or the clock raised, the caller cancelled): the run is
+    cancelled (a breaker's canary released) and the attempt's failure is kept as its ``__context__``."""
+    if run.phase != "done":
+        run.cancel(steps.ms())
+    if isinstance(result, httpx.TransportError) and exc is not result and exc.__context__ is None:
+        exc.__context__ = result
+
+
 class RetryTransport(httpx.BaseTransport):
     """A sync transport that retries by the core's HTTP rules: ``httpx.Client(transport=RetryTransport())``."""
 
@@ -186,6 +281,7 @@ class RetryTransport(httpx.BaseTransport):
         **options: Unpack[TransportOptions],
     ) -> None:
         self.transport = transport if transport is not None else httpx.HTTPTransport()
+        _bound(self.transport)
         self.sleep = time.sleep if sleep is None else sleep
         self.steps = _Steps(**options)
 
@@ -195,26 +291,33 @@ class RetryTransport(httpx.BaseTransport):
         run, step = self.steps.begin(request)
         result: Result | None = None
         decision: _http.Step | None = None
-        while True:
-            if step.action == "send":
-                self.steps.cap(request, step)
-                try:
-                    result = self.transport.handle_request(request)
-                except httpx.TransportError as exc:
-                    result = exc
-                except BaseException:
-                    run.cancel(self.steps.ms())
-                    raise
-                step = self.steps.after(request, run, result)
-                decision = cast(_http.Step, step.decision) or decision
-                if step.action == "wait" and isinstance(result, httpx.Response):
-                    result.close()
-            elif step.action == "wait":
-                if not _run.is_testing():
-                    self.sleep(cast(int, step.delay_ms) / 1000)
-                step = run.wait_ended(self.steps.ms())
-            else:
-                return self.steps.finish(step, result, decision)
+        try:
+            while True:
+                if step.action == "send":
+                    self.steps.cap(request, step)
+                    ends = None if step.timeout_ms is None else time.monotonic() + step.timeout_ms / 1000
+                    token = _ATTEMPT_ENDS.set(ends)
+                    try:
+                        result = self.transport.handle_request(request)
+                    except httpx.TransportError as exc:
+                        result = exc
+                    finally:
+                        _ATTEMPT_ENDS.reset(token)
+                    step = self.steps.after(request, run, result)
+                    decision = cast(_http.Step, step.decision) or decision
+                    if step.action == "wait" and isinstance(result, httpx.Response):
+                        result.close()
+                elif step.action == "wait":
+                    if not _run.is_testing():
+                        self.sleep(cast(int, step.delay_ms) / 1000)
+                    step = run.wait_ended(self.steps.ms())
+                else:
+                    return self.steps.finish(step, result, decision)
+        except BaseException as exc:
+            _abandon(run, self.steps, result, exc)
+            if isinstance(result, httpx.Response):
+                result.close()
+            raise
 
     def close(self) -> None:
         """Closes the wrapped transport."""
@@ -247,7 +350,10 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                 if step.action == "send":
                     self.steps.cap(request, step)
                     try:
-                        result = await self.transport.handle_async_request(request)
+                        if step.timeout_ms is None:
+                            result = await self.transport.handle_async_request(request)
+                        else:  # a total timeout: the attempt is cancelled at the step's timeout
+                            result = await _within(self.transport.handle_async_request(request), step.timeout_ms, request)
                     except httpx.TransportError as exc:
                         result = exc
                     step = self.steps.after(request, run, result)
@@ -260,9 +366,10 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                     step = run.wait_ended(self.steps.ms())
                 else:
                     return self.steps.finish(step, result, decision)
-        except BaseException:
-            if run.phase != "done":
-                run.cancel(self.steps.ms())
+        except BaseException as exc:
+            _abandon(run, self.steps, result, exc)
+            if isinstance(result, httpx.Response):
+                await result.aclose()
             raise
 
     async def aclose(self) -> None:
