@@ -41,14 +41,74 @@ class RetryTimeoutError extends Error {
   }
 }
 
-/** The default sleep: `timers/promises` `setTimeout` (a timer otherwise), cancelled by `signal`. */
-function defaultSleep(ms, signal) {
+/** setTimeout's longest delay (2^31 − 1 ms): a longer one fires at once, so longer waits are chained. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** One timer of at most MAX_TIMER_MS, cancelled by `signal`. */
+function oneTimer(ms, signal) {
   if (timers) return timers.setTimeout(ms, undefined, signal ? { signal } : undefined)
   return new Promise((resolve, reject) => {
     const stop = () => (clearTimeout(id), reject(signal.reason))
     const id = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms)
     signal?.addEventListener('abort', stop, { once: true })
   })
+}
+
+/** The default sleep: `timers/promises` `setTimeout` (a timer otherwise), chained past 2^31 − 1 ms, cancelled by `signal`. */
+async function defaultSleep(ms, signal) {
+  for (let left = ms; left > MAX_TIMER_MS; left -= MAX_TIMER_MS) await oneTimer(MAX_TIMER_MS, signal)
+  await oneTimer(ms > MAX_TIMER_MS ? ms % MAX_TIMER_MS : ms, signal)
+}
+
+/**
+ * A signal that aborts `ms` from now with a TimeoutError (timers chained past 2^31 − 1 ms, so it
+ * never fires early), and `clear()` to drop its timer. A real timer: the bound of an attempt in flight;
+ * `unref`: it keeps no process alive.
+ */
+function timeoutSignal(ms, what, unref = false) {
+  const ac = new AbortController()
+  let id
+  const arm = (left) => {
+    id = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : ac.abort(timeoutError(ms, what))), Math.min(left, MAX_TIMER_MS))
+    if (unref) id?.unref?.() // as AbortSignal.timeout's: it keeps no process alive
+  }
+  arm(Math.max(0, ms))
+  return { signal: ac.signal, clear: () => clearTimeout(id) }
+}
+
+/** The TimeoutError an attempt's bound aborts with (a DOMException, as AbortSignal.timeout's). */
+const timeoutError = (ms, what) => new DOMException(`retrypolicy: ${what} did not end within ${ms} ms`, 'TimeoutError')
+
+/** One signal out of the defined ones (undefined for none). */
+function anySignal(signals) {
+  const present = signals.filter(Boolean)
+  return present.length > 1 ? AbortSignal.any(present) : present[0]
+}
+
+/** `['ok', value]`, `['error', err]`, or `['cut']` when `signal` aborts first (the promise is still handled). */
+function settle(promise, signal) {
+  return new Promise((resolve) => {
+    const cut = () => resolve(['cut'])
+    promise.then((v) => resolve(['ok', v]), (e) => resolve(['error', e])).finally(() => signal?.removeEventListener('abort', cut))
+    if (signal?.aborted) cut()
+    else signal?.addEventListener('abort', cut, { once: true })
+  })
+}
+
+/**
+ * `err` carrying `failure` (the attempt's failure that was being handled) as its `cause`, when it
+ * is an object with no cause of its own; anything else is wrapped in an Error with that cause.
+ */
+function withCause(err, failure) {
+  if (failure === undefined || err === failure) return err
+  if (err !== null && typeof err === 'object') {
+    if (err.cause !== undefined) return err
+    if (Object.isExtensible(err)) {
+      Object.defineProperty(err, 'cause', { value: failure, writable: true, configurable: true, enumerable: false })
+      return err
+    }
+  }
+  return new Error(`retrypolicy: ${String(err)} while handling a failed attempt`, { cause: failure })
 }
 
 /** Sleeps `ms` (none for 0); an abort rejects with the signal's reason. */
@@ -82,6 +142,17 @@ function runnerOptions(o) {
   }
 }
 
+/**
+ * Throws `invalid_type` for a run option (`timeoutMs`, `maxAttempts`, `attemptTimeoutMs`) that is
+ * neither a number nor a BigInt: the wire form would read a decimal string as a number.
+ */
+function checkRunNumbers(options) {
+  for (const k of ['timeoutMs', 'maxAttempts', 'attemptTimeoutMs']) {
+    const v = options[k]
+    if (v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'bigint') throw invalidType(k, 'a number', v)
+  }
+}
+
 /** A circuit breaker refused the attempt: nothing was sent. `verdict` is the breaker's. */
 class CircuitOpenError extends Error {
   /** `verdict`: the breaker's refusal (reason CIRCUIT_BREAKER_OPEN, rule, source). */
@@ -98,44 +169,56 @@ class CircuitOpenError extends Error {
  * with `[outcome, result]` (the result: a value, an error or a response); a wait sleeps; `done`
  * returns `{step, result}` (the last attempt's result, or a CircuitOpenError when the breaker kept
  * the next one back); `discard(result)` before a wait. An abort cancels the run and rejects with
- * the signal's reason.
+ * the signal's reason. An error raised while handling a failed attempt (the machine refusing the
+ * clock, a hook) carries that failure as its `cause`.
  */
 async function drive(runner, run, o, send, discard) {
   let step = run.start(o.clock(), o.random())
   let result
+  let failure // the last failed attempt's result, while it is being handled
   const cancelled = (e) => {
-    run.cancel(o.clock())
-    return e
+    try {
+      run.cancel(o.clock())
+    } catch {
+      // the run already ended, or the clock is what failed: the error at hand is the one to surface
+    }
+    return withCause(e, failure)
   }
   for (;;) {
     if (step.action === 'send') {
       if (o.signal?.aborted) throw cancelled(o.signal.reason)
+      failure = undefined
       let outcome
       try {
         ;[outcome, result] = await send(step)
       } catch (e) {
         throw cancelled(e) // an abort, or an error the runner cannot report (a fetch misuse)
       }
-      step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
+      if (outcome.kind !== 'success') failure = result
+      try {
+        step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
+      } catch (e) {
+        throw cancelled(e)
+      }
       continue
     }
     if (step.breaker?.permitted === false) result = new CircuitOpenError(step.breaker) // the attempt it kept back
-    if (step.action === 'done') {
-      if (step.end !== 'succeeded' && step.end !== 'final') {
-        publish(runner, step, result)
-        o.onGiveUp?.(step, result)
-      }
-      return { step, result }
-    }
-    publish(runner, step, result)
-    o.onRetry?.(step, result)
-    await discard?.(result)
     try {
+      if (step.action === 'done') {
+        if (step.end !== 'succeeded' && step.end !== 'final') {
+          publish(runner, step, result)
+          o.onGiveUp?.(step, result)
+        }
+        return { step, result }
+      }
+      publish(runner, step, result)
+      o.onRetry?.(step, result)
+      await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)
+      step = run.waitEnded(o.clock(), o.random())
     } catch (e) {
       throw cancelled(e)
     }
-    step = run.waitEnded(o.clock(), o.random())
   }
 }
 
@@ -144,37 +227,41 @@ function publish(runner, step, error) {
   if (channel?.hasSubscribers) publishMessage({ runner, step, decision: step.decision, error, attempt: step.attempt })
 }
 
-/** Races `promise` against the step's time bound (when `cut`): `[true]` when the bound came first. */
-async function within(promise, ms, sleep) {
-  const stop = new AbortController()
-  const timer = sleep(ms, stop.signal).then(() => [true], () => [false])
-  try {
-    return await Promise.race([promise.then((v) => [false, v]), timer])
-  } finally {
-    stop.abort()
-  }
-}
-
 /** `retry` over the binding's `Run`, turning errors into outcomes with `errorOutcome` unless `classify` is given. */
 function makeRetry(Run, errorOutcome) {
   /** Runs `fn({attempt, remainingMs, signal})` until it succeeds or the run machine says stop. */
   async function retry(fn, options) {
     if (typeof fn !== 'function') throw invalidType('fn', 'a function', fn)
     const o = runnerOptions(options)
+    checkRunNumbers(options)
     const { operation, timeoutMs, maxAttempts, attemptTimeoutMs, policy, strategy, idempotent, budget, breaker, classify } = options
     if (operation === null || typeof operation !== 'object') throw invalidType('operation', 'an operation object', operation)
     const config = { rules: { decide: { operation, idempotent, policy } }, timeoutMs, maxAttempts, attemptTimeoutMs }
     const run = new Run(config, { budget, breaker, strategy })
     const outcomeOf = classify === undefined ? errorOutcome : (e) => reasonOutcome(classify(e))
     const attempt = async (step) => {
+      // the attempt's signal fires at its bound (the deadline or the attempt timeout) or at the
+      // caller's abort, and the attempt is awaited no longer than that, whatever `fn` does
+      const bound = step.timeoutMs === null || step.timeoutMs === undefined ? undefined : timeoutSignal(Number(step.timeoutMs), `attempt ${step.attempt}`)
+      const signal = anySignal([o.signal, bound?.signal])
       try {
-        const call = Promise.resolve(fn({ attempt: step.attempt, remainingMs: step.timeoutMs, signal: o.signal }))
-        if (attemptTimeoutMs === undefined || attemptTimeoutMs === null) return [SUCCESS, await call]
-        const [cut, value] = await within(call, step.timeoutMs, o.sleep)
-        return cut ? [TIMEOUT, undefined] : [SUCCESS, value]
-      } catch (e) {
+        let call
+        try {
+          call = Promise.resolve(fn({ attempt: step.attempt, remainingMs: step.timeoutMs, signal }))
+        } catch (e) {
+          call = Promise.reject(e)
+        }
+        const [how, value] = await settle(call, signal)
+        if (how === 'ok') return [SUCCESS, value]
         o.signal?.throwIfAborted()
-        return [outcomeOf(e), e]
+        if (bound?.signal.aborted) return [TIMEOUT, how === 'cut' ? bound.signal.reason : value]
+        try {
+          return [outcomeOf(value), value]
+        } catch (e) {
+          throw withCause(e, value) // the classifier failed: the attempt's failure is its cause
+        }
+      } finally {
+        bound?.clear()
       }
     }
     const { step, result } = await drive('retry', run, o, attempt)
@@ -288,5 +375,5 @@ function makeClassifiers(classifyDispatch, http) {
 
 module.exports = {
   makeRetry, makeClassifiers, errorOutcome, drive, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, publishMessage, pause,
-  runnerOptions, mayHaveBeenSent, withDecision, TIMEOUT_CODE,
+  runnerOptions, mayHaveBeenSent, withDecision, TIMEOUT_CODE, MAX_TIMER_MS, timeoutSignal, checkRunNumbers, anySignal, withCause,
 }

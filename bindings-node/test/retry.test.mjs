@@ -282,3 +282,56 @@ test("a run's own RetryTimeoutError is never retried by an outer run", async () 
   assert.ok(inner >= 1)
   assert.equal(rp.classifyError(new rp.RetryTimeoutError('x', null, coded('ECONNRESET'))), null)
 })
+
+test('an attempt that never settles: its signal fires at the deadline and the run ends; a caller abort ends it too (issue 31 #4)', async () => {
+  let given
+  await assert.rejects(
+    rp.retry(({ signal }) => { given = signal; return new Promise(() => {}) }, { operation: GET, timeoutMs: 200 }),
+    (e) => e instanceof rp.RetryTimeoutError && e.step.end === 'timed_out' && e.cause.name === 'TimeoutError',
+  )
+  assert.equal(given.aborted, true)
+  assert.equal(given.reason.name, 'TimeoutError')
+  const ac = new AbortController()
+  const why = new Error('caller gave up')
+  let seen
+  const run = rp.retry(({ signal }) => { seen = signal; return new Promise(() => {}) }, { operation: GET, timeoutMs: 600_000, signal: ac.signal })
+  setTimeout(() => ac.abort(why), 30)
+  await assert.rejects(run, (e) => e === why)
+  assert.equal(seen.aborted, true)
+  assert.equal(seen.reason, why)
+})
+
+test('an error raised while handling a failure carries it as cause: classifier, hook, bad clock (issue 31 #5)', async () => {
+  const t = fakeTime()
+  const fail = coded('ECONNRESET')
+  const base = { operation: GET, timeoutMs: 5000, sleep: t.sleep }
+  const boom = new Error('classifier broke')
+  await assert.rejects(rp.retry(async () => { throw fail }, { ...base, clock: t.clock, classify: () => { throw boom } }), (e) => e === boom && e.cause === fail)
+  const hook = new Error('hook broke')
+  await assert.rejects(rp.retry(async () => { throw fail }, { ...base, clock: t.clock, onRetry: () => { throw hook } }), (e) => e === hook && e.cause === fail)
+  let reads = 0
+  const clock = () => (++reads === 1 ? 1000 : NaN) // the clock breaks once the attempt failed
+  await assert.rejects(rp.retry(async () => { throw fail }, { ...base, clock }), (e) => rp.isRetryPolicyError(e) && e.field.includes('nowMs') && e.cause === fail)
+})
+
+test('options are checked before the first attempt: NaN, negative and string timeoutMs, a misspelled operation (issue 31 #5)', async () => {
+  let calls = 0
+  const fn = async () => { calls++; throw coded('ECONNRESET') }
+  for (const bad of [{ timeoutMs: NaN }, { timeoutMs: -1 }, { timeoutMs: '100' }, { operation: { service: 'kv', operation: 'gett' } }]) {
+    await assert.rejects(rp.retry(fn, { operation: GET, timeoutMs: 1000, ...bad }), (e) => rp.isRetryPolicyError(e), JSON.stringify(bad))
+  }
+  assert.equal(calls, 0)
+})
+
+test('a wait past 2^31 - 1 ms is chained: it does not fire early (issue 31 #8)', async () => {
+  const ac = new AbortController()
+  let calls = 0
+  const run = rp.retry(async () => { calls++; throw coded('ECONNREFUSED') }, {
+    operation: GET, timeoutMs: 1e10, signal: ac.signal, policy: new rp.Policy({ backoff: { kind: 'fixed', delay_ms: 3e9 } }),
+  })
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(calls, 1) // a single 3e9 ms timer would have fired after 1 ms and retried
+  ac.abort(new Error('done'))
+  await assert.rejects(run, { message: 'done' })
+  assert.equal(calls, 1)
+})
