@@ -197,7 +197,7 @@ export interface AttemptContext {
   readonly attempt: number
   /** The time this attempt must end within, in ms (the machine's bound). */
   readonly remainingMs: number
-  /** The run's signal, if any. */
+  /** Fires at the attempt's bound (`remainingMs`, a TimeoutError) or the caller's abort; the attempt is awaited no longer. */
   readonly signal: AbortSignal | undefined
 }
 
@@ -268,10 +268,25 @@ export interface RetryFetchOptions extends RunnerOptions, GuardOptions {
   idempotent?: boolean | null
   /** The fetch to call (default the global one). */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+  /** The most bytes of a streamed body buffered to resend it (default 1 MiB); a longer one is sent once. */
+  maxBodyBytes?: number
+}
+
+/** The machine would retry, but the streamed body was longer than `maxBodyBytes` and was sent once. */
+export declare class BodyNotReplayableError extends Error {
+  readonly name: 'BodyNotReplayableError'
+  readonly code: 'ERR_RETRYPOLICY_BODY_NOT_REPLAYABLE'
+  /** The machine's wait step that was refused. */
+  readonly step: RunStep
+  readonly decision: RunStep['decision']
+  /** The failure: the response (also in `response`, its body cancelled) or the network error. */
+  readonly cause: unknown
+  readonly response?: Response
 }
 
 /**
  * `fetch(input, init)` retried by the core's HTTP rules; resolves with the final response (or the
- * last transient one when retries end); rejects with the last network error or a RetryTimeoutError.
+ * last transient one when retries end; a status outside 200..=599 is returned as final); rejects
+ * with the last network error, a RetryTimeoutError, or a BodyNotReplayableError.
  */
 export declare function retryFetch(input: string | URL | Request, init?: RequestInit, options?: RetryFetchOptions): Promise<Response>

@@ -15,7 +15,7 @@ const { EventEmitter } = require('node:events')
 const { native } = binding
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi } = require('./json.js')
-const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./runners.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = require('./runners.js')
 const { budgets } = require('./budget.js')
 
 const HANDLE = Symbol('retrypolicy.handle')
@@ -485,5 +485,5 @@ module.exports = {
   classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
   requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
   classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
-  explainWithBudget, CircuitOpenError, Run,
+  explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run,
 }

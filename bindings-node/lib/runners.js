@@ -5,7 +5,7 @@
 // these files.
 
 const { makeRetry, makeClassifiers, errorOutcome, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./retry.js')
-const { makeRetryFetch } = require('./fetch.js')
+const { makeRetryFetch, BodyNotReplayableError } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
 
 /**
@@ -22,4 +22,4 @@ function runners({ Run, classifyDispatch, http, mongodb }) {
   }
 }
 
-module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError }
+module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError }

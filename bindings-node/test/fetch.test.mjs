@@ -166,3 +166,92 @@ test('a final response is returned at once; an abort rejects with the reason', a
   await assert.rejects(rp.retryFetch(`${base}/not-found`, undefined, { maxAttempts: 3, signal: AbortSignal.abort(why) }), (e) => e === why)
   assert.equal(arrivals.get('/not-found').length, 1)
 })
+
+/** A 127.0.0.1 server recording each request's body; `answer(n)` is the nth request's status (from 0). */
+async function recordingServer(answer) {
+  const bodies = []
+  const srv = http.createServer((req, res) => {
+    const chunks = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString())
+      res.writeHead(answer(bodies.length - 1)).end(`answer ${bodies.length}`)
+    })
+  })
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  return { bodies, url: `http://127.0.0.1:${srv.address().port}/`, close: () => (srv.closeAllConnections(), srv.close()) }
+}
+
+test('a streamed body is buffered and resent whole; a Request is cloned per attempt (issue 31 #1)', async () => {
+  const srv = await recordingServer((n) => (n % 2 === 0 ? 503 : 200)) // 503, 200, 503, 200, ...
+  const payload = 'x'.repeat(1000)
+  try {
+    const opts = { maxAttempts: 3, backoff: { kind: 'fixed', delay_ms: 1 } }
+    async function* generator() { yield payload.slice(0, 400); yield new TextEncoder().encode(payload.slice(400)) }
+    const a = await rp.retryFetch(srv.url, { method: 'PUT', body: generator(), duplex: 'half' }, opts)
+    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(payload)); c.close() } })
+    const b = await rp.retryFetch(srv.url, { method: 'PUT', body: stream, duplex: 'half' }, opts)
+    const c = await rp.retryFetch(new Request(srv.url, { method: 'PUT', body: payload }), undefined, opts)
+    assert.deepEqual([a.status, b.status, c.status], [200, 200, 200])
+    assert.equal(srv.bodies.length, 6)
+    for (const body of srv.bodies) assert.equal(body, payload) // the same bytes twice each time, never empty
+    const used = new Request(srv.url, { method: 'PUT', body: payload })
+    await used.text()
+    await assert.rejects(rp.retryFetch(used, undefined, opts), { code: 'invalid_type', field: 'input' })
+    assert.equal(srv.bodies.length, 6)
+  } finally {
+    srv.close()
+  }
+})
+
+test('a streamed body past maxBodyBytes is sent once; a retry is refused with the failure as cause (issue 31 #1)', async () => {
+  const srv = await recordingServer((n) => (n === 0 ? 503 : 200))
+  try {
+    async function* generator() { yield 'a'.repeat(10); yield 'b'.repeat(10) }
+    let retried = 0
+    await assert.rejects(
+      rp.retryFetch(srv.url, { method: 'PUT', body: generator(), duplex: 'half' }, {
+        maxAttempts: 3, maxBodyBytes: 15, backoff: { kind: 'fixed', delay_ms: 1 }, onRetry: () => retried++,
+      }),
+      (e) => e instanceof rp.BodyNotReplayableError && e.code === 'ERR_RETRYPOLICY_BODY_NOT_REPLAYABLE' && e.cause.status === 503 &&
+        e.response === e.cause && e.cause.bodyUsed && e.step.action === 'wait',
+    )
+    assert.deepEqual(srv.bodies, ['a'.repeat(10) + 'b'.repeat(10)]) // sent once, whole
+    assert.equal(retried, 1)
+    await assert.rejects(rp.retryFetch(srv.url, { method: 'PUT', body: 'x' }, { maxBodyBytes: -1 }), { code: 'out_of_range', field: 'maxBodyBytes' })
+  } finally {
+    srv.close()
+  }
+})
+
+test('a status outside 200..=599 is the final answer, returned; every discarded body is cancelled (issue 31 #2)', async () => {
+  const srv = await recordingServer((n) => (n % 2 === 0 ? 503 : [600, 999][n % 4 === 1 ? 0 : 1]))
+  const responses = []
+  const recording = async (...args) => { const r = await fetch(...args); responses.push(r); return r }
+  try {
+    for (let i = 0; i < 100; i++) {
+      const res = await rp.retryFetch(srv.url, undefined, { maxAttempts: 3, fetch: recording, backoff: { kind: 'fixed', delay_ms: 0 } })
+      assert.ok(res.status === 600 || res.status === 999, String(res.status))
+      await res.body.cancel() // the caller's: the returned response is theirs to read
+    }
+    assert.equal(responses.length, 200)
+    for (const r of responses.filter((r) => r.status === 503)) assert.equal(r.bodyUsed, true) // cancelled by the runner
+    const ok = await rp.retryFetch(`${base}/after-600`, undefined, { maxAttempts: 1 })
+    assert.equal(ok.status, 200)
+  } finally {
+    srv.close()
+  }
+})
+
+test('timeoutMs past 2^31 - 1 ms: no RangeError, no abort after 1 ms (issue 31 #8)', async () => {
+  for (const timeoutMs of [4e9, 9e12]) {
+    let signal
+    const holding = (input, init) => { signal = init.signal; return fetch(input, init) }
+    const res = await rp.retryFetch(`${base}/long-timeout`, undefined, { timeoutMs, fetch: holding })
+    assert.equal(res.status, 200)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.ok(signal instanceof AbortSignal, String(timeoutMs)) // the bound holds in flight (main dropped it past 2^31 - 1)
+    assert.equal(signal.aborted, false, String(timeoutMs)) // a single timer would have fired after 1 ms
+    await res.text()
+  }
+})

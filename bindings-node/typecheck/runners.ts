@@ -6,6 +6,7 @@ import {
   DecisionMessage,
   Policy,
   RetryTimeoutError,
+  BodyNotReplayableError,
   TransactionSession,
   classifyNetworkError,
   mongodb,
@@ -103,3 +104,15 @@ function driveByHand(): string {
   return run.cancel(now).end
 }
 driveByHand()
+
+/** A streamed upload: buffered up to maxBodyBytes and resent whole, or sent once and refused a retry. */
+async function upload(body: ReadableStream<Uint8Array>): Promise<number> {
+  try {
+    const res = await retryFetch('https://example.invalid/blob', { method: 'PUT', body }, { maxAttempts: 3, maxBodyBytes: 4 << 20 })
+    return res.status
+  } catch (e) {
+    if (e instanceof BodyNotReplayableError) return e.response?.status ?? 0
+    throw e
+  }
+}
+void upload
