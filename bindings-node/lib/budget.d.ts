@@ -80,7 +80,7 @@ export type BudgetEvent =
 export declare class RetryBudget {
   /** A budget from its document (an object, or its JSON text), full. */
   constructor(document: BudgetDocument | string)
-  /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+  /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required: null throws missing_field). */
   static restore(document: BudgetDocument | string, state: BudgetSnapshot | string): RetryBudget
   /** Whether a retry for `cause` may be sent at `nowMs`; changes nothing. */
   permit(nowMs: MillisInput, cause?: RetryCause): BudgetVerdict
@@ -144,7 +144,7 @@ export interface BreakerVerdict {
 export declare class CircuitBreaker {
   /** A closed breaker from its document (an object or JSON text); none: Couchbase's defaults. */
   constructor(document?: BreakerDocument | string | null)
-  /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+  /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required: null throws missing_field). */
   static restore(document: BreakerDocument | string | null | undefined, state: BreakerSnapshot | string): CircuitBreaker
   /** Whether a request may be sent at `nowMs`; past the sleep window this request becomes the one canary. */
   permit(nowMs: MillisInput): BreakerVerdict

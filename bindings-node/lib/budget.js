@@ -10,8 +10,11 @@ const { documentText, fromWire, camel } = require('./json.js')
 
 const HANDLE = Symbol('retrypolicy.state')
 
-/** A snapshot argument as JSON text, or undefined for none. */
-const stateText = (state) => (state === undefined || state === null ? undefined : documentText(state, 'state'))
+/** A snapshot argument as JSON text: `restore` needs one (none would silently give a fresh object). */
+function stateText(state) {
+  if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
+  return documentText(state, 'state')
+}
 
 /** A breaker document as JSON text; none (undefined or null) is Couchbase's defaults. */
 const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker'))
@@ -47,7 +50,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
       holding(this, new BudgetHandle(documentText(document, 'budget'), undefined))
     }
 
-    /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+    /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
       return holding(Object.create(RetryBudget.prototype), new BudgetHandle(documentText(document, 'budget'), stateText(state)))
     }
@@ -90,7 +93,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
       holding(this, new BreakerHandle(breakerText(document), undefined))
     }
 
-    /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text). */
+    /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
       return holding(Object.create(CircuitBreaker.prototype), new BreakerHandle(breakerText(document), stateText(state)))
     }

@@ -6,23 +6,35 @@
 
 const { typedError, invalidType, renamed } = require('./errors.js')
 
+/** The deepest nesting of objects and arrays a document may have (serde_json's own recursion limit). */
+const MAX_DEPTH = 128
+
 /**
  * Throws a typed error for a value JSON cannot carry as given, naming its path under `field`:
- * NaN or ±Infinity (`out_of_range`), a function or a Symbol (`invalid_type`). `JSON.stringify` would
- * write null or drop the key, and the core would then read a default in its place.
+ * NaN or ±Infinity (`out_of_range`), a function or a Symbol (`invalid_type`), unless `values` is
+ * false; always a cycle (`invalid_type`) and nesting deeper than MAX_DEPTH (`out_of_range`), which
+ * would otherwise end in a RangeError (call stack) or a TypeError. `JSON.stringify` would write null
+ * or drop the key, and the core would then read a default in its place. `root` names the whole.
  */
-function checkJson(v, field) {
-  if (typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', field, `${v} is out of range: expected a finite number`)
-  if (typeof v === 'function' || typeof v === 'symbol') throw invalidType(field, 'a JSON value', v)
+function checkJson(v, field, root = 'document', values = true, ancestors = new Set()) {
+  if (values && typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', field || root, `${v} is out of range: expected a finite number`)
+  if (values && (typeof v === 'function' || typeof v === 'symbol')) throw invalidType(field || root, 'a JSON value', v)
   if (typeof v !== 'object' || v === null || typeof v.toJSON === 'function') return
-  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${field}[${k}]` : field ? `${field}.${k}` : k)
+  if (ancestors.has(v)) throw typedError('invalid_type', field || root, 'expected a JSON value, got a cyclic object (it contains itself)')
+  if (ancestors.size >= MAX_DEPTH) throw typedError('out_of_range', field || root, `nested deeper than ${MAX_DEPTH} levels: expected at most ${MAX_DEPTH}`)
+  ancestors.add(v)
+  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${field}[${k}]` : field ? `${field}.${k}` : k, root, values, ancestors)
+  ancestors.delete(v)
 }
+
+/** Throws for a cycle or nesting past MAX_DEPTH only (the core refuses the values by field itself). */
+const checkShape = (v, field) => checkJson(v, field, field || 'document', false)
 
 /** A JSON document (text, or an object to serialize) as text; milliseconds past 2^53 − 1 go as decimal strings. */
 function documentText(doc, field) {
   if (typeof doc === 'string') return doc
   if (typeof doc !== 'object' || doc === null) throw invalidType(field, 'a JSON document (string or object)', doc)
-  checkJson(doc, '')
+  checkJson(doc, '', field)
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
@@ -72,12 +84,18 @@ function fromWire(v, freeze = true, asIs = undefined) {
  * snake_case one would otherwise pass unnoticed.
  */
 function toWire(v, path) {
+  checkShape(v, path)
+  return wireOf(v, path)
+}
+
+/** toWire past its check. */
+function wireOf(v, path) {
   if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function') return v
-  if (Array.isArray(v)) return v.map((x, i) => toWire(x, `${path}[${i}]`))
+  if (Array.isArray(v)) return v.map((x, i) => wireOf(x, `${path}[${i}]`))
   const entry = ([k, x]) => {
     const at = path ? `${path}.${k}` : k
     if (k.includes('_')) throw typedError('unknown_field', at, `unknown field: keys are camelCase (${camel(k)})`)
-    return [snake(k), AS_IS.has(snake(k)) ? x : toWire(x, at)]
+    return [snake(k), AS_IS.has(snake(k)) ? x : wireOf(x, at)]
   }
   return Object.fromEntries(Object.entries(v).map(entry))
 }
@@ -121,7 +139,7 @@ const HTTP = {
  */
 function jsonApi(callJson) {
   /** Calls a JSON-API function on a document; the addon adds the request and the policy handle when given. */
-  const call = (fn, doc, request, handle) => JSON.parse(callJson(fn, jsonText(doc), request, handle))
+  const call = (fn, doc, request, handle) => (checkShape(doc, ''), JSON.parse(callJson(fn, jsonText(doc), request, handle)))
   /** The wire input of a method: its arguments under their wire names, each through toWire. */
   const input = (names, args) =>
     names[0] === null ? toWire(args[0], '') : Object.fromEntries(names.map((n, i) => [n, AS_IS.has(n) ? args[i] : toWire(args[i], camel(n))]))

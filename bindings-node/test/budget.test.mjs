@@ -176,3 +176,23 @@ test('runners refuse a budget or breaker that is not one', async () => {
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, budget: 5 }), (e) => e.code === 'invalid_type' && e.field === 'budget')
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, breaker: {} }), (e) => e.code === 'invalid_type' && e.field === 'breaker')
 })
+
+test('restore needs a snapshot; deep or cyclic documents are typed errors, not RangeError (issue 31 #13)', () => {
+  for (const none of [null, undefined]) {
+    assert.throws(() => rp.CircuitBreaker.restore({}, none), (e) => rp.isRetryPolicyError(e) && e.code === 'missing_field' && e.field === 'state')
+    assert.throws(() => rp.RetryBudget.restore(A6, none), (e) => rp.isRetryPolicyError(e) && e.code === 'missing_field' && e.field === 'state')
+  }
+  const deep = (n) => { let v = {}; for (let i = 0; i < n; i++) v = { a: v }; return v }
+  const cyclic = { ...A6 }
+  cyclic.self = cyclic
+  const loop = []
+  loop.push(loop)
+  const typed = (code) => (e) => rp.isRetryPolicyError(e) && e.code === code && typeof e.field === 'string'
+  assert.throws(() => new rp.RetryBudget(cyclic), typed('invalid_type'))
+  assert.throws(() => rp.CircuitBreaker.restore({}, { state: 'closed', total: 0, failures: 0, x: loop }), typed('invalid_type'))
+  assert.throws(() => new rp.Policy(deep(100_000)), typed('out_of_range'))
+  assert.throws(() => rp.RetryBudget.restore(A6, deep(100_000)), typed('out_of_range'))
+  assert.throws(() => rp.mongodb.classifyError(deep(100_000)), typed('out_of_range'))
+  assert.throws(() => rp.mongodb.classifyError({ code: 6, x: loop }), typed('invalid_type'))
+  assert.throws(() => new rp.Run({ rules: { decide: { operation: deep(100_000) } }, timeoutMs: 1 }), typed('out_of_range'))
+})

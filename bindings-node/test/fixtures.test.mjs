@@ -107,7 +107,7 @@ function budgetRun(i) {
 /** `breaker_run`: a `request` event asks permit; an outcome is recorded; the state is read after each. */
 function breakerRun(i) {
   const events = envelope(i, ['breaker', 'state', 'events'])
-  const breaker = rp.CircuitBreaker.restore(i.breaker, i.state)
+  const breaker = i.state === undefined || i.state === null ? new rp.CircuitBreaker(i.breaker) : rp.CircuitBreaker.restore(i.breaker, i.state)
   const states = []
   const verdicts = replay(events, ['at_ms', 'kind'], (e, at) => {
     const verdict = e.kind === 'request' ? breaker.permit(at) : (breaker.record(at, e.kind), null)
