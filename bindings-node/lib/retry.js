@@ -85,13 +85,58 @@ function anySignal(signals) {
   return present.length > 1 ? AbortSignal.any(present) : present[0]
 }
 
-/** `['ok', value]`, `['error', err]`, or `['cut']` when `signal` aborts first (the promise is still handled). */
-function settle(promise, signal) {
+/**
+ * The bound of one attempt of `retry`: a real timer firing `ms` from now (chained past 2^31 − 1 ms),
+ * and the signal `fn` gets (made on first read, as an AbortController costs a few µs): it aborts
+ * with a TimeoutError when the timer fires, or with the caller's reason when `caller` aborts.
+ */
+function attemptBound(ms, what, caller) {
+  let controller
+  let signal
+  let timer
+  let onCut
+  const bound = {
+    fired: false,
+    reason: undefined,
+    /** The attempt's signal. */
+    get signal() {
+      if (signal === undefined) {
+        controller = new AbortController()
+        if (bound.fired) controller.abort(bound.reason)
+        signal = anySignal([caller, controller.signal])
+      }
+      return signal
+    },
+    /** Calls `f` when the bound fires (at once if it has). */
+    onFire(f) {
+      onCut = f
+      if (bound.fired) f()
+    },
+    /** Drops the timer. */
+    clear: () => clearTimeout(timer),
+  }
+  const fire = () => {
+    bound.fired = true
+    bound.reason = timeoutError(ms, `attempt ${what}`)
+    controller?.abort(bound.reason)
+    onCut?.()
+  }
+  const arm = (left) => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fire()), Math.min(left, MAX_TIMER_MS))
+  }
+  if (ms !== undefined) arm(Math.max(0, ms))
+  return bound
+}
+
+/** `['ok', value]`, `['error', err]`, or `['cut']` when `bound` fires or `caller` aborts first (the promise is still handled). */
+function settle(promise, bound, caller) {
   return new Promise((resolve) => {
     const cut = () => resolve(['cut'])
-    promise.then((v) => resolve(['ok', v]), (e) => resolve(['error', e])).finally(() => signal?.removeEventListener('abort', cut))
-    if (signal?.aborted) cut()
-    else signal?.addEventListener('abort', cut, { once: true })
+    const done = () => caller?.removeEventListener('abort', cut)
+    promise.then((v) => (done(), resolve(['ok', v])), (e) => (done(), resolve(['error', e])))
+    bound.onFire(cut)
+    if (caller?.aborted) cut()
+    else caller?.addEventListener('abort', cut, { once: true })
   })
 }
 
@@ -242,26 +287,27 @@ function makeRetry(Run, errorOutcome) {
     const attempt = async (step) => {
       // the attempt's signal fires at its bound (the deadline or the attempt timeout) or at the
       // caller's abort, and the attempt is awaited no longer than that, whatever `fn` does
-      const bound = step.timeoutMs === null || step.timeoutMs === undefined ? undefined : timeoutSignal(Number(step.timeoutMs), `attempt ${step.attempt}`)
-      const signal = anySignal([o.signal, bound?.signal])
+      const ms = step.timeoutMs === null || step.timeoutMs === undefined ? undefined : Number(step.timeoutMs)
+      const bound = attemptBound(ms, step.attempt, o.signal)
       try {
         let call
         try {
-          call = Promise.resolve(fn({ attempt: step.attempt, remainingMs: step.timeoutMs, signal }))
+          const context = { attempt: step.attempt, remainingMs: step.timeoutMs, get signal() { return bound.signal } }
+          call = Promise.resolve(fn(context))
         } catch (e) {
           call = Promise.reject(e)
         }
-        const [how, value] = await settle(call, signal)
+        const [how, value] = await settle(call, bound, o.signal)
         if (how === 'ok') return [SUCCESS, value]
         o.signal?.throwIfAborted()
-        if (bound?.signal.aborted) return [TIMEOUT, how === 'cut' ? bound.signal.reason : value]
+        if (bound.fired) return [TIMEOUT, how === 'cut' ? bound.reason : value]
         try {
           return [outcomeOf(value), value]
         } catch (e) {
           throw withCause(e, value) // the classifier failed: the attempt's failure is its cause
         }
       } finally {
-        bound?.clear()
+        bound.clear()
       }
     }
     const { step, result } = await drive('retry', run, o, attempt)
