@@ -171,7 +171,7 @@ impl CircuitBreaker {
             version: BREAKER_VERSION,
             state: self.state,
             since_ms: (self.state != BreakerState::Closed).then_some(self.since_ms),
-            window_start_ms: self.window_start_ms,
+            window_start_ms: (self.window_start_ms != super::NO_WINDOW).then_some(self.window_start_ms),
             total: self.total,
             failures: self.failures,
         }
@@ -202,13 +202,17 @@ impl CircuitBreaker {
                 })
             }
         };
+        let window_start_ms = match snapshot.window_start_ms {
+            Some(ms) => at_most(field, "window_start_ms", ms, MAX_SAFE)?,
+            None => super::NO_WINDOW,
+        };
         let total = at_most(field, "total", snapshot.total, MAX_SAFE)?;
         let failures = at_most(field, "failures", snapshot.failures, total)?;
         Ok(CircuitBreaker {
             config: *config,
             state: snapshot.state,
             since_ms,
-            window_start_ms: snapshot.window_start_ms,
+            window_start_ms,
             total,
             failures,
         })

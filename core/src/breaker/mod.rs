@@ -43,6 +43,9 @@ use crate::reason::RetryReason;
 
 pub use document::{BreakerConfig, BreakerDocument, BreakerSnapshot, BREAKER_VERSION};
 
+/// `window_start_ms` before any outcome (no clock reading reaches it: readings stop at 2^53 − 1).
+const NO_WINDOW: u64 = u64::MAX;
+
 /// The three states of a circuit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -146,8 +149,10 @@ pub struct CircuitBreaker {
     state: BreakerState,
     /// When the circuit opened (open) or the canary was sent (half-open); 0 when closed.
     since_ms: u64,
-    /// When the counting window started; `None` until the first outcome after a reset.
-    window_start_ms: Option<u64>,
+    /// When the counting window started; [`NO_WINDOW`] until the first outcome after a reset (a
+    /// plain number, not an `Option`: the state holds no uninitialised payload for memcheck to
+    /// follow through branch-free code).
+    window_start_ms: u64,
     total: u64,
     failures: u64,
 }
@@ -159,7 +164,7 @@ impl CircuitBreaker {
             config: *config,
             state: BreakerState::Closed,
             since_ms: 0,
-            window_start_ms: None,
+            window_start_ms: NO_WINDOW,
             total: 0,
             failures: 0,
         }
@@ -183,8 +188,8 @@ impl CircuitBreaker {
     fn rebase(&mut self, now_ms: u64) -> u64 {
         let now = now_ms.min(crate::serde_form::ms::MAX_SAFE);
         self.since_ms = self.since_ms.min(now);
-        if let Some(start) = self.window_start_ms {
-            self.window_start_ms = Some(start.min(now));
+        if self.window_start_ms != NO_WINDOW && self.window_start_ms > now {
+            self.window_start_ms = now;
         }
         now
     }
@@ -288,11 +293,10 @@ impl CircuitBreaker {
             }
             BreakerState::HalfOpen => *self = CircuitBreaker::new(&self.config),
             BreakerState::Closed | BreakerState::Open => {
-                let window_over = self
-                    .window_start_ms
-                    .is_none_or(|start| now_ms.saturating_sub(start) > self.config.rolling_window_ms);
+                let window_over = self.window_start_ms == NO_WINDOW
+                    || now_ms.saturating_sub(self.window_start_ms) > self.config.rolling_window_ms;
                 if window_over {
-                    self.window_start_ms = Some(now_ms);
+                    self.window_start_ms = now_ms;
                     self.total = 0;
                     self.failures = 0;
                 }

@@ -68,17 +68,18 @@ pub(crate) struct Bucket {
     pub(crate) retries: u64,
 }
 
-/// A percentage budget's window: one bucket per slice, ten reused in a ring.
+/// A percentage budget's window: one bucket per slice, ten reused in a ring (a fixed array: a
+/// budget holds no allocation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PercentageState {
-    buckets: Vec<Bucket>,
+    buckets: [Bucket; SLICES as usize],
 }
 
 impl PercentageState {
     /// An empty window.
     pub fn new(_config: &PercentageConfig) -> PercentageState {
         PercentageState {
-            buckets: vec![Bucket::default(); SLICES as usize],
+            buckets: [Bucket::default(); SLICES as usize],
         }
     }
 
@@ -130,7 +131,7 @@ impl PercentageState {
             .filter(|b| Self::live(b, newest))
             .copied()
             .collect();
-        self.buckets = vec![Bucket::default(); SLICES as usize];
+        self.buckets = [Bucket::default(); SLICES as usize];
         for b in live {
             let slice = b.slice.saturating_sub(shift);
             self.buckets[(slice % SLICES) as usize] = Bucket { slice, ..b };
