@@ -82,8 +82,9 @@ pub enum Error {
         /// 1-based column of the error.
         column: usize,
     },
-    /// A policy document whose `version` this release cannot read.
-    #[error("version: unsupported policy version {}; this release reads version 1", shorten(.value))]
+    /// A document (a policy, a budget or breaker document or snapshot) whose `version` this
+    /// release cannot read.
+    #[error("version: unsupported document version {}; this release reads version 1", shorten(.value))]
     UnsupportedVersion {
         /// The version found.
         value: String,
