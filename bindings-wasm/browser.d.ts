@@ -4,5 +4,5 @@ export * from './pkg/web/retrypolicy_wasm.js'
 export { default } from './pkg/web/retrypolicy_wasm.js'
 export {
   retry, retryFetch, classifyNetworkError, classifyHttpStatus, classifyError, Run, RetryBudget, CircuitBreaker,
-  RetryTimeoutError, CircuitOpenError, DECISION_CHANNEL,
+  RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, DECISION_CHANNEL,
 } from './pkg/retrypolicy.js'

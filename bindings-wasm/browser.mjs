@@ -40,7 +40,7 @@ function classifyDispatch(failure) {
   return Object.freeze({ reason: c.reason, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
 }
 
-const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = load('./runners.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = load('./runners.js')
 const { mongodb, http } = json.jsonApi((fn, text) => wasm.call(fn, text))
 
 /** The Node package's runners over this module, made at first use (they read the core's tables: after `init()`). */
@@ -60,5 +60,5 @@ const classifyError = (error) => runnersMade().classifyError(error)
 
 export {
   retry, retryFetch, classifyNetworkError, classifyHttpStatus, classifyError, Run, RetryBudget, CircuitBreaker,
-  RetryTimeoutError, CircuitOpenError, DECISION_CHANNEL,
+  RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, DECISION_CHANNEL,
 }

@@ -14,7 +14,7 @@ import { makeRun } from './run.mjs'
 
 wasm.initSync({ module: readFileSync(new URL('./pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url)) })
 const require = createRequire(import.meta.url)
-const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./pkg/runners/runners.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = require('./pkg/runners/runners.js')
 const { budgets } = require('./pkg/runners/budget.js')
 const tables = JSON.parse(wasm.tables())
 const { freeze } = Object
@@ -399,7 +399,7 @@ export {
   formatDecision, explain, classifyKv, classifyQuery, classifyAnalytics, classifySearch, classifyViews,
   classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson, requestToJson, simulate, simulateStorm, mongodb, http,
   Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL, classifyNetworkError, classifyHttpStatus, classifyError,
-  RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, CircuitOpenError, Run,
+  RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run,
 }
 
 // The default export is this module's own namespace, so the name list above is written once.
