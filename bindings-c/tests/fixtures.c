@@ -35,6 +35,32 @@
 
 #define MAX_SAFE_MS 9007199254740991ULL
 
+/* Integral numbers as whole digits in place: cJSON keeps numbers as doubles and prints one of 15
+ * or more digits in exponent form (9007199254740990 as 9.00719925474099e+15), which the library
+ * would read as a float where a whole number belongs. */
+static void exact_numbers(cJSON *v) {
+    for (cJSON *c = v ? v->child : NULL; c; c = c->next) exact_numbers(c);
+    if (v && cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) >= 1e15 &&
+        fabs(v->valuedouble) < 1.8446744073709552e19) {
+        char digits[32];
+        snprintf(digits, sizeof digits, "%.0f", v->valuedouble);
+        char *raw = strdup(digits);
+        if (!raw) return;
+        v->type = cJSON_Raw;
+        v->valuestring = raw;
+    }
+}
+
+/* `cJSON_PrintUnformatted` of `v` with its integral numbers in whole digits (a copy is changed). */
+static char *print_exact(const cJSON *v) {
+    cJSON *copy = cJSON_Duplicate(v, true);
+    if (!copy) return NULL;
+    exact_numbers(copy);
+    char *text = cJSON_PrintUnformatted(copy);
+    cJSON_Delete(copy);
+    return text;
+}
+
 typedef struct {
     int inexpressible; /* the input has no C form: no typed run */
     char code[64];
@@ -166,7 +192,7 @@ static int get_name(rp_enum kind, const cJSON *v, const char *path, uint32_t *ou
 /* A JSON value, printed and read by `read` (rp_policy_from_json, rp_error_map_from_json). */
 #define READ_DOCUMENT(read, value, out, path)                        \
     do {                                                             \
-        char *text_ = cJSON_PrintUnformatted(value);                 \
+        char *text_ = print_exact(value);                 \
         rp_result rc_ = read(text_, strlen(text_), (out));           \
         cJSON_free(text_);                                           \
         if (rc_ != RP_RESULT_OK) return lib_failure(f, rc_, (path)); \
@@ -176,7 +202,7 @@ static int get_name(rp_enum kind, const cJSON *v, const char *path, uint32_t *ou
 static int get_compat(const cJSON *v, rp_policy **out, failure *f) {
     cJSON *wrap = cJSON_CreateObject();
     cJSON_AddItemToObject(wrap, "compat", cJSON_Duplicate(v, 1));
-    char *text = cJSON_PrintUnformatted(wrap);
+    char *text = print_exact(wrap);
     cJSON_Delete(wrap);
     rp_result rc = rp_policy_from_json(text, strlen(text), out);
     cJSON_free(text);
@@ -361,11 +387,18 @@ static int read_request(const cJSON *r, decide_input *d, failure *f) {
     if (check_keys(r, "request",
                    KEYS("service", "operation", "readonly", "method", "idempotent", "attempts", "elapsed_ms",
                         "timeout_ms", "previous_reasons", "strategy", "random", "previous_delay_ms"),
-                   KEYS("service", "attempts", "elapsed_ms", "timeout_ms"), f) ||
+                   KEYS("service", "timeout_ms"), f) ||
         read_operation(r, &req->operation, f) ||
-        get_u32(cJSON_GetObjectItemCaseSensitive(r, "attempts"), "request.attempts", &req->attempts, f) ||
-        get_ms(cJSON_GetObjectItemCaseSensitive(r, "elapsed_ms"), "request.elapsed_ms", &req->elapsed_ms, f) ||
         get_ms(cJSON_GetObjectItemCaseSensitive(r, "timeout_ms"), "request.timeout_ms", &req->timeout_ms, f))
+        return -1;
+    /* attempts and elapsed_ms default to 0, as in the request's JSON form. */
+    req->attempts = 0;
+    req->elapsed_ms = 0;
+    if ((v = cJSON_GetObjectItemCaseSensitive(r, "attempts")) && !cJSON_IsNull(v) &&
+        get_u32(v, "request.attempts", &req->attempts, f))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(r, "elapsed_ms")) && !cJSON_IsNull(v) &&
+        get_ms(v, "request.elapsed_ms", &req->elapsed_ms, f))
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(r, "idempotent")) && !cJSON_IsNull(v)) {
         if (get_bool(v, "request.idempotent", &req->idempotent, f)) return -1;
@@ -503,7 +536,7 @@ static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
 
 /* Every function through rp_call_json, the core's JSON API. */
 static int json_api(const char *function, const cJSON *in, cJSON **out, failure *f) {
-    char *input = cJSON_PrintUnformatted(in);
+    char *input = print_exact(in);
     char *result = NULL;
     rp_result rc = rp_call_json(function, input, strlen(input), &result);
     cJSON_free(input);
@@ -562,7 +595,7 @@ typedef struct {
 } tally;
 
 static void print_json(const cJSON *v, FILE *out) {
-    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    char *text = v ? print_exact(v) : NULL;
     fputs(text ? text : "null", out);
     cJSON_free(text);
 }

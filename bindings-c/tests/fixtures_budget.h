@@ -31,10 +31,10 @@ static cJSON *parsed(char *text) {
  * through `from_json` or `restore`; failures name "<doc_key>.<field>" or "state.<field>". */
 #define OPEN_HANDLE(from_json, restore, doc, doc_key, out)                                           \
     do {                                                                                              \
-        char *doc_ = (doc) ? cJSON_PrintUnformatted(doc) : NULL;                                      \
+        char *doc_ = (doc) ? print_exact(doc) : NULL;                                      \
         const char *text_ = doc_ ? doc_ : "{}";                                                       \
         const cJSON *state_ = OPT("state");                                                           \
-        char *snap_ = state_ ? cJSON_PrintUnformatted(state_) : NULL;                                 \
+        char *snap_ = state_ ? print_exact(state_) : NULL;                                 \
         rp_result rc_ = snap_ ? restore(text_, strlen(text_), snap_, strlen(snap_), (out))            \
                               : from_json(text_, strlen(text_), (out));                               \
         cJSON_free(doc_);                                                                             \

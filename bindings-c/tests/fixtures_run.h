@@ -14,8 +14,8 @@
  * failures name "<doc_key>.<field>" or "<state_key>.<field>". */
 #define OPEN_RUN_HANDLE(from_json, restore, doc, doc_key, state, state_key, out)                    \
     do {                                                                                              \
-        char *doc_ = cJSON_PrintUnformatted(doc);                                                     \
-        char *snap_ = (state) ? cJSON_PrintUnformatted(state) : NULL;                                 \
+        char *doc_ = print_exact(doc);                                                     \
+        char *snap_ = (state) ? print_exact(state) : NULL;                                 \
         rp_result rc_ = snap_ ? restore(doc_, strlen(doc_), snap_, strlen(snap_), (out))              \
                               : from_json(doc_, strlen(doc_), (out));                                 \
         cJSON_free(doc_);                                                                             \
@@ -83,7 +83,7 @@ static int read_outcome(const cJSON *o, const char *path, rp_outcome *out, char 
     }
     case RP_OUTCOME_MONGODB:
         if (check_keys(o, path, KEYS("kind", "error"), KEYS("error"), f)) return -1;
-        *mongodb = cJSON_PrintUnformatted(FIELD("error"));
+        *mongodb = print_exact(FIELD("error"));
         out->mongodb_error = *mongodb;
         return 0;
     default:
@@ -177,7 +177,7 @@ static int run_machine(const cJSON *in, cJSON **out, failure *f) {
     if (OPT("breaker"))
         OPEN_RUN_HANDLE(rp_breaker_from_json, rp_breaker_restore, ITEM("breaker"), "breaker", OPT("breaker_state"),
                         "breaker_state", &breaker);
-    char *config = cJSON_PrintUnformatted(ITEM("run"));
+    char *config = print_exact(ITEM("run"));
     rc_ = rp_run_new(config, strlen(config), budget, breaker, &machine);
     cJSON_free(config);
     if (rc_ != RP_RESULT_OK) {

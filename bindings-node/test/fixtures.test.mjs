@@ -76,9 +76,21 @@ const fixtureError = (code, field) => Object.assign(new Error(`${field}: ${code}
 /** A budget's or breaker's error field as the fixture names it. */
 const stateField = (f) => (f === 'nowMs' ? 'at_ms' : f === 'outcome' ? 'kind' : f.replace(/^event\./, ''))
 
+/**
+ * The fixture's snapshot for `restore`: an object (a string there is a JSON value of the wrong type
+ * in the fixture format, while `restore` reads a string as the snapshot's JSON text).
+ */
+function snapshotIn(state, field) {
+  if (typeof state === 'string') throw fixtureError('invalid_type', field)
+  return state
+}
+
 /** Replays `events` with `apply(event, atMs)`, an API error naming the event (`events[2].at_ms`, `events[2].kind`). */
 function replay(events, keys, apply, fieldOf = stateField) {
+  // A list of events has no API form but as a list of objects: what the core's reader refuses.
+  if (!Array.isArray(events)) throw fixtureError('invalid_type', 'events')
   return events.map((e, k) => {
+    if (e === null || typeof e !== 'object' || Array.isArray(e)) throw fixtureError('invalid_type', `events[${k}]`)
     const extra = Object.keys(e).find((key) => !keys.includes(key))
     if (extra !== undefined) throw fixtureError('unknown_field', `events[${k}].${extra}`)
     try {
@@ -94,7 +106,7 @@ function replay(events, keys, apply, fieldOf = stateField) {
 /** `budget_run`: a `retry` event asks tryRetry; any other is recorded, then a retry is asked of permit. */
 function budgetRun(i) {
   const events = envelope(i, ['budget', 'state', 'events'])
-  const budget = i.state === undefined || i.state === null ? new rp.RetryBudget(i.budget) : rp.RetryBudget.restore(i.budget, i.state)
+  const budget = i.state === undefined || i.state === null ? new rp.RetryBudget(i.budget) : rp.RetryBudget.restore(i.budget, snapshotIn(i.state, 'state'))
   const verdicts = replay(events, ['at_ms', 'kind', 'after_retry', 'cause'], (e, at) => {
     if (e.kind === 'retry' && e.after_retry === undefined) return budget.tryRetry(at, e.cause)
     budget.record(at, { kind: e.kind, afterRetry: e.after_retry, cause: e.cause })
@@ -107,7 +119,7 @@ function budgetRun(i) {
 /** `breaker_run`: a `request` event asks permit; an outcome is recorded; the state is read after each. */
 function breakerRun(i) {
   const events = envelope(i, ['breaker', 'state', 'events'])
-  const breaker = i.state === undefined || i.state === null ? new rp.CircuitBreaker(i.breaker) : rp.CircuitBreaker.restore(i.breaker, i.state)
+  const breaker = i.state === undefined || i.state === null ? new rp.CircuitBreaker(i.breaker) : rp.CircuitBreaker.restore(i.breaker, snapshotIn(i.state, 'state'))
   const states = []
   const verdicts = replay(events, ['at_ms', 'kind'], (e, at) => {
     const verdict = e.kind === 'request' ? breaker.permit(at) : (breaker.record(at, e.kind), null)
@@ -133,7 +145,7 @@ function runFixture(i) {
       if (state !== undefined && state !== null) throw fixtureError('missing_field', name)
       return undefined
     }
-    return state === undefined || state === null ? new C(doc) : C.restore(doc, state)
+    return state === undefined || state === null ? new C(doc) : C.restore(doc, snapshotIn(state, `${name}_state`))
   }
   const budget = guard(i.budget, i.budget_state, rp.RetryBudget, 'budget')
   const breaker = guard(i.breaker, i.breaker_state, rp.CircuitBreaker, 'breaker')

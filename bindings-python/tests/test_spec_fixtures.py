@@ -104,6 +104,18 @@ def _envelope(i: dict[str, Any], required: tuple[str, ...], optional: tuple[str,
             raise rp.MissingFieldError(f"{at}{key}: missing field", field=f"{at}{key}")
 
 
+def _events(i: dict[str, Any]) -> list[dict[str, Any]]:
+    """The fixture's events: a list of objects, or the wire's `invalid_type` (the Python API takes
+    events one call at a time, so only this runner meets the list)."""
+    events = i["events"]
+    if not isinstance(events, list):
+        raise rp.InvalidTypeError("events: expected a sequence", field="events")
+    for n, e in enumerate(events):
+        if not isinstance(e, dict):
+            raise rp.InvalidTypeError(f"events[{n}]: expected an object", field=f"events[{n}]")
+    return events
+
+
 def _at(v: Any) -> Any:
     """An event's time: the fixture writes a u64 past 2^53 - 1 as a decimal string."""
     return int(v) if isinstance(v, str) and v.isdigit() else v
@@ -120,7 +132,7 @@ def _budget_run(i: dict[str, Any]) -> dict[str, Any]:
     state = i.get("state")
     budget = rp.RetryBudget(i["budget"]) if state is None else rp.RetryBudget.restore(i["budget"], state)
     verdicts = []
-    for n, e in enumerate(i["events"]):
+    for n, e in enumerate(_events(i)):
         kind = e.get("kind")
         _envelope(e, ("at_ms", "kind"), BUDGET_EVENT_KEYS.get(kind, ()), at=f"events[{n}].")
         at = _at(e["at_ms"])
@@ -146,7 +158,7 @@ def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
     breaker = rp.CircuitBreaker(i.get("breaker")) if state is None else rp.CircuitBreaker.restore(i.get("breaker"), state)
     verdicts: list[rp.BreakerVerdict | None] = []
     states = []
-    for n, e in enumerate(i["events"]):
+    for n, e in enumerate(_events(i)):
         _envelope(e, ("at_ms", "kind"), (), at=f"events[{n}].")
         at = _at(e["at_ms"])
         if e["kind"] == "request":
@@ -206,7 +218,7 @@ def _run(i: dict[str, Any]) -> dict[str, Any]:
     strategy = FixedAnswer(**i["host"]) if "host" in i else None
     run = rp.Run(i["run"], budget=budget, breaker=breaker, strategy=strategy)
     steps: list[rp.RunStep] = []
-    for n, e in enumerate(i["events"]):
+    for n, e in enumerate(_events(i)):
         kind = e.get("event")
         _envelope(e, ("event", "at_ms"), RUN_EVENT_KEYS.get(kind, ("outcome", "random", "now_unix_ms")), at=f"events[{n}].")
         at = _at(e["at_ms"])

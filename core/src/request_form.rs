@@ -20,10 +20,12 @@ pub struct RequestWire {
     method: Option<HttpMethod>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     idempotent: Option<bool>,
+    /// Default 0; null reads as not given.
     #[serde(default)]
-    attempts: u32,
-    #[serde(default, with = "crate::serde_form::ms")]
-    elapsed_ms: u64,
+    attempts: Option<u32>,
+    /// Default 0; null reads as not given.
+    #[serde(default, with = "crate::serde_form::ms::option")]
+    elapsed_ms: Option<u64>,
     #[serde(with = "crate::serde_form::ms")]
     timeout_ms: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -58,8 +60,8 @@ impl TryFrom<RequestWire> for Request {
         Ok(Request {
             operation,
             idempotent: w.idempotent,
-            attempts: w.attempts,
-            elapsed_ms: w.elapsed_ms,
+            attempts: w.attempts.unwrap_or(0),
+            elapsed_ms: w.elapsed_ms.unwrap_or(0),
             timeout_ms: w.timeout_ms,
             previous_reasons: w.previous_reasons,
             strategy: w.strategy,
@@ -78,8 +80,8 @@ impl From<Request> for RequestWire {
             readonly: op.readonly,
             method: op.method,
             idempotent: r.idempotent,
-            attempts: r.attempts,
-            elapsed_ms: r.elapsed_ms,
+            attempts: Some(r.attempts),
+            elapsed_ms: Some(r.elapsed_ms),
             timeout_ms: r.timeout_ms,
             previous_reasons: r.previous_reasons,
             strategy: r.strategy,
