@@ -39,11 +39,88 @@ fn error_object(code: &str, field: &str, message: &str) -> JsValue {
 
 /// Installs a panic hook that throws an `Error` with code `internal` and the panic message (a bug
 /// in retrypolicy), instead of the bare trap; runs when the module starts.
+///
+/// Every panic of an instance is reported so, and the instance stays usable (README.md, "A Rust
+/// panic"). With `panic = "abort"` nothing unwinds: the throw abandons the Rust frames, so before
+/// throwing the hook undoes what they leave behind. It lowers std's panic count, as
+/// `catch_unwind` does when it catches a panic (else std believes the hook still runs, and the
+/// next panic aborts at once: `RuntimeError: unreachable`). And when the panicking call is the
+/// only call into the module on the JavaScript stack, it rewinds the shadow stack pointer to the
+/// stack's top (else each panic keeps its frames, about 160 bytes, and after some 6,500 panics
+/// every call traps: `memory access out of bounds`).
 #[wasm_bindgen(start)]
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
-        wasm_bindgen::throw_val(error_object("internal", "", &format!("retrypolicy bug: {info}")))
+        let error = error_object("internal", "", &format!("retrypolicy bug: {info}"));
+        #[cfg(target_arch = "wasm32")]
+        {
+            std::rt::panic_count::decrease();
+            if only_call_into_module() {
+                // SAFETY: no frame below the stack's top is live (no other call into the module
+                // is on the JavaScript stack); nothing but the throw runs after this.
+                unsafe { rewind_shadow_stack() }
+            }
+        }
+        wasm_bindgen::throw_val(error)
     }));
+}
+
+/// Whether the running call is the only call into this module on the JavaScript stack (no
+/// JavaScript the module called has called back into it), read from a stack trace: its wasm
+/// frames form one run. False whenever that cannot be known (an engine without
+/// `Error.stackTraceLimit`, so the trace may be cut; a trace without wasm frames).
+#[cfg(target_arch = "wasm32")]
+fn only_call_into_module() -> bool {
+    let Ok(error_class) = Reflect::get(&js_sys::global(), &"Error".into()) else {
+        return false;
+    };
+    let limit_key = JsValue::from("stackTraceLimit");
+    let Ok(limit) = Reflect::get(&error_class, &limit_key) else {
+        return false;
+    };
+    if limit.as_f64().is_none() || Reflect::set(&error_class, &limit_key, &f64::INFINITY.into()) != Ok(true) {
+        return false;
+    }
+    let stack = Reflect::get(&js_sys::Error::new(""), &"stack".into());
+    let _ = Reflect::set(&error_class, &limit_key, &limit);
+    let Some(stack) = stack.ok().and_then(|s| s.as_string()) else {
+        return false;
+    };
+    // V8, SpiderMonkey and JavaScriptCore all name a wasm frame `wasm-function[i]`.
+    let mut runs = 0;
+    let mut in_wasm = false;
+    for line in stack.lines() {
+        let wasm = line.contains("wasm-function[");
+        if wasm && !in_wasm {
+            runs += 1;
+        }
+        in_wasm = wasm;
+    }
+    runs == 1
+}
+
+/// Sets the shadow stack pointer (the `__stack_pointer` global) to the stack's top, where it
+/// stands when no call into the module is running.
+///
+/// # Safety
+/// No call into the module may be live below the current one, and no Rust code may run after it
+/// but the throw that abandons the current frames.
+#[cfg(target_arch = "wasm32")]
+unsafe fn rewind_shadow_stack() {
+    unsafe extern "C" {
+        /// The stack's top, set by wasm-ld: the shadow stack pointer's starting value.
+        static __stack_high: u8;
+    }
+    let top = core::ptr::addr_of!(__stack_high) as i32;
+    // SAFETY: as the caller promises.
+    unsafe {
+        core::arch::asm!(
+            ".globaltype __stack_pointer, i32",
+            "local.get {}",
+            "global.set __stack_pointer",
+            in(local) top,
+        )
+    }
 }
 
 /// Panics on purpose, so tests can check that a panic surfaces as an `Error` with code `internal` (feature `testing`).

@@ -4,6 +4,15 @@
 //! ([`decide`], [`classify`], [`run`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
 //! JavaScript `Error`s carrying the core's `code` and `field` ([`errors`]).
 
+// The panic hook resets std's panic count and rewinds the shadow stack before it throws
+// (errors.rs, `start`): an internal, perma-unstable std API and wasm inline assembly, reachable
+// because the wasm build already needs RUSTC_BOOTSTRAP for -Zbuild-std. Only on wasm32, so the
+// stable toolchain's clippy and tests never see them.
+#![cfg_attr(
+    target_arch = "wasm32",
+    feature(rt, update_panic_count, asm_experimental_arch)
+)]
+
 pub mod budget;
 pub mod classify;
 pub mod decide;

@@ -1,5 +1,5 @@
 // The wasm module under Node: every spec fixture through its JSON API, typed exports, errors, the
-// tables, and the panic path (in the build with the `testing` exports, build/pkg-testing).
+// tables (the panic path, in the build with the `testing` exports, is test/panic.test.mjs).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
@@ -273,13 +273,6 @@ test('the package runs on its own: index.mjs and pkg/ copied away from bindings-
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-})
-
-// After a panic the instance's stack is not unwound: the testing build's instance, used for nothing else here.
-test('a panic surfaces as an Error coded internal with the panic message', () => {
-  const testing = require('../build/pkg-testing/nodejs/retrypolicy_wasm.js')
-  assert.throws(() => testing.panicForTest(),
-    (e) => e instanceof Error && e.code === 'internal' && /deliberate panic for the panic-path test/.test(e.message))
 })
 
 test("the README's \"retry run\" runs and prints what it shows", () => {
