@@ -56,20 +56,30 @@ function jsonText(doc, key) {
   return text ?? 'null'
 }
 
-/** Rejects what JSON would silently null or drop, by path: NaN/±Infinity (`out_of_range`), functions and Symbols. */
-function checkJson(v, path) {
-  if (typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', path, `${v} is out of range: expected a finite number`)
-  if (typeof v === 'function' || typeof v === 'symbol') throw invalidType(path, 'a JSON value', v)
-  if (typeof v === 'object' && v !== null && typeof v.toJSON !== 'function') {
-    Object.entries(v).forEach(([k, x]) => checkJson(x, Array.isArray(v) ? `${path}[${k}]` : path ? `${path}.${k}` : k))
-  }
+/** The deepest nesting of objects and arrays a document may have (serde_json's own recursion limit, as the Node package's lib/json.js). */
+const MAX_DEPTH = 128
+
+/**
+ * Rejects what JSON would silently null or drop, by path: NaN/±Infinity (`out_of_range`), functions and Symbols;
+ * and what would end in a RangeError or TypeError: a cycle (`invalid_type`), nesting past MAX_DEPTH (`out_of_range`),
+ * named by the path, or by `root` for the whole document.
+ */
+function checkJson(v, path, root, ancestors = new Set()) {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', path || root, `${v} is out of range: expected a finite number`)
+  if (typeof v === 'function' || typeof v === 'symbol') throw invalidType(path || root, 'a JSON value', v)
+  if (typeof v !== 'object' || v === null || typeof v.toJSON === 'function') return
+  if (ancestors.has(v)) throw typedError('invalid_type', path || root, 'expected a JSON value, got a cyclic object (it contains itself)')
+  if (ancestors.size >= MAX_DEPTH) throw typedError('out_of_range', path || root, `nested deeper than ${MAX_DEPTH} levels: expected at most ${MAX_DEPTH}`)
+  ancestors.add(v)
+  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${path}[${k}]` : path ? `${path}.${k}` : k, root, ancestors)
+  ancestors.delete(v)
 }
 
 /** A JSON document given as text or as an object. */
 function documentText(doc, field) {
   if (typeof doc === 'string') return doc
   if (typeof doc !== 'object' || doc === null) throw invalidType(field, 'a JSON document (string or object)', doc)
-  checkJson(doc, '')
+  checkJson(doc, '', field)
   return jsonText(doc)
 }
 
