@@ -68,7 +68,8 @@ pub fn start() {
 /// Whether the running call is the only call into this module on the JavaScript stack (no
 /// JavaScript the module called has called back into it), read from a stack trace: its wasm
 /// frames form one run. False whenever that cannot be known (an engine without
-/// `Error.stackTraceLimit`, so the trace may be cut; a trace without wasm frames).
+/// `Error.stackTraceLimit`, so the trace may be cut; an `Error.prepareStackTrace` that cannot be
+/// set aside; a trace without wasm frames).
 #[cfg(target_arch = "wasm32")]
 fn only_call_into_module() -> bool {
     let Ok(error_class) = Reflect::get(&js_sys::global(), &"Error".into()) else {
@@ -81,8 +82,19 @@ fn only_call_into_module() -> bool {
     if limit.as_f64().is_none() || Reflect::set(&error_class, &limit_key, &f64::INFINITY.into()) != Ok(true) {
         return false;
     }
+    // V8's default format, whatever a library (source maps) put in `Error.prepareStackTrace`.
+    let format_key = JsValue::from("prepareStackTrace");
+    let format = Reflect::get(&error_class, &format_key).unwrap_or(JsValue::UNDEFINED);
+    let own_format = format.is_undefined()
+        || Reflect::delete_property(error_class.unchecked_ref::<js_sys::Object>(), &format_key) == Ok(true);
     let stack = Reflect::get(&js_sys::Error::new(""), &"stack".into());
     let _ = Reflect::set(&error_class, &limit_key, &limit);
+    if !format.is_undefined() {
+        let _ = Reflect::set(&error_class, &format_key, &format);
+    }
+    if !own_format {
+        return false;
+    }
     let Some(stack) = stack.ok().and_then(|s| s.as_string()) else {
         return false;
     };

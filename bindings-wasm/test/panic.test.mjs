@@ -53,3 +53,27 @@ test('a panic in a call made from JavaScript the module called is typed, and the
   assert.equal(rp.decideWith(request, 'KV_TEMPORARY_FAILURE', policy, () => 9, policy).delay_ms, 9)
   assert.ok(isInternal(panicked(() => rp.panicForTest())))
 })
+
+test("a library's Error.prepareStackTrace neither stops the rewind nor fools the check", () => {
+  const policy = rp.Policy.parse('{}')
+  // Every frame on one line: read as is, a nested call would look like the only one.
+  const format = (_e, frames) => frames.map(String).join(' | ')
+  Error.prepareStackTrace = format
+  try {
+    for (let i = 0; i < 500; i++) {
+      // After the inner panic the strategy calls the module again: had the pointer been rewound
+      // under the outer call, those calls would write over the outer call's live frames.
+      const d = rp.decideWith(request, 'KV_TEMPORARY_FAILURE', policy, () => {
+        assert.ok(isInternal(panicked(() => rp.panicForTest())))
+        for (let j = 0; j < 3; j++) assert.equal(rp.decideWith({ ...request, attempts: j }, 'KV_LOCKED', policy, () => 11 + j, policy).delay_ms, 11 + j)
+        return 7
+      }, policy)
+      assert.deepEqual([d.action, d.delay_ms, d.reason, d.attempts], ['retry', 7, 'KV_TEMPORARY_FAILURE', 0])
+    }
+    for (let i = 0; i < 20000; i++) assert.ok(isInternal(panicked(() => rp.panicForTest())))
+    assert.equal(Error.prepareStackTrace, format)
+    assert.equal(rp.decide(request, 'KV_TEMPORARY_FAILURE', policy).action, 'retry')
+  } finally {
+    delete Error.prepareStackTrace
+  }
+})
