@@ -92,7 +92,8 @@ typedef struct rp_policy rp_policy;
 /**
  * One retry run: create with `rp_run_new`, drive with `rp_run_start`, `rp_run_attempt_ended`,
  * `rp_run_wait_ended` and `rp_run_cancel`, free with `rp_run_free`. A run is one call's: use it
- * from one thread at a time (its budget and breaker may be shared by any number of runs).
+ * from one thread at a time (its budget and breaker may be shared by any number of runs; the run
+ * keeps them alive until it is freed).
  */
 typedef struct rp_run rp_run;
 
@@ -851,6 +852,13 @@ typedef struct rp_outcome {
 #define RP_RESULT_POISONED 106
 
 /**
+ * `invalid_handle`: a handle argument is no live handle of its type: freed already (use after
+ * free, double free), a handle of another type (an `rp_budget` passed as an `rp_breaker`), or a
+ * pointer this library never returned; nothing was read through it.
+ */
+#define RP_RESULT_INVALID_HANDLE 107
+
+/**
  * `rp_reason`: "KV_LOCKED" (the RFC table's names; the RFC's alias "KV_SYNC_RE_COMMIT_IN_PROGRESS" too).
  */
 #define RP_ENUM_REASON 0
@@ -1044,7 +1052,9 @@ rp_result rp_breaker_restore(const char *json,
                              struct rp_breaker **breaker_out);
 
 /**
- * Frees a breaker; NULL is a no-op. No thread may use the handle any more.
+ * Frees a breaker; NULL is a no-op. A pointer that is no live `rp_breaker` (freed already, another
+ * type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE); runs
+ * made with the breaker keep it until they are freed.
  */
 void rp_breaker_free(struct rp_breaker *breaker);
 
@@ -1103,7 +1113,9 @@ rp_result rp_budget_restore(const char *json,
                             struct rp_budget **budget_out);
 
 /**
- * Frees a budget; NULL is a no-op. No thread may use the handle any more.
+ * Frees a budget; NULL is a no-op. A pointer that is no live `rp_budget` (freed already, another
+ * type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE); runs
+ * made with the budget keep it until they are freed.
  */
 void rp_budget_free(struct rp_budget *budget);
 
@@ -1166,7 +1178,8 @@ rp_result rp_decide_with_budget(const struct rp_request *request,
 rp_result rp_error_map_from_json(const char *json, size_t json_len, struct rp_error_map **map_out);
 
 /**
- * Frees an error map from `rp_error_map_from_json`; NULL is a no-op. No thread may use it any more.
+ * Frees an error map from `rp_error_map_from_json`; NULL is a no-op. A pointer that is no live
+ * `rp_error_map` frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
  */
 void rp_error_map_free(struct rp_error_map *map);
 
@@ -1294,7 +1307,8 @@ rp_result rp_policy_from_json(const char *json,
                               struct rp_policy **policy_out);
 
 /**
- * Frees a policy handle; NULL is a no-op. No thread may use the handle any more.
+ * Frees a policy handle; NULL is a no-op. A pointer that is no live `rp_policy` (freed already,
+ * another type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
  */
 void rp_policy_free(struct rp_policy *policy);
 
@@ -1309,7 +1323,9 @@ void rp_string_free(char *s);
  * "max_attempts": 5}`, `{"rules": {"mongodb": {"operation": {"name": "find"}}}}`, with
  * `attempt_timeout_ms` optional), not started; errors name the field ("timeout_ms",
  * "rules.http.backoff.min_ms"). `budget` and `breaker` (each NULL: none) are shared handles the run
- * locks for each call; they must outlive the run. Free the run with `rp_run_free`.
+ * locks for each call; the run keeps them alive (freeing them first is fine). Free the run with
+ * `rp_run_free`. A `budget` or `breaker` that is no live handle of its type is
+ * RP_RESULT_INVALID_HANDLE naming it.
  */
 rp_result rp_run_new(const char *config_json,
                      size_t config_len,
@@ -1318,7 +1334,8 @@ rp_result rp_run_new(const char *config_json,
                      struct rp_run **run_out);
 
 /**
- * Frees a run; NULL is a no-op (its budget and breaker stay the caller's).
+ * Frees a run; NULL is a no-op (its budget and breaker stay the caller's). A pointer that is no
+ * live `rp_run` frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
  */
 void rp_run_free(struct rp_run *run);
 

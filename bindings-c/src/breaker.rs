@@ -1,21 +1,22 @@
 //! `rp_breaker`: a circuit breaker (the core's `CircuitBreaker`) behind a lock, shared between threads.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use retrypolicy::{BreakerConfig, BreakerDocument, BreakerSnapshot, BreakerVerdict, CircuitBreaker};
 
 use crate::budget_enums::*;
 use crate::enums::{from_c, rp_reason, to_c, RP_REASON_UNKNOWN};
 use crate::error::{rp_result, Failure};
-use crate::ffi::{borrow, free_handle, intern, lock, output, text, CBool};
+use crate::ffi::{intern, lock, output, text, CBool};
+use crate::handle::{get, register, release};
 use crate::json::{snapshot_from_json, to_json};
 use crate::panic::ffi_boundary;
 
 /// A circuit breaker with Couchbase's parameters: create with `rp_breaker_from_json` or
 /// `rp_breaker_restore`, free with `rp_breaker_free`. Every call locks it, so one handle may be
 /// shared by any number of threads (and lets out at most one canary between them).
-pub struct rp_breaker(Mutex<CircuitBreaker>);
+pub struct rp_breaker(pub(crate) Mutex<CircuitBreaker>);
 
 /// A breaker's answer to "may a request be sent now?".
 #[repr(C)]
@@ -58,18 +59,20 @@ unsafe fn config(json: *const c_char, json_len: usize) -> Result<BreakerConfig, 
     Ok(BreakerConfig::from_document(&doc, "")?)
 }
 
-/// The breaker behind `breaker`, locked for this call.
-/// Safety: `breaker` must be NULL or a live handle.
-pub(crate) unsafe fn locked<'a>(
+/// `f` on the breaker behind `breaker`, locked for the call. A pointer that is no live
+/// `rp_breaker` is RP_RESULT_INVALID_HANDLE naming "breaker".
+pub(crate) fn with_locked<R>(
     breaker: *const rp_breaker,
-) -> Result<MutexGuard<'a, CircuitBreaker>, Failure> {
-    // SAFETY: forwarded from this function's contract.
-    lock(&unsafe { borrow(breaker, "breaker") }?.0, "breaker")
+    f: impl FnOnce(&mut CircuitBreaker) -> R,
+) -> Result<R, Failure> {
+    let handle = get(breaker, "breaker")?;
+    let mut locked = lock(&handle.0, "breaker")?;
+    Ok(f(&mut locked))
 }
 
 /// A new handle of `breaker`.
 fn handle(breaker: CircuitBreaker) -> *mut rp_breaker {
-    Box::into_raw(Box::new(rp_breaker(Mutex::new(breaker))))
+    register(rp_breaker(Mutex::new(breaker)))
 }
 
 /// A new, closed breaker from its document (`{"volume_threshold": 20, "error_threshold_percentage":
@@ -105,11 +108,12 @@ pub unsafe extern "C" fn rp_breaker_restore(
     })
 }
 
-/// Frees a breaker; NULL is a no-op. No thread may use the handle any more.
+/// Frees a breaker; NULL is a no-op. A pointer that is no live `rp_breaker` (freed already, another
+/// type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE); runs
+/// made with the breaker keep it until they are freed.
 #[no_mangle]
-pub unsafe extern "C" fn rp_breaker_free(breaker: *mut rp_breaker) {
-    // SAFETY: the pointer contract (lib.rs).
-    unsafe { free_handle(breaker) }
+pub extern "C" fn rp_breaker_free(breaker: *mut rp_breaker) {
+    release(breaker, "breaker")
 }
 
 /// Asks whether a request may be sent at `now_ms`. Changes state: past the sleep window it lets
@@ -120,7 +124,10 @@ pub unsafe extern "C" fn rp_breaker_permit(
     now_ms: u64,
     verdict_out: *mut rp_breaker_verdict,
 ) -> rp_result {
-    output!(verdict_out, Ok(verdict_to_c(&locked(breaker)?.permit(now_ms))))
+    output!(
+        verdict_out,
+        with_locked(breaker, |b| verdict_to_c(&b.permit(now_ms)))
+    )
 }
 
 /// Tells the breaker how a request ended at `now_ms`.
@@ -132,8 +139,7 @@ pub unsafe extern "C" fn rp_breaker_record(
 ) -> rp_result {
     ffi_boundary(|| {
         let outcome = from_c(outcome, "outcome")?;
-        // SAFETY: the pointer contract (lib.rs).
-        unsafe { locked(breaker) }?.record(now_ms, outcome);
+        with_locked(breaker, |b| b.record(now_ms, outcome))?;
         Ok(())
     })
 }
@@ -146,7 +152,7 @@ pub unsafe extern "C" fn rp_breaker_state_at(
     now_ms: u64,
     state_out: *mut rp_breaker_state,
 ) -> rp_result {
-    output!(state_out, Ok(to_c(locked(breaker)?.state(now_ms))))
+    output!(state_out, with_locked(breaker, |b| to_c(b.state(now_ms))))
 }
 
 /// The breaker's state as JSON (`{"version": 1, "state": "open", "since_ms": 1200, ...}`), for
@@ -156,7 +162,7 @@ pub unsafe extern "C" fn rp_breaker_snapshot(
     breaker: *const rp_breaker,
     json_out: *mut *mut c_char,
 ) -> rp_result {
-    output!(json_out, to_json(&locked(breaker)?.snapshot()))
+    output!(json_out, with_locked(breaker, |b| to_json(&b.snapshot()))?)
 }
 
 /// The breaker's configuration as its normalized document (version 1, every field set, Couchbase's
@@ -166,7 +172,10 @@ pub unsafe extern "C" fn rp_breaker_document(
     breaker: *const rp_breaker,
     json_out: *mut *mut c_char,
 ) -> rp_result {
-    output!(json_out, to_json(&locked(breaker)?.config().to_document()))
+    output!(
+        json_out,
+        with_locked(breaker, |b| to_json(&b.config().to_document()))?
+    )
 }
 
 #[cfg(test)]

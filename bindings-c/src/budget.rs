@@ -1,21 +1,22 @@
 //! `rp_budget`: a retry budget (the core's `RetryBudget`) behind a lock, shared between threads.
 
 use std::ffi::c_char;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use retrypolicy::{BudgetConfig, BudgetDocument, BudgetSnapshot, BudgetVerdict, RetryBudget, RetryCause};
 
 use crate::budget_enums::*;
 use crate::enums::{from_c, to_c};
 use crate::error::{rp_result, Failure};
-use crate::ffi::{borrow, free_handle, intern, lock, output, text, CBool};
+use crate::ffi::{intern, lock, output, text, CBool};
+use crate::handle::{get, register, release};
 use crate::json::{snapshot_from_json, to_json};
 use crate::panic::ffi_boundary;
 
 /// A retry budget (gRPC's token bucket, the AWS retry quota or Finagle's percentage): create with
 /// `rp_budget_from_json` or `rp_budget_restore`, free with `rp_budget_free`. Every call locks it,
 /// so one handle may be shared by any number of threads.
-pub struct rp_budget(Mutex<RetryBudget>);
+pub struct rp_budget(pub(crate) Mutex<RetryBudget>);
 
 /// A budget's answer to "may a retry be sent now?".
 #[repr(C)]
@@ -65,28 +66,30 @@ unsafe fn config(json: *const c_char, json_len: usize) -> Result<BudgetConfig, F
     Ok(BudgetConfig::from_document(&doc, "")?)
 }
 
-/// The budget behind `budget`, locked for this call.
-/// Safety: `budget` must be NULL or a live handle.
-pub(crate) unsafe fn locked<'a>(budget: *const rp_budget) -> Result<MutexGuard<'a, RetryBudget>, Failure> {
-    // SAFETY: forwarded from this function's contract.
-    lock(&unsafe { borrow(budget, "budget") }?.0, "budget")
+/// `f` on the budget behind `budget`, locked for the call. A pointer that is no live
+/// `rp_budget` is RP_RESULT_INVALID_HANDLE naming "budget".
+pub(crate) fn with_locked<R>(
+    budget: *const rp_budget,
+    f: impl FnOnce(&mut RetryBudget) -> R,
+) -> Result<R, Failure> {
+    let handle = get(budget, "budget")?;
+    let mut locked = lock(&handle.0, "budget")?;
+    Ok(f(&mut locked))
 }
 
 /// `ask`'s verdict on the locked budget for `cause` (NONE: an error), as a C struct.
-/// Safety: `budget` must be NULL or a live handle.
-unsafe fn verdict(
+fn verdict(
     budget: *const rp_budget,
     cause: rp_retry_cause,
     ask: impl FnOnce(&mut RetryBudget, RetryCause) -> BudgetVerdict,
 ) -> Result<rp_budget_verdict, Failure> {
     let cause = from_c(cause, "cause")?.unwrap_or_default();
-    // SAFETY: forwarded from this function's contract.
-    Ok(verdict_to_c(&ask(&mut *unsafe { locked(budget) }?, cause)))
+    with_locked(budget, |b| verdict_to_c(&ask(b, cause)))
 }
 
 /// A new handle of `budget`.
 fn handle(budget: RetryBudget) -> *mut rp_budget {
-    Box::into_raw(Box::new(rp_budget(Mutex::new(budget))))
+    register(rp_budget(Mutex::new(budget)))
 }
 
 /// A new budget from its document (`{"version": 1, "kind": "token_bucket", "max_tokens": 10,
@@ -119,11 +122,12 @@ pub unsafe extern "C" fn rp_budget_restore(
     })
 }
 
-/// Frees a budget; NULL is a no-op. No thread may use the handle any more.
+/// Frees a budget; NULL is a no-op. A pointer that is no live `rp_budget` (freed already, another
+/// type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE); runs
+/// made with the budget keep it until they are freed.
 #[no_mangle]
-pub unsafe extern "C" fn rp_budget_free(budget: *mut rp_budget) {
-    // SAFETY: the pointer contract (lib.rs).
-    unsafe { free_handle(budget) }
+pub extern "C" fn rp_budget_free(budget: *mut rp_budget) {
+    release(budget, "budget")
 }
 
 /// Whether a retry for `cause` may be sent at `now_ms` (NONE: an error); changes nothing.
@@ -152,8 +156,7 @@ pub unsafe extern "C" fn rp_budget_record(
 ) -> rp_result {
     ffi_boundary(|| {
         let event = budget_event(from_c(event, "event")?, from_c(cause, "cause")?)?;
-        // SAFETY: the pointer contract (lib.rs).
-        unsafe { locked(budget) }?.record(now_ms, event);
+        with_locked(budget, |b| b.record(now_ms, event))?;
         Ok(())
     })
 }
@@ -180,7 +183,7 @@ pub unsafe extern "C" fn rp_budget_snapshot(
     budget: *const rp_budget,
     json_out: *mut *mut c_char,
 ) -> rp_result {
-    output!(json_out, to_json(&locked(budget)?.snapshot()))
+    output!(json_out, with_locked(budget, |b| to_json(&b.snapshot()))?)
 }
 
 /// The budget's configuration as its normalized document (version 1, every field of its kind set,
@@ -190,7 +193,10 @@ pub unsafe extern "C" fn rp_budget_document(
     budget: *const rp_budget,
     json_out: *mut *mut c_char,
 ) -> rp_result {
-    output!(json_out, to_json(&locked(budget)?.config().to_document()))
+    output!(
+        json_out,
+        with_locked(budget, |b| to_json(&b.config().to_document()))?
+    )
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ pub unsafe extern "C" fn rp_decide_with_budget(
     output!(decision_out, {
         let (request, reason, policy) = inputs(request, reason, policy)?;
         let verdict = budget_verdict.as_ref().map(verdict_from_c).transpose()?;
-        let d = retrypolicy::decide_with_budget(&request, reason, policy, verdict.as_ref())?;
+        let d = retrypolicy::decide_with_budget(&request, reason, &policy, verdict.as_ref())?;
         Ok(budgeted_to_c(&d))
     })
 }

@@ -8,7 +8,8 @@ use retrypolicy::{Classification, ErrorMap};
 
 use crate::enums::{from_c, to_c};
 use crate::error::rp_result;
-use crate::ffi::{free_handle, intern, output, text};
+use crate::ffi::{intern, output, text};
+use crate::handle::{get_optional, register, release};
 use crate::policy::policy_or_default;
 use crate::*;
 
@@ -53,15 +54,15 @@ pub unsafe extern "C" fn rp_error_map_from_json(
 ) -> rp_result {
     output!(map_out, {
         let map = retrypolicy_wire::from_json_str(text(json, Some(json_len), "json")?)?;
-        Ok(Box::into_raw(Box::new(rp_error_map(map))))
+        Ok(register(rp_error_map(map)))
     })
 }
 
-/// Frees an error map from `rp_error_map_from_json`; NULL is a no-op. No thread may use it any more.
+/// Frees an error map from `rp_error_map_from_json`; NULL is a no-op. A pointer that is no live
+/// `rp_error_map` frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
 #[no_mangle]
-pub unsafe extern "C" fn rp_error_map_free(map: *mut rp_error_map) {
-    // SAFETY: the pointer contract (lib.rs).
-    unsafe { free_handle(map) }
+pub extern "C" fn rp_error_map_free(map: *mut rp_error_map) {
+    release(map, "map")
 }
 
 /// Classifies a KV response `status` for `operation`; unknown statuses consult `error_map`
@@ -75,12 +76,13 @@ pub unsafe extern "C" fn rp_classify_kv(
     classification_out: *mut rp_classification,
 ) -> rp_result {
     output!(classification_out, {
-        let (op, map) = (from_c(operation, "operation")?, error_map.as_ref().map(|m| &m.0));
+        let op = from_c(operation, "operation")?;
+        let map = get_optional(error_map, "error_map")?;
         classified(retrypolicy::classify_kv(
             op,
             status,
-            map,
-            &policy_or_default(policy).compat,
+            map.as_ref().map(|m| &m.0),
+            &policy_or_default(policy)?.compat,
         ))
     })
 }
@@ -100,7 +102,7 @@ pub unsafe extern "C" fn rp_classify_query(
     output!(classification_out, {
         let (message, policy) = (
             text(message, Some(message_len), "message")?,
-            policy_or_default(policy),
+            policy_or_default(policy)?,
         );
         classified(retrypolicy::classify_query(
             code,

@@ -79,7 +79,7 @@ pub unsafe extern "C" fn rp_decide(
         let host = strategy.map(|callback| CStrategy(callback, user_data, request));
         let (request, reason, policy) = inputs(request, reason, policy)?;
         let host = host.as_ref().map(|h| h as &dyn RetryStrategy);
-        let d = retrypolicy::decide_with(&request, reason, policy, host)?;
+        let d = retrypolicy::decide_with(&request, reason, &policy, host)?;
         Ok(decision_to_c(&d))
     })
 }

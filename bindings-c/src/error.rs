@@ -49,9 +49,13 @@ pub const RP_RESULT_OTHER_ERROR: rp_result = rp_result(105);
 /// `poisoned`: a call on this handle (`rp_budget`, `rp_breaker`) panicked while holding its lock,
 /// so its state may be half-changed; the handle refuses every later call: free it and make a new one.
 pub const RP_RESULT_POISONED: rp_result = rp_result(106);
+/// `invalid_handle`: a handle argument is no live handle of its type: freed already (use after
+/// free, double free), a handle of another type (an `rp_budget` passed as an `rp_breaker`), or a
+/// pointer this library never returned; nothing was read through it.
+pub const RP_RESULT_INVALID_HANDLE: rp_result = rp_result(107);
 
 /// The stable code of every result: the core's own `code()` for 1..=99.
-pub(crate) const CODES: [(rp_result, &CStr); 17] = [
+pub(crate) const CODES: [(rp_result, &CStr); 18] = [
     (RP_RESULT_OK, c"ok"),
     (RP_RESULT_UNKNOWN_REASON, c"unknown_reason"),
     (RP_RESULT_UNKNOWN_NAME, c"unknown_name"),
@@ -69,6 +73,7 @@ pub(crate) const CODES: [(rp_result, &CStr); 17] = [
     (RP_RESULT_PANIC, c"panic"),
     (RP_RESULT_OTHER_ERROR, c"other_error"),
     (RP_RESULT_POISONED, c"poisoned"),
+    (RP_RESULT_INVALID_HANDLE, c"invalid_handle"),
 ];
 
 thread_local! {

@@ -5,7 +5,6 @@ use std::ffi::{c_char, CStr, CString};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Failure, RP_RESULT_INVALID_UTF8, RP_RESULT_PANIC, RP_RESULT_POISONED};
-use crate::panic::guard;
 
 /// A C `bool` as the library reads it: the byte itself, where any non-zero value is true.
 ///
@@ -71,15 +70,6 @@ pub(crate) fn lock<'a, T>(mutex: &'a Mutex<T>, argument: &str) -> Result<MutexGu
         );
         Failure::named(RP_RESULT_POISONED, argument, detail)
     })
-}
-
-/// Frees a handle made by `Box::into_raw`; NULL is a no-op.
-/// Safety: `p` must be NULL or such a handle, not freed before and used by no thread any more.
-pub(crate) unsafe fn free_handle<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: forwarded from this function's contract.
-        guard((), || drop(unsafe { Box::from_raw(p) }));
-    }
 }
 
 /// A UTF-8 text from C: (pointer, length), where NULL with length 0 is "", or NUL-terminated

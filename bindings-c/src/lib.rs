@@ -8,7 +8,8 @@
 //! The pointer contract (the `# Safety` of every export, stated once here): each non-NULL pointer
 //! must be valid for the reads (const) or writes (out-parameters) its type implies for the whole
 //! call; a `(pointer, length)` text must be readable for `length` bytes; other strings are
-//! NUL-terminated; handles must be live (not freed) and come from this library.
+//! NUL-terminated. Handles are checked (src/handle.rs): a freed handle, one of another type or
+//! any other pointer passed as a handle is RP_RESULT_INVALID_HANDLE, never read through.
 #![allow(non_camel_case_types)]
 // Every export shares the one pointer contract above rather than repeating it.
 #![allow(clippy::missing_safety_doc)]
@@ -22,6 +23,7 @@ mod decision;
 mod enums;
 mod error;
 mod ffi;
+mod handle;
 mod json;
 mod names;
 mod panic;

@@ -1,22 +1,42 @@
 //! `rp_policy`: a loaded, validated policy document, immutable and shared between threads.
 
 use std::ffi::c_char;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use retrypolicy::Policy;
 
-use crate::error::rp_result;
-use crate::ffi::{free_handle, output, text};
+use crate::error::{rp_result, Failure};
+use crate::ffi::{output, text};
+use crate::handle::{get_optional, register, release};
 use crate::panic::guard;
 
 /// A loaded policy: immutable, shareable between threads; create with `rp_policy_from_json`, free
 /// with `rp_policy_free`. Where a function takes a policy, NULL stands for the RFC 0049 default.
 pub struct rp_policy(Policy);
 
-/// The policy behind `p`, or the RFC 0049 default for NULL.
-/// Safety: `p` must be NULL or a live handle, not freed while the result is used.
-pub(crate) unsafe fn policy_or_default<'a>(p: *const rp_policy) -> &'a Policy {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { p.as_ref() }.map_or(&Policy::RFC, |p| &p.0)
+/// A policy for one call: a live handle's (kept alive by the call) or the RFC 0049 default.
+pub(crate) enum PolicyRef {
+    /// NULL: the RFC 0049 default.
+    Default,
+    /// A live `rp_policy`.
+    Handle(Arc<rp_policy>),
+}
+
+impl Deref for PolicyRef {
+    type Target = Policy;
+    fn deref(&self) -> &Policy {
+        match self {
+            PolicyRef::Default => &Policy::RFC,
+            PolicyRef::Handle(p) => &p.0,
+        }
+    }
+}
+
+/// The policy behind `p`, or the RFC 0049 default for NULL; a pointer that is no live
+/// `rp_policy` is RP_RESULT_INVALID_HANDLE naming "policy".
+pub(crate) fn policy_or_default(p: *const rp_policy) -> Result<PolicyRef, Failure> {
+    Ok(get_optional(p, "policy")?.map_or(PolicyRef::Default, PolicyRef::Handle))
 }
 
 /// Parses and validates a policy document (`{"version": 1, "strategy": "best_effort", ...}`; `{}`
@@ -31,15 +51,15 @@ pub unsafe extern "C" fn rp_policy_from_json(
 ) -> rp_result {
     output!(policy_out, {
         let policy = retrypolicy_wire::parse_policy(text(json, Some(json_len), "json")?)?;
-        Ok(Box::into_raw(Box::new(rp_policy(policy))))
+        Ok(register(rp_policy(policy)))
     })
 }
 
-/// Frees a policy handle; NULL is a no-op. No thread may use the handle any more.
+/// Frees a policy handle; NULL is a no-op. A pointer that is no live `rp_policy` (freed already,
+/// another type's handle) frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
 #[no_mangle]
-pub unsafe extern "C" fn rp_policy_free(policy: *mut rp_policy) {
-    // SAFETY: the pointer contract (lib.rs).
-    unsafe { free_handle(policy) }
+pub extern "C" fn rp_policy_free(policy: *mut rp_policy) {
+    release(policy, "policy")
 }
 
 /// Frees a string this library returned (`rp_decision_format`, `rp_call_json`); NULL is a no-op.

@@ -6,6 +6,7 @@
 #![allow(missing_docs)]
 
 use std::ffi::c_char;
+use std::sync::{Arc, Mutex};
 
 use retrypolicy::{Clock, Error, Guards, MongoError, Outcome, Run, RunAction, RunConfig, RunEnd, RunStep};
 
@@ -14,16 +15,18 @@ use crate::budget::{rp_budget_verdict, verdict_to_c as budget_verdict_to_c};
 use crate::budgeted::budgeted_to_c;
 use crate::enums::{c_enum, from_c, to_c, CEnum, RP_REASON_UNKNOWN};
 use crate::error::{rp_result, Failure};
-use crate::ffi::{borrow, free_handle, intern, output, text, CBool};
+use crate::ffi::{borrow, intern, lock, output, text, CBool};
+use crate::handle::{get, get_optional, register, release};
 use crate::*;
 
 /// One retry run: create with `rp_run_new`, drive with `rp_run_start`, `rp_run_attempt_ended`,
 /// `rp_run_wait_ended` and `rp_run_cancel`, free with `rp_run_free`. A run is one call's: use it
-/// from one thread at a time (its budget and breaker may be shared by any number of runs).
+/// from one thread at a time (its budget and breaker may be shared by any number of runs; the run
+/// keeps them alive until it is freed).
 pub struct rp_run {
-    run: Run,
-    budget: *const rp_budget,
-    breaker: *const rp_breaker,
+    run: Mutex<Run>,
+    budget: Option<Arc<rp_budget>>,
+    breaker: Option<Arc<rp_breaker>>,
 }
 
 /// How an attempt ended (an `RP_OUTCOME_*` constant), the `kind` of an `rp_outcome`.
@@ -266,29 +269,25 @@ unsafe fn outcome_from_c(o: &rp_outcome) -> Result<Outcome, Failure> {
     })
 }
 
-/// Runs `event` on the run with its budget and breaker locked (budget first, then breaker).
-/// Safety: `run` must be NULL or a live handle, and its budget and breaker live.
-unsafe fn with_guards(
+/// Runs `event` on the run with its budget and breaker locked (the run first, then the budget,
+/// then the breaker). A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
+fn with_guards(
     run: *mut rp_run,
     event: impl FnOnce(&mut Run, Guards<'_>) -> Result<RunStep, Error>,
 ) -> Result<rp_run_step, Failure> {
-    // SAFETY: NULL or a live handle (this function's contract), used by this thread alone.
-    let run = unsafe { run.as_mut() }.ok_or_else(|| Failure::null("run"))?;
-    // SAFETY: the budget and breaker outlive the run (rp_run_new's contract).
-    let mut budget = match run.budget.is_null() {
-        true => None,
-        false => Some(unsafe { crate::budget::locked(run.budget) }?),
-    };
-    // SAFETY: as above.
-    let mut breaker = match run.breaker.is_null() {
-        true => None,
-        false => Some(unsafe { crate::breaker::locked(run.breaker) }?),
-    };
+    let handle = get(run.cast_const(), "run")?;
+    let mut run = lock(&handle.run, "run")?;
+    let mut budget = handle.budget.as_ref().map(|b| lock(&b.0, "budget")).transpose()?;
+    let mut breaker = handle
+        .breaker
+        .as_ref()
+        .map(|b| lock(&b.0, "breaker"))
+        .transpose()?;
     let guards = Guards {
         budget: budget.as_deref_mut(),
         breaker: breaker.as_deref_mut(),
     };
-    Ok(step_to_c(&event(&mut run.run, guards)?))
+    Ok(step_to_c(&event(&mut run, guards)?))
 }
 
 /// A new run of `config_json` (the core's RunConfig: `{"rules": {"decide": {"operation": {"service":
@@ -296,7 +295,9 @@ unsafe fn with_guards(
 /// "max_attempts": 5}`, `{"rules": {"mongodb": {"operation": {"name": "find"}}}}`, with
 /// `attempt_timeout_ms` optional), not started; errors name the field ("timeout_ms",
 /// "rules.http.backoff.min_ms"). `budget` and `breaker` (each NULL: none) are shared handles the run
-/// locks for each call; they must outlive the run. Free the run with `rp_run_free`.
+/// locks for each call; the run keeps them alive (freeing them first is fine). Free the run with
+/// `rp_run_free`. A `budget` or `breaker` that is no live handle of its type is
+/// RP_RESULT_INVALID_HANDLE naming it.
 #[no_mangle]
 pub unsafe extern "C" fn rp_run_new(
     config_json: *const c_char,
@@ -308,16 +309,17 @@ pub unsafe extern "C" fn rp_run_new(
     output!(run_out, {
         let config: RunConfig =
             retrypolicy_wire::from_json_str(text(config_json, Some(config_len), "config_json")?)?;
-        let run = Run::new(config)?;
-        Ok(Box::into_raw(Box::new(rp_run { run, budget, breaker })))
+        let (budget, breaker) = (get_optional(budget, "budget")?, get_optional(breaker, "breaker")?);
+        let run = Mutex::new(Run::new(config)?);
+        Ok(register(rp_run { run, budget, breaker }))
     })
 }
 
-/// Frees a run; NULL is a no-op (its budget and breaker stay the caller's).
+/// Frees a run; NULL is a no-op (its budget and breaker stay the caller's). A pointer that is no
+/// live `rp_run` frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
 #[no_mangle]
-pub unsafe extern "C" fn rp_run_free(run: *mut rp_run) {
-    // SAFETY: the pointer contract (lib.rs).
-    unsafe { free_handle(run) }
+pub extern "C" fn rp_run_free(run: *mut rp_run) {
+    release(run, "run")
 }
 
 /// Starts the run at `now_ms` (the host's monotonic clock, any origin, fractions allowed; `random`:
@@ -387,5 +389,9 @@ pub unsafe extern "C" fn rp_run_cancel(
 /// Attempts the run has sent so far.
 #[no_mangle]
 pub unsafe extern "C" fn rp_run_attempts_sent(run: *const rp_run, attempts_out: *mut u32) -> rp_result {
-    output!(attempts_out, Ok(borrow(run, "run")?.run.attempts_sent()))
+    output!(attempts_out, {
+        let handle = get(run, "run")?;
+        let sent = lock(&handle.run, "run")?.attempts_sent();
+        Ok(sent)
+    })
 }

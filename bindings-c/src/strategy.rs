@@ -3,14 +3,14 @@
 
 use std::ffi::c_void;
 
-use retrypolicy::{Policy, Request, RetryReason, RetryStrategy, StrategyVerdict};
+use retrypolicy::{Request, RetryReason, RetryStrategy, StrategyVerdict};
 
 use crate::decision::decision_to_c;
 use crate::enums::{from_c, to_c};
 use crate::error::{rp_result, Failure};
 use crate::ffi::{borrow, non_null, output, CBool};
 use crate::panic::ffi_boundary;
-use crate::policy::policy_or_default;
+use crate::policy::{policy_or_default, PolicyRef};
 use crate::*;
 
 /// A host retry strategy: return true and set `*delay_ms_out` to retry after that many ms, or false
@@ -51,15 +51,15 @@ fn verdict(retry: CBool, delay_ms: u64) -> StrategyVerdict {
 }
 
 /// The core's inputs of a decision: the request, the reason, and the policy (NULL: the RFC default).
-/// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` NULL or a live handle.
-pub(crate) unsafe fn inputs<'a>(
+/// Safety: `request` NULL or valid for reads (with its `previous_reasons`); `policy` is checked.
+pub(crate) unsafe fn inputs(
     request: *const rp_request,
     reason: rp_reason,
     policy: *const rp_policy,
-) -> Result<(Request, RetryReason, &'a Policy), Failure> {
-    // SAFETY (both): forwarded from this function's contract.
+) -> Result<(Request, RetryReason, PolicyRef), Failure> {
+    // SAFETY: forwarded from this function's contract.
     let request = unsafe { crate::request::request(borrow(request, "request")?) }?;
-    let policy = unsafe { policy_or_default(policy) };
+    let policy = policy_or_default(policy)?;
     Ok((request, from_c(reason, "reason")?, policy))
 }
 
@@ -80,7 +80,7 @@ pub unsafe extern "C" fn rp_decide_before_strategy(
         non_null(decision_out, "decision_out")?;
         // SAFETY (all): the pointer contract (lib.rs); both outputs are checked non-NULL.
         let (request, reason, policy) = unsafe { inputs(request, reason, policy) }?;
-        let d = retrypolicy::decide_before_strategy(&request, reason, policy)?;
+        let d = retrypolicy::decide_before_strategy(&request, reason, &policy)?;
         unsafe { decided_out.write(d.is_some()) };
         if let Some(d) = d {
             unsafe { decision_out.write(decision_to_c(&d)) };

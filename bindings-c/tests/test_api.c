@@ -92,6 +92,8 @@ static void every_result_has_a_stable_code_name(void **state) {
         {RP_RESULT_INVALID_UTF8, "invalid_utf8"},
         {RP_RESULT_PANIC, "panic"},
         {RP_RESULT_OTHER_ERROR, "other_error"},
+        {RP_RESULT_POISONED, "poisoned"},
+        {RP_RESULT_INVALID_HANDLE, "invalid_handle"},
     };
     /* The numbers are ABI: pin them. */
     assert_int_equal(RP_RESULT_UNKNOWN_REASON, 1);
@@ -99,6 +101,8 @@ static void every_result_has_a_stable_code_name(void **state) {
     assert_int_equal(RP_RESULT_NULL_POINTER, 100);
     assert_int_equal(RP_RESULT_PANIC, 103);
     assert_int_equal(RP_RESULT_OTHER_ERROR, 105);
+    assert_int_equal(RP_RESULT_POISONED, 106);
+    assert_int_equal(RP_RESULT_INVALID_HANDLE, 107);
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         assert_string_equal(rp_result_code_name(expected[i].code), expected[i].name);
     /* Numbers that name no result (104 was buffer_too_small, never reused) have no name. */
