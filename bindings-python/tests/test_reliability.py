@@ -191,3 +191,212 @@ def test_async_a_server_dribbling_its_headers_is_cut_at_the_deadline(dribbler: D
     asyncio.run(main())
     dribbler.close()
     assert dribbler.finished and not any(dribbler.finished)
+
+
+# ---- the runners -----------------------------------------------------------------------------------
+
+from retrypolicy.run import AsyncRetrying, Retrying, RetryTimeoutError, retry  # noqa: E402
+
+from test_run import FakeTime  # noqa: E402
+
+GET = rp.Operation.kv("get")
+BREAKER = {"volume_threshold": 4, "error_threshold_percentage": 50, "sleep_window_ms": 1000, "canary_timeout_ms": 500}
+
+
+def half_open(t: FakeTime) -> rp.CircuitBreaker:
+    """A breaker tripped by four failures, its sleep window over: the next attempt is its canary."""
+    breaker = rp.CircuitBreaker(BREAKER)
+    for _ in range(4):
+        breaker.record(int(t.now * 1000), "failure")
+    t.now += 1.5  # past the 1 s sleep window
+    return breaker
+
+
+def canary_free(breaker: rp.CircuitBreaker, t: FakeTime) -> bool:
+    """Whether the breaker lets a canary through now (none is left in flight)."""
+    verdict = breaker.permit(int(t.now * 1000))
+    return verdict.permitted and verdict.canary
+
+
+class Hanging:
+    """An attempt that never settles until its ``n``-th call (then "ok"); counts calls and the
+    cancellations it received."""
+
+    def __init__(self, settles_at: int = 10**9) -> None:
+        self.settles_at, self.calls, self.cancelled = settles_at, 0, 0
+        self.started = asyncio.Event()
+
+    async def __call__(self) -> str:
+        self.calls += 1
+        self.started.set()
+        if self.calls >= self.settles_at:
+            return "ok"
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return "never"
+
+
+def test_async_an_attempt_that_never_settles_is_cancelled_at_the_deadline() -> None:
+    fn = Hanging()
+    with pytest.raises(RetryTimeoutError) as info:
+        asyncio.run(AsyncRetrying(GET, timeout=0.05)(fn))
+    assert fn.calls >= 1 and fn.cancelled == fn.calls  # every attempt cut, none left pending
+    assert info.value.step.end == "timed_out"
+    assert isinstance(info.value.__cause__, TimeoutError)
+
+
+def test_async_an_attempt_past_its_attempt_timeout_is_cancelled_and_retried() -> None:
+    fn = Hanging(settles_at=2)
+    assert asyncio.run(AsyncRetrying(GET, timeout=60.0, attempt_timeout=0.02)(fn)) == "ok"
+    assert (fn.calls, fn.cancelled) == (2, 1)
+
+
+def test_async_the_callers_cancellation_cancels_the_run_and_releases_the_canary() -> None:
+    t, fn = FakeTime(), Hanging()
+    breaker = half_open(t)
+
+    async def main() -> None:
+        task = asyncio.create_task(AsyncRetrying(GET, timeout=60.0, clock=t.clock, breaker=breaker)(fn))
+        await fn.started.wait()
+        assert not canary_free(breaker, t)  # the attempt out is the canary
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert fn.cancelled == 1
+    assert canary_free(breaker, t)
+
+
+def test_sync_a_canary_ending_in_a_final_error_closes_the_breaker() -> None:
+    t = FakeTime()
+    breaker = half_open(t)
+
+    def fn() -> None:
+        raise ValueError("the server said no")  # the default classifier: final
+
+    with pytest.raises(ValueError):
+        Retrying(GET, timeout=2.5, clock=t.clock, sleep=t.sleep, breaker=breaker)(fn)
+    assert breaker.state(int(t.now * 1000)) == "closed"
+
+
+@pytest.mark.parametrize("escape", ["keyboard_interrupt", "classifier_raises"])
+def test_sync_a_canary_that_escapes_the_run_is_released(escape: str) -> None:
+    t = FakeTime()
+    breaker = half_open(t)
+
+    def fn() -> None:
+        if escape == "keyboard_interrupt":
+            raise KeyboardInterrupt
+        raise ConnectionResetError("reset")
+
+    def classify(exc: Exception) -> None:
+        raise RuntimeError("classifier bug")
+
+    with pytest.raises((KeyboardInterrupt, RuntimeError)):
+        Retrying(GET, timeout=2.5, clock=t.clock, sleep=t.sleep, breaker=breaker, classify=classify)(fn)
+    assert canary_free(breaker, t)  # not left half-open with a canary that never ends
+
+
+def test_async_a_canary_whose_classifier_raises_is_released() -> None:
+    t = FakeTime()
+    breaker = half_open(t)
+
+    async def fn() -> None:
+        raise ConnectionResetError("reset")
+
+    def classify(exc: Exception) -> None:
+        raise RuntimeError("classifier bug")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(AsyncRetrying(GET, timeout=2.5, clock=t.clock, sleep=t.asleep, breaker=breaker, classify=classify)(fn))
+    assert canary_free(breaker, t)
+
+
+class ClockBreaksAfterFailure(FakeTime):
+    """A clock that raises once told to, as a clock going wrong mid-run."""
+
+    broken = False
+
+    def clock(self) -> float:
+        if self.broken:
+            raise OSError("clock failed")
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        self.broken = True
+
+
+def _hook_raises(decision: Any, exc: Exception) -> None:
+    raise RuntimeError("hook failed")
+
+
+def _classifier_raises(exc: Exception) -> None:
+    raise RuntimeError("classifier failed")
+
+
+@pytest.mark.parametrize("where", ["classifier", "on_give_up", "on_retry", "clock"])
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_an_error_raised_while_handling_a_failure_carries_it(where: str, mode: str) -> None:
+    t = ClockBreaksAfterFailure()
+    failure = ConnectionResetError("the attempt's failure")
+    options: dict[str, Any] = {"clock": t.clock}
+    if where == "classifier":
+        options["classify"] = _classifier_raises
+    elif where == "on_give_up":
+        options["max_attempts"] = 1
+        options["on_give_up"] = _hook_raises
+    elif where == "on_retry":
+        options["on_retry"] = _hook_raises
+
+    def fn() -> None:
+        raise failure
+
+    async def afn() -> None:
+        raise failure
+
+    with pytest.raises((RuntimeError, OSError)) as info:
+        if mode == "sync":
+            Retrying(GET, timeout=2.5, sleep=t.sleep, **options)(fn)
+        else:
+            asyncio.run(AsyncRetrying(GET, timeout=2.5, sleep=t.asleep, **options)(afn))
+    assert info.value is not failure
+    assert info.value.__context__ is failure
+
+
+def test_retry_refuses_generators_and_takes_async_call_objects_as_async() -> None:
+    def gen() -> Iterator[int]:
+        yield 1
+
+    async def agen() -> Any:
+        yield 1
+
+    for fn, kind in ((gen, "a generator"), (agen, "an async generator")):
+        with pytest.raises(TypeError, match=kind):
+            retry(GET, timeout=2.5)(fn)
+
+    class Gen:
+        def __call__(self) -> Iterator[int]:
+            yield 1
+
+    with pytest.raises(TypeError, match="a generator"):
+        retry(GET, timeout=2.5)(Gen())
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def __call__(self) -> str:
+            self.calls += 1
+            if self.calls < 3:
+                raise ConnectionResetError("reset")
+            return "ok"
+
+    flaky = Flaky()
+    wrapped = retry(GET, timeout=60.0, sleep=FakeTime().asleep)(flaky)
+    assert asyncio.run(wrapped()) == "ok"
+    assert flaky.calls == 3

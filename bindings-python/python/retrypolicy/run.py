@@ -17,6 +17,15 @@ the last error with the decision attached as ``retry_decision`` (``decision_of``
 3.11+, a note; no time left raises ``RetryTimeoutError`` from the last error. A breaker that keeps
 every attempt back makes the run wait for its window; with no attempt ever sent, a give-up raises
 ``CircuitOpenError``.
+
+An exception that leaves a run (the function's ``BaseException`` such as ``KeyboardInterrupt`` or
+``asyncio.CancelledError``, or a classifier, hook, clock or sleep that raises) cancels the run, so a
+breaker's canary is released, and an error raised while handling a failure carries that failure as
+its ``__context__``. ``AsyncRetrying`` cancels each attempt at the step's ``timeout_ms`` (the time
+left, or ``attempt_timeout`` when shorter), so the run ends by its deadline whatever the attempt
+does. ``retry`` refuses generator and async generator functions (TypeError: a generator returns
+before its body runs, so nothing could be retried) and treats an object whose ``__call__`` is
+``async def`` as async.
 """
 
 from __future__ import annotations
@@ -242,7 +251,6 @@ class _Runner(Generic[SleepT]):
         self.log_level = options.get("log_level", logging.DEBUG)
         self.budget = options.get("budget")
         self.breaker = options.get("breaker")
-        self.cut = attempt_timeout is not None
         guards = {"budget": self.budget, "breaker": self.breaker, "strategy": self.strategy}
         self.guards: dict[str, Any] = {k: v for k, v in guards.items() if v is not None}  # none: a faster call
 
@@ -271,6 +279,18 @@ class _Runner(Generic[SleepT]):
         if self.on_retry is not None and step.action == "wait":
             self.on_retry(cast(RetryDecision, step.decision), exc)
         return step
+
+    def _abandon(self, run: Run, exc: BaseException, last: Exception | None) -> None:
+        """``exc`` leaves the run: the run is cancelled (a breaker's canary released) and an error
+        raised while handling the failure ``last`` carries it as its ``__context__``."""
+        if last is not None and exc is not last and exc.__context__ is None and exc.__cause__ is None:
+            exc.__context__ = last
+        if run.phase != "done":
+            try:
+                now = self.clock() * 1000
+            except Exception:  # the clock is what failed: 0 reads as no time passing
+                now = 0.0
+            run.cancel(now)
 
     def _ended(self, step: RunStep, last: Exception | None) -> BaseException:
         """The exception that ends a run that did not succeed, its hook called."""
@@ -313,24 +333,28 @@ class Retrying(_Runner[Callable[[float], object]]):
         clock, last = self.clock, None
         run = Run(self.config, **self.guards) if self.guards else Run(self.config)
         step = run.start(clock() * 1000)
-        while (action := step.action) != "done":
-            if action == "wait":
-                if not _instant:
-                    self.sleep(cast(int, step.delay_ms) / 1000)
-                step = run.wait_ended(clock() * 1000)
-                continue
-            try:
-                result = fn(*args, **kwargs)
-            except Exception as exc:
-                last, step = exc, self._failed(run, exc)
-            except BaseException:
-                run.cancel(clock() * 1000)
-                raise
-            else:
-                run.attempt_ended("success", clock() * 1000)
-                last = None  # no cycle through the traceback's frame for the GC to collect
-                return result
-        raise self._ended(step, last)
+        try:
+            while (action := step.action) != "done":
+                if action == "wait":
+                    if not _instant:
+                        self.sleep(cast(int, step.delay_ms) / 1000)
+                    step = run.wait_ended(clock() * 1000)
+                    continue
+                try:
+                    result = fn(*args, **kwargs)
+                except Exception as exc:
+                    last = exc
+                    step = self._failed(run, exc)
+                else:
+                    run.attempt_ended("success", clock() * 1000)
+                    last = None  # no cycle through the traceback's frame for the GC to collect
+                    return result
+            raise self._ended(step, last)
+        except BaseException as exc:
+            self._abandon(run, exc, last)
+            raise
+        finally:
+            last = None
 
     def wraps(self, fn: Callable[P, T]) -> Callable[P, T]:
         """``fn`` wrapped so that each call runs through this runner."""
@@ -344,9 +368,9 @@ class Retrying(_Runner[Callable[[float], object]]):
 
 class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
     """An asyncio runner: ``await AsyncRetrying(op, timeout=2.5)(fn, *args)``; it awaits
-    ``asyncio.sleep`` between attempts, cuts each attempt at the step's timeout when
-    ``attempt_timeout`` is given (cut to the time left), and lets cancellation through (the run
-    is cancelled)."""
+    ``asyncio.sleep`` between attempts, cancels each attempt at the step's timeout (the time left,
+    or ``attempt_timeout`` when shorter: a ``TimeoutError`` for the classifier), and lets
+    cancellation through (the run is cancelled, a breaker's canary released)."""
 
     def __init__(
         self,
@@ -370,21 +394,28 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     step = run.wait_ended(self._now())
                     continue
                 try:
-                    if step.timeout_ms is None or not self.cut:
+                    if step.timeout_ms is None:
                         result = await fn(*args, **kwargs)
+                    elif _timeout is not None:  # Python 3.11+: no task per attempt
+                        async with _timeout(step.timeout_ms / 1000):
+                            result = await fn(*args, **kwargs)
                     else:
                         result = await asyncio.wait_for(fn(*args, **kwargs), step.timeout_ms / 1000)
                 except Exception as exc:
-                    last, step = exc, self._failed(run, exc)
+                    if isinstance(exc, asyncio.TimeoutError) and not isinstance(exc, TimeoutError):  # 3.10
+                        exc = TimeoutError(f"retrypolicy: attempt {step.attempt} reached its timeout of {step.timeout_ms} ms")
+                    last = exc
+                    step = self._failed(run, exc)
                 else:
                     run.attempt_ended("success", self._now())
                     last = None  # no cycle through the traceback's frame for the GC to collect
                     return result
-        except BaseException:
-            if run.phase != "done":
-                run.cancel(self._now())
+            raise self._ended(step, last)
+        except BaseException as exc:
+            self._abandon(run, exc, last)
             raise
-        raise self._ended(step, last)
+        finally:
+            last = None
 
     def wraps(self, fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
         """``fn`` wrapped so that each call runs through this runner."""
@@ -396,11 +427,32 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         return wrapper
 
 
+_timeout = getattr(asyncio, "timeout", None)
+"""``asyncio.timeout`` (Python 3.11+), else None (``asyncio.wait_for`` then)."""
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """Whether calling ``fn`` gives a coroutine: an ``async def`` function, or an object whose
+    ``__call__`` is one."""
+    return inspect.iscoroutinefunction(fn) or (
+        not inspect.isroutine(fn) and inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    )
+
+
 def retry(operation: Operation, *, timeout: float | timedelta, **options: Unpack[RunOptions]) -> Callable[[F], F]:
-    """A decorator: each call of the function (sync, or ``async def``) runs through a runner."""
+    """A decorator: each call of the function (sync, ``async def``, or an object with an ``async
+    def __call__``) runs through a runner; a generator or async generator function is refused."""
 
     def decorate(fn: F) -> F:
-        if inspect.iscoroutinefunction(fn):
+        call = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)
+        if inspect.isgeneratorfunction(call) or inspect.isasyncgenfunction(call):
+            kind = "an async generator" if inspect.isasyncgenfunction(call) else "a generator"
+            raise TypeError(
+                f"retrypolicy.retry: {getattr(fn, '__qualname__', fn)!r} is {kind} function: calling it returns "
+                "a generator before any of its body runs, so nothing could be retried; retry the call that "
+                "produces the items instead"
+            )
+        if _is_async(fn):
             return cast(F, AsyncRetrying(operation, timeout=timeout, **options).wraps(fn))
         return cast(F, Retrying(operation, timeout=timeout, **options).wraps(fn))
 
