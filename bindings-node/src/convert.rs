@@ -133,7 +133,8 @@ pub fn millis(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
             big if big.words.len() == 1 => Some(format!("-{}n", big.words[0])),
             _ => Some("a bigint outside 0..=2^64-1".to_owned()),
         },
-        (ValueType::Undefined, Some(ms)) => return Ok(ms),
+        // An optional field given null reads as not given (the fixture contract).
+        (ValueType::Undefined | ValueType::Null, Some(ms)) => return Ok(ms),
         (ValueType::Undefined, None) => None,
         (ValueType::String, _) => Some(format!("{:?}", shorten(&v.cast::<String>()?))),
         (kind, _) => Some(format!("{kind:?}").to_lowercase()),
@@ -164,7 +165,8 @@ pub fn millis_out(ms: u64) -> Either<f64, BigInt> {
 pub fn whole(v: &Js, field: &str, max: u64, default: Option<u64>) -> Res<u64> {
     let x = match (v.as_f64()?, default) {
         (Some(x), _) => x,
-        (None, Some(d)) if v.is_undefined()? => return Ok(d),
+        // An optional field given null reads as not given (the fixture contract).
+        (None, Some(d)) if v.is_undefined()? || v.kind()? == ValueType::Null => return Ok(d),
         (None, _) => return Err(v.wrong_type(field, "a number")),
     };
     whole_number(x, max as f64).ok_or_else(|| {

@@ -293,8 +293,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             input["reason"] = json!("KV_LOCKED");
         }
         if function == "simulate_storm" {
-            let requests = input["requests_per_second"].as_u64().unwrap_or(0)
-                * input["duration_ms"].as_u64().unwrap_or(0)
+            let requests = input["requests_per_second"]
+                .as_u64()
+                .unwrap_or(0)
+                .saturating_mul(input["duration_ms"].as_u64().unwrap_or(0))
                 / 1000;
             if requests > MAX_COMPARED_STORM_REQUESTS && call(function, &input).is_ok() {
                 continue;
