@@ -62,7 +62,7 @@ static char *print_exact(const cJSON *v) {
 }
 
 typedef struct {
-    int inexpressible; /* the input has no C form: no typed run */
+    int inexpressible; /* the input has no C form: no typed run (HOST_STRATEGY_GAP: see below) */
     char code[64];
     char message[1024];
 } failure;
@@ -75,6 +75,10 @@ static int lib_failure(failure *f, rp_result rc, const char *path) {
     snprintf(f->message, sizeof f->message, "%s: %s", path, rp_last_error_message());
     return -1;
 }
+
+/* `inexpressible` for a run with a host strategy: the one valid input the typed C API cannot
+ * express (rp_run takes no strategy callback; rp_decide does), counted apart and never a failure. */
+#define HOST_STRATEGY_GAP 2
 
 static int cannot_express(failure *f, const char *path, const char *what) {
     f->inexpressible = 1;
@@ -592,6 +596,7 @@ static int json_eq(const cJSON *a, const cJSON *b) {
 typedef struct {
     long passed, failed;
     long typed, no_c_form; /* typed runs; error cases whose input has no C form */
+    long host_gap;         /* valid runs with a host strategy, which rp_run does not take */
 } tally;
 
 static void print_json(const cJSON *v, FILE *out) {
@@ -667,7 +672,10 @@ static int check_case(const char *file, const char *id, const char *function, ad
     failure g = {0, {0}, {0}};
     out = NULL;
     int rc = typed(input, &out, &g);
-    if (rc != 0 && g.inexpressible) {
+    if (rc != 0 && g.inexpressible == HOST_STRATEGY_GAP && json_rc == 0) {
+        t->host_gap++;
+        printf("SKIP %s: %s (typed): %s\n", file, id, g.message);
+    } else if (rc != 0 && g.inexpressible) {
         if (json_rc != 0) {
             t->no_c_form++;
         } else {
@@ -780,7 +788,7 @@ static int is_dir(const char *path) {
 }
 
 int main(int argc, char **argv) {
-    tally t = {0, 0, 0, 0};
+    tally t = {0, 0, 0, 0, 0};
     if (argc != 2 || !is_dir(argv[1])) {
         printf("usage: %s CORPUS_DIR (a folder of fixture files)\n", argv[0]);
         t.failed++;
@@ -796,8 +804,9 @@ int main(int argc, char **argv) {
             run_dir(extra, &t);
         }
     }
-    printf("typed C API: %ld cases run, %ld error cases whose input has no C form (rp_call_json's answer only)\n",
-           t.typed, t.no_c_form);
+    printf("typed C API: %ld cases run, %ld error cases whose input has no C form (rp_call_json's answer only), "
+           "%ld runs with a host strategy (rp_run takes none; rp_call_json's answer only)\n",
+           t.typed, t.no_c_form, t.host_gap);
     printf("%ld passed, %ld failed\n", t.passed, t.failed);
     return t.failed > 0 ? 1 : 0;
 }

@@ -207,7 +207,7 @@ impl RunHandle {
     /// Starts the run at `nowMs`: the first step (send, or wait for the breaker, or done).
     pub fn start(&mut self, now_ms: JsValue, random: JsValue) -> Fallible<JsValue> {
         let clock = clock(&now_ms, &random, &JsValue::UNDEFINED)?;
-        self.with_guards(|run, guards| run.start(clock, guards))
+        self.with_guards(|run, guards, strategy| run.start_with_strategy(clock, guards, strategy))
     }
 
     /// The attempt ended with `outcome`: the next step (wait, or done).
@@ -221,43 +221,20 @@ impl RunHandle {
     ) -> Fallible<JsValue> {
         let outcome = read_outcome(&outcome)?;
         let clock = clock(&now_ms, &random, &now_unix_ms)?;
-        let (budget, breaker) = (lend(&self.budget, "budget")?, lend(&self.breaker, "breaker")?);
-        let mut budget = budget;
-        let mut breaker = breaker;
-        let guards = Guards {
-            budget: budget.as_deref_mut(),
-            breaker: breaker.as_deref_mut(),
-        };
-        let step = match &self.strategy {
-            Strategy::Policy => self.run.attempt_ended(&outcome, clock, guards, None),
-            Strategy::BestEffort(s) => self.run.attempt_ended(&outcome, clock, guards, Some(s)),
-            Strategy::FailFast => self.run.attempt_ended(&outcome, clock, guards, Some(&FailFast)),
-            Strategy::Host(function) => {
-                let host = HostStrategy {
-                    function,
-                    thrown: RefCell::new(None),
-                };
-                let step = self.run.attempt_ended(&outcome, clock, guards, Some(&host));
-                if let Some(thrown) = host.thrown.take() {
-                    return Err(thrown.into());
-                }
-                step
-            }
-        };
-        Ok(step_js(&step?))
+        self.with_guards(|run, guards, strategy| run.attempt_ended(&outcome, clock, guards, strategy))
     }
 
     /// The wait is over at `nowMs`: the next step (send, or wait for the breaker, or done).
     #[wasm_bindgen(js_name = waitEnded)]
     pub fn wait_ended(&mut self, now_ms: JsValue, random: JsValue) -> Fallible<JsValue> {
         let clock = clock(&now_ms, &random, &JsValue::UNDEFINED)?;
-        self.with_guards(|run, guards| run.wait_ended(clock, guards))
+        self.with_guards(|run, guards, strategy| run.wait_ended_with_strategy(clock, guards, strategy))
     }
 
     /// The host cancelled the run at `nowMs`: done, cancelled.
     pub fn cancel(&mut self, now_ms: JsValue) -> Fallible<JsValue> {
         let clock = clock(&now_ms, &JsValue::UNDEFINED, &JsValue::UNDEFINED)?;
-        self.with_guards(|run, guards| run.cancel(clock, guards))
+        self.with_guards(|run, guards, _| run.cancel(clock, guards))
     }
 
     /// Attempts sent so far.
@@ -268,10 +245,12 @@ impl RunHandle {
 }
 
 impl RunHandle {
-    /// Calls the machine with the budget and breaker lent (budget first), the step as a plain object.
+    /// Calls the machine with the budget and breaker lent (budget first) and the run's strategy
+    /// (asked on a failure, and on a breaker's refusal); the step as a plain object. What a host
+    /// strategy function threw is rethrown unchanged.
     fn with_guards(
         &mut self,
-        call: impl FnOnce(&mut Run, Guards<'_>) -> Result<RunStep, Error>,
+        call: impl FnOnce(&mut Run, Guards<'_>, Option<&dyn RetryStrategy>) -> Result<RunStep, Error>,
     ) -> Fallible<JsValue> {
         let mut budget = lend(&self.budget, "budget")?;
         let mut breaker = lend(&self.breaker, "breaker")?;
@@ -279,7 +258,23 @@ impl RunHandle {
             budget: budget.as_deref_mut(),
             breaker: breaker.as_deref_mut(),
         };
-        Ok(step_js(&call(&mut self.run, guards)?))
+        let step = match &self.strategy {
+            Strategy::Policy => call(&mut self.run, guards, None),
+            Strategy::BestEffort(s) => call(&mut self.run, guards, Some(s)),
+            Strategy::FailFast => call(&mut self.run, guards, Some(&FailFast)),
+            Strategy::Host(function) => {
+                let host = HostStrategy {
+                    function,
+                    thrown: RefCell::new(None),
+                };
+                let step = call(&mut self.run, guards, Some(&host));
+                if let Some(thrown) = host.thrown.take() {
+                    return Err(thrown.into());
+                }
+                step
+            }
+        };
+        Ok(step_js(&step?))
     }
 }
 

@@ -165,8 +165,8 @@ pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
             }));
         }
         let step = match (e.event, &e.outcome) {
-            (RunEventKind::Start, _) => machine.start(clock, guards),
-            (RunEventKind::WaitEnded, _) => machine.wait_ended(clock, guards),
+            (RunEventKind::Start, _) => machine.start_with_strategy(clock, guards, host),
+            (RunEventKind::WaitEnded, _) => machine.wait_ended_with_strategy(clock, guards, host),
             (RunEventKind::Cancel, _) => machine.cancel(clock, guards),
             (RunEventKind::AttemptEnded, Some(outcome)) => {
                 machine.attempt_ended(outcome, clock, guards, host)

@@ -22,7 +22,8 @@
 //! - **breaker**: asked before each attempt and told each sent attempt's end (a final failure is
 //!   the server answering: a success); a cancelled canary is released. An attempt it refuses is not
 //!   sent and costs the budget nothing: the run waits for the breaker's window (never spins), or
-//!   ends timed out when that wait reaches the deadline; a fail-fast strategy gives up at once.
+//!   ends timed out when that wait reaches the deadline; a fail-fast strategy (the policy's, or
+//!   the host's when one is given) gives up at once.
 
 mod step;
 
@@ -36,7 +37,7 @@ use crate::budget::{BudgetEvent, RetryBudget, RetryCause};
 use crate::budgeted::BudgetedDecision;
 use crate::classify::dispatch::{classify_dispatch, DispatchFailure};
 use crate::classify::kv::classify_kv;
-use crate::decide::{decide, decide_with, Decision, NoRetryCause, Request};
+use crate::decide::{decide_with, Decision, NoRetryCause, Request};
 use crate::error::Error;
 use crate::http::{
     default_loop_backoff, next_with_budget, AttemptView, HttpAttempt, HttpClass, LoopAction, LoopState,
@@ -328,18 +329,38 @@ impl Run {
 
     /// Starts the run at `clock.now_ms`: send attempt 1 (or wait for the breaker, or done).
     pub fn start(&mut self, clock: Clock, guards: Guards<'_>) -> Result<RunStep, Error> {
+        self.start_with_strategy(clock, guards, None)
+    }
+
+    /// [`Run::start`], asking the host `strategy` (for `decide` rules) if the breaker refuses.
+    pub fn start_with_strategy(
+        &mut self,
+        clock: Clock,
+        guards: Guards<'_>,
+        strategy: Option<&dyn RetryStrategy>,
+    ) -> Result<RunStep, Error> {
         self.expect(RunPhase::Ready, "start")?;
         let now = check_now(clock.now_ms)?;
         self.start_ms = now;
         self.now_ms = now;
-        self.send_or_hold(clock, guards)
+        self.send_or_hold(clock, guards, strategy)
     }
 
     /// The wait of a `wait` step is over: send the next attempt (or wait for the breaker, or done).
     pub fn wait_ended(&mut self, clock: Clock, guards: Guards<'_>) -> Result<RunStep, Error> {
+        self.wait_ended_with_strategy(clock, guards, None)
+    }
+
+    /// [`Run::wait_ended`], asking the host `strategy` (for `decide` rules) if the breaker refuses.
+    pub fn wait_ended_with_strategy(
+        &mut self,
+        clock: Clock,
+        guards: Guards<'_>,
+        strategy: Option<&dyn RetryStrategy>,
+    ) -> Result<RunStep, Error> {
         self.expect(RunPhase::Waiting, "wait_ended")?;
         self.tick(clock.now_ms)?;
-        self.send_or_hold(clock, guards)
+        self.send_or_hold(clock, guards, strategy)
     }
 
     /// The attempt of a `send` step ended with `outcome`: wait, then retry; or done. A host
@@ -516,7 +537,12 @@ impl Run {
     }
 
     /// Sends the next attempt if the deadline and the breaker allow; else waits or ends.
-    fn send_or_hold(&mut self, clock: Clock, guards: Guards<'_>) -> Result<RunStep, Error> {
+    fn send_or_hold(
+        &mut self,
+        clock: Clock,
+        guards: Guards<'_>,
+        strategy: Option<&dyn RetryStrategy>,
+    ) -> Result<RunStep, Error> {
         let first = self.sent == 0;
         if self.left_ms() == Some(0) {
             self.phase = RunPhase::Done;
@@ -533,7 +559,7 @@ impl Run {
             let v = b.permit(t);
             if !v.permitted {
                 let wait = b.retry_in_ms(t).max(1);
-                let mut step = self.breaker_refused(wait, clock)?;
+                let mut step = self.breaker_refused(wait, clock, strategy)?;
                 step.breaker = Some(v);
                 return Ok(step);
             }
@@ -565,7 +591,12 @@ impl Run {
 
     /// The breaker kept the attempt back: wait `wait_ms` for its window, unless that reaches the
     /// deadline (timed out) or the `decide` rules fail fast (gave up).
-    fn breaker_refused(&mut self, wait_ms: u64, clock: Clock) -> Result<RunStep, Error> {
+    fn breaker_refused(
+        &mut self,
+        wait_ms: u64,
+        clock: Clock,
+        strategy: Option<&dyn RetryStrategy>,
+    ) -> Result<RunStep, Error> {
         let reason = RetryReason::CircuitBreakerOpen;
         self.last_reason = Some(reason);
         let mut decision = None;
@@ -573,7 +604,7 @@ impl Run {
             // Only whether the strategy retries matters here; the wait is the breaker's.
             let mut request = self.request(rules);
             request.random = clock.random.or(Some(0.0));
-            let d = decide(&request, reason, &rules.policy)?;
+            let d = decide_with(&request, reason, &rules.policy, strategy)?;
             if !d.is_retry() {
                 self.phase = RunPhase::Done;
                 let end = match d {
