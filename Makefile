@@ -4,35 +4,11 @@ include mk/common.mk
 
 .PHONY: demo demo-web test lint test-core test-cli test-fixture-negative test-python test-c test-node test-wasm check-versions bench setup-rust clean
 
-## The main job: a walkthrough of the bundled scenarios with the `retrypolicy` CLI.
+## The main job: the bundled examples as a story (`retrypolicy demo`, cli/src/demo.rs): each scene
+## in a sentence, each domain term explained at first use, the command that reproduces it, a table.
 demo: setup-rust
 	@$(CARGO) build -q --release -p retrypolicy-cli
-	@for f in examples/scenarios/*.json; do echo "\$$ retrypolicy simulate $$f"; ./target/release/retrypolicy simulate "$$f"; echo; done
-	@echo '$$ retrypolicy explain  # a KV upsert 2 s into a 2.5 s timeout, 7 retries, NOT_MY_VBUCKET'
-	@echo '{"request": {"service": "kv", "operation": "upsert", "attempts": 7, "elapsed_ms": 2000, "timeout_ms": 2500}, "reason": "KV_NOT_MY_VBUCKET"}' | ./target/release/retrypolicy explain
-	@echo '$$ retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT'
-	@./target/release/retrypolicy decide --operation upsert --timeout-ms 2500 --reason SOCKET_CLOSED_WHILE_IN_FLIGHT
-	@echo; echo '$$ retrypolicy mongodb transaction  # withTransaction: a transient error, an unknown commit result, then success'
-	@echo '{"events": [{"event": "begin"}, {"event": "callback_raised", "session": "in_progress", "error": {"kind": "server", "code": 112, "labels": ["TransientTransactionError"]}, "elapsed_ms": 10, "random": 0.5}, {"event": "callback_returned", "session": "in_progress"}, {"event": "commit_failed", "error": {"kind": "network", "labels": ["UnknownTransactionCommitResult"]}, "elapsed_ms": 40, "random": 0.5}, {"event": "commit_succeeded"}]}' | ./target/release/retrypolicy mongodb transaction
-	@echo; echo '$$ retrypolicy mongodb rewrite  # seed 000: a counter $$inc as two idempotent updates guarded by a pending token'
-	@echo '{"filter": {"_id": "2016-05-01"}, "update": {"$$inc": {"counter": 1}}, "upsert": true, "token": {"$$oid": "573a1390f29313caabcd4135"}}' | ./target/release/retrypolicy mongodb rewrite
-	@echo; echo '$$ retrypolicy mongodb idempotency  # seed 003: an update that addresses array elements by index, and its safer form'
-	@echo '{"op": "updateOne", "filter": {"_id": "A"}, "update": {"$$set": {"images.1.width": 30}}}' | ./target/release/retrypolicy mongodb idempotency
-	@echo; echo '$$ retrypolicy http next  # a saga step: 503, then 429 with Retry-After: 2, then 200'
-	@for a in '"attempts": 1, "elapsed_ms": 50}, "attempt": {"kind": "response", "status": 503}' \
-	          '"attempts": 2, "elapsed_ms": 200}, "attempt": {"kind": "response", "status": 429, "retry_after": "2"}' \
-	          '"attempts": 3, "elapsed_ms": 2250}, "attempt": {"kind": "response", "status": 200}'; do \
-	  echo "{\"loop\": {\"max_attempts\": 4, \"deadline_ms\": 10000}, \"state\": {$$a}" | ./target/release/retrypolicy http next; done
-	@echo; echo '$$ retrypolicy http next  # 429 asking for 3 s with 2.5 s to the deadline: stop now, say when to try again'
-	@echo '{"loop": {"deadline_ms": 10000}, "state": {"attempts": 1, "elapsed_ms": 7500}, "attempt": {"kind": "response", "status": 429, "retry_after": "3"}}' | ./target/release/retrypolicy http next
-	@echo; echo '$$ retrypolicy run --input examples/runs/http-503-503-200.json  # the run machine every runner loops over: a GET through 503 and 429 (Retry-After: 1)'
-	@./target/release/retrypolicy run --input examples/runs/http-503-503-200.json
-	@echo; echo '$$ retrypolicy run --input examples/runs/kv-breaker-open.json  # a KV get whose retry waits for the open breaker (no spin, no budget charge)'
-	@./target/release/retrypolicy run --input examples/runs/kv-breaker-open.json
-	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json  # a retry storm, with and without each budget'
-	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing.json
-	@echo; echo '$$ retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json  # the same, behind a circuit breaker'
-	@./target/release/retrypolicy storm --compare --input examples/storms/kv-get-all-failing-with-breaker.json
+	@./target/release/retrypolicy demo
 
 ## Every test: formatting, lints, the core (with MongoDB's suites, test-core) and its fixtures, versions.
 test: lint test-core test-conformance-negative test-cli test-fixture-negative check-versions test-python test-c test-node test-wasm test-differential test-fuzz

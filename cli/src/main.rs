@@ -13,6 +13,7 @@ use retrypolicy_wire::{from_json_str, from_json_value, parse_policy};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+mod demo;
 mod hints;
 mod table;
 
@@ -56,6 +57,17 @@ enum Command {
                    {"event": "wait_ended", "at_ms": 105},
                    {"event": "attempt_ended", "at_ms": 110, "outcome": {"kind": "http", "status": 200}}]}' | retrypolicy run"#)]
     Run(RunArgs),
+    /// The bundled examples as a story: each scene in a sentence, its terms explained, the
+    /// command that reproduces it, and a table (`--json`: each scene's answer as a JSON line).
+    Demo(DemoArgs),
+}
+
+/// How to print the demo.
+#[derive(Args)]
+struct DemoArgs {
+    /// One JSON line per scene (its title, command and answer) instead of the story.
+    #[arg(long)]
+    json: bool,
 }
 
 /// A run to replay.
@@ -401,24 +413,11 @@ fn run_storm(args: &StormArgs, out: &mut impl Write) -> Result<bool, Failure> {
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Failure::Input("malformed_json: input is not UTF-8".into()))?;
     let storm: StormScenario = from_json_str(text)?;
-    let mut reports = vec![];
-    if args.compare {
-        // Each kind with its source's values (gRPC's bucket has no default: gRFC A6's example).
-        for doc in [
-            None,
-            Some(json!({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})),
-            Some(json!({ "kind": "retry_quota" })),
-            Some(json!({ "kind": "percentage" })),
-        ] {
-            let budget = doc.map(|d| from_json_value(&d)).transpose()?;
-            reports.push(simulate_storm(&StormScenario {
-                budget,
-                ..storm.clone()
-            })?);
-        }
-    } else {
-        reports.push(simulate_storm(&storm)?);
-    }
+    let storms = match args.compare {
+        true => compare_budgets(&storm)?,
+        false => vec![storm.clone()],
+    };
+    let reports = storms.iter().map(simulate_storm).collect::<Result<Vec<_>, _>>()?;
     let io = |e: std::io::Error| Failure::Io(e.to_string());
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&reports).unwrap_or_default()).map_err(io)?;
@@ -426,6 +425,25 @@ fn run_storm(args: &StormArgs, out: &mut impl Write) -> Result<bool, Failure> {
         write!(out, "{}", table::render_storm(&storm, &reports)).map_err(io)?;
     }
     Ok(true)
+}
+
+/// The storm without a budget, then with each budget kind at its source's values (gRPC's bucket
+/// has no default: gRFC A6's example).
+fn compare_budgets(storm: &StormScenario) -> Result<Vec<StormScenario>, Error> {
+    [
+        None,
+        Some(json!({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})),
+        Some(json!({ "kind": "retry_quota" })),
+        Some(json!({ "kind": "percentage" })),
+    ]
+    .into_iter()
+    .map(|doc| {
+        Ok(StormScenario {
+            budget: doc.map(|d| from_json_value(&d)).transpose()?,
+            ..storm.clone()
+        })
+    })
+    .collect()
 }
 
 /// Answers one JSON document with the JSON API's `function`.
@@ -482,6 +500,10 @@ fn main() -> ExitCode {
         Command::Http(HttpCommand::Classify(a)) => run_json("http_classify", a, &mut out),
         Command::Http(HttpCommand::RetryAfter(a)) => run_json("http_retry_after", a, &mut out),
         Command::Run(a) => run_run(a, &mut out),
+        Command::Demo(a) => demo::render(a.json)
+            .map_err(Failure::from)
+            .and_then(|text| write!(out, "{text}").map_err(|e| Failure::Io(e.to_string())))
+            .map(|_| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use retrypolicy::{Decision, Ending, Scenario, StormReport, StormScenario, Timeline};
+use serde_json::Value;
 
 /// Renders the scenario's timeline: one row per attempt, then the totals.
 pub fn render(scenario: &Scenario, t: &Timeline) -> String {
@@ -16,6 +17,13 @@ pub fn render(scenario: &Scenario, t: &Timeline) -> String {
     if !scenario.description.is_empty() {
         let _ = writeln!(s, "  {}", scenario.description);
     }
+    s.push_str(&timeline(scenario, t));
+    s
+}
+
+/// The scenario's timeline without its title: one row per attempt, then the totals.
+pub fn timeline(scenario: &Scenario, t: &Timeline) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "  {:>3}  {:>8}  {:>8}  {:<30}  {:<40}  {:>7}",
@@ -160,5 +168,122 @@ pub fn render_run(input: &serde_json::Value, answer: &serde_json::Value) -> Stri
             end => format!("ended: {end}"),
         }
     ));
+    s
+}
+
+/// A value as table text: a string as is, null as nothing, anything else as compact JSON.
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A withTransaction run: each event (with its error's labels) beside the action answered.
+pub fn transaction(input: &Value, answer: &Value) -> String {
+    let empty = Vec::new();
+    let events = input["events"].as_array().unwrap_or(&empty);
+    let actions = answer["actions"].as_array().unwrap_or(&empty);
+    let mut s = format!("  {:<18}  {:<44}  {}\n", "event", "error", "action");
+    for (e, a) in events.iter().zip(actions) {
+        let error = &e["error"];
+        let error = match error {
+            Value::Null => String::new(),
+            _ => {
+                let mut t = text(&error["kind"]);
+                if !error["code"].is_null() {
+                    t.push_str(&format!(" {}", text(&error["code"])));
+                }
+                for l in error["labels"].as_array().unwrap_or(&empty) {
+                    t.push_str(&format!(" {}", text(l)));
+                }
+                t
+            }
+        };
+        let _ = writeln!(s, "  {:<18}  {:<44}  {}", text(&e["event"]), error, text(a));
+    }
+    let backoffs = answer["backoffs_ms"].as_array().unwrap_or(&empty);
+    let _ = writeln!(
+        s,
+        "  => {} after {} transaction attempt{}; backoff before a retried transaction: {} ms",
+        text(&answer["last"]["action"]),
+        text(&answer["state"]["transaction_attempt"]),
+        if answer["state"]["transaction_attempt"] == 1 {
+            ""
+        } else {
+            "s"
+        },
+        backoffs.iter().map(text).collect::<Vec<_>>().join(", ")
+    );
+    s
+}
+
+/// Seed 000's rewrite: the original update, then its two idempotent steps, each filter and update.
+pub fn rewrite(input: &Value, answer: &Value) -> String {
+    let mut s = String::new();
+    for (label, doc) in [
+        ("original", input),
+        ("step 1", &answer["step1"]),
+        ("step 2", &answer["step2"]),
+    ] {
+        let _ = writeln!(s, "  {:<9} filter  {}", label, text(&doc["filter"]));
+        let _ = writeln!(s, "  {:<9} update  {}", "", text(&doc["update"]));
+    }
+    let _ = writeln!(
+        s,
+        "  cleanup (a step 2 never sent): the aggregation {}",
+        text(&answer["cleanup_pipeline"])
+    );
+    s
+}
+
+/// An update's idempotency verdict and each positional hazard with its safer path.
+pub fn hazards(answer: &Value) -> String {
+    let empty = Vec::new();
+    let mut s = format!(
+        "  idempotent by its operators: {} (rule {})\n",
+        if answer["idempotent"] == true { "yes" } else { "no" },
+        text(&answer["rule"])
+    );
+    let _ = writeln!(
+        s,
+        "  {:<16}  {:<10}  {:<16}  why",
+        "path", "operator", "safer path"
+    );
+    for h in answer["hazards"].as_array().unwrap_or(&empty) {
+        let _ = writeln!(
+            s,
+            "  {:<16}  {:<10}  {:<16}  element {} of {} by index ({})",
+            text(&h["path"]),
+            text(&h["operator"]),
+            text(&h["suggested_path"]),
+            text(&h["index"]),
+            text(&h["array_path"]),
+            text(&h["section"])
+        );
+    }
+    s
+}
+
+/// One HTTP loop step: the attempt's answer, the time left, and the loop's decision.
+pub fn http_step(input: &Value, answer: &Value) -> String {
+    let state = &input["state"];
+    let attempt = &input["attempt"];
+    let mut s = format!(
+        "  {:>7}  {:>10}  {:>11}  {:<8}  {:>14}  {}\n",
+        "attempt", "elapsed ms", "deadline ms", "status", "retry-after ms", "decision (rule)"
+    );
+    let _ = writeln!(
+        s,
+        "  {:>7}  {:>10}  {:>11}  {:<8}  {:>14}  {} ({})",
+        text(&state["attempts"]),
+        text(&state["elapsed_ms"]),
+        text(&input["loop"]["deadline_ms"]),
+        text(&attempt["status"]),
+        text(&answer["retry_after_ms"]),
+        text(&answer["action"]),
+        text(&answer["rule"])
+    );
     s
 }

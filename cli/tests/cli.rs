@@ -543,3 +543,63 @@ fn defaults_are_the_apis_and_the_cli_reads_the_clock_a_date_needs() {
     let v: serde_json::Value = serde_json::from_slice(&future.stdout).unwrap();
     assert!(v["delay_ms"].as_u64().unwrap() > 100 * 365 * 86_400_000, "{v}");
 }
+
+/// The demo's story: every scene's `$` command, run from the repository's root, gives the answer
+/// `demo --json` reports for it (the table commands with `--json`; `explain` prints the story's
+/// sentence), and each domain term is explained once, before the command that first needs it.
+#[test]
+fn demo_scenes_reproduce_with_their_commands_and_explain_each_term_once() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let story = run(&["demo"], "");
+    assert!(story.status.success(), "{}", text(&story.stderr));
+    let story = text(&story.stdout);
+    let lines = run(&["demo", "--json"], "");
+    assert!(lines.status.success(), "{}", text(&lines.stderr));
+    let scenes: Vec<serde_json::Value> = text(&lines.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(scenes.len(), 16);
+    for (n, scene) in scenes.iter().enumerate() {
+        assert_eq!(scene["scene"], n + 1);
+        let title = scene["title"].as_str().unwrap();
+        assert!(
+            story.contains(&format!("\n{}. {title}\n", n + 1)),
+            "scene {title} missing"
+        );
+        let command = scene["command"].as_str().unwrap();
+        assert!(
+            story.contains(&format!("   $ {command}\n")),
+            "{command} not shown"
+        );
+        let mut args: Vec<&str> = command.split(' ').skip(1).collect();
+        let table = matches!(args[0], "simulate" | "storm" | "run");
+        if table {
+            args.push("--json");
+        }
+        let out = bin().args(&args).current_dir(&root).output().unwrap();
+        assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+        let printed = text(&out.stdout);
+        if args[0] == "explain" {
+            assert!(story.contains(&format!("  {printed}")), "{command}: {printed}");
+            continue;
+        }
+        let answer: serde_json::Value = serde_json::from_str(&printed).unwrap();
+        // `storm --compare --json` prints the reports; the demo's answer is the same list.
+        assert_eq!(answer, scene["answer"], "{command}");
+    }
+    for term in [
+        "RFC 0049",
+        "idempotent",
+        "KV_NOT_MY_VBUCKET",
+        "Retry-After",
+        "circuit breaker",
+        "retry budget",
+    ] {
+        let defined = format!("   - {term}: ");
+        assert_eq!(story.matches(&defined).count(), 1, "{term} explained once");
+    }
+    // Explained before the first table that shows it (KV_NOT_MY_VBUCKET first appears in scene 4).
+    let first_use = story.find("KV_NOT_MY_VBUCKET    ").unwrap();
+    assert!(story.find("   - KV_NOT_MY_VBUCKET: ").unwrap() < first_use);
+}
