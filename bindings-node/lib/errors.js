@@ -1,7 +1,8 @@
 'use strict'
 // Errors shaped like the core's: an `Error` with the stable `code` and the `field` it names. The
 // addon throws the core's own; these are for what only JavaScript can see (a value of the wrong
-// kind where the addon expects an object or a callback).
+// kind where the addon expects an object or a callback). Then the runners' own errors, and how a
+// runner attaches the failure it was handling (`cause`) or the machine's step to an error.
 
 /** An `Error` with `code` and `field`, its message starting with the field. */
 function typedError(code, field, detail) {
@@ -25,4 +26,57 @@ function renamed(e, field) {
   return e
 }
 
-module.exports = { typedError, invalidType, renamed }
+/** The code of a run's own timeout error: no classifier retries it (an outer run surfaces it as it is). */
+const TIMEOUT_CODE = 'ERR_RETRYPOLICY_TIMEOUT'
+
+/** The run ended at its deadline: `step` is the machine's last step, `decision` its decision, `cause` the last error. */
+class RetryTimeoutError extends Error {
+  /** `step`: the step that ended the run (or a transaction's action); `cause`: the last failure. */
+  constructor(message, step, cause) {
+    super(message, { cause })
+    this.name = 'RetryTimeoutError'
+    this.code = TIMEOUT_CODE
+    this.step = step
+    this.decision = step?.decision !== undefined ? step.decision : step
+  }
+}
+
+/** A circuit breaker refused the attempt: nothing was sent. `verdict` is the breaker's. */
+class CircuitOpenError extends Error {
+  /** `verdict`: the breaker's refusal (reason CIRCUIT_BREAKER_OPEN, rule, source). */
+  constructor(verdict) {
+    super(`retrypolicy: the circuit breaker refused the attempt (${verdict.rule})`)
+    this.name = 'CircuitOpenError'
+    this.code = 'ECIRCUITOPEN'
+    this.verdict = verdict
+  }
+}
+
+/**
+ * `err` carrying `failure` (the attempt's failure that was being handled) as its `cause`, when it
+ * is an object with no cause of its own; anything else is wrapped in an Error with that cause.
+ */
+function withCause(err, failure) {
+  if (failure === undefined || err === failure) return err
+  if (err !== null && typeof err === 'object') {
+    if (err.cause !== undefined) return err
+    if (Object.isExtensible(err)) {
+      Object.defineProperty(err, 'cause', { value: failure, writable: true, configurable: true, enumerable: false })
+      return err
+    }
+  }
+  return new Error(`retrypolicy: ${String(err)} while handling a failed attempt`, { cause: failure })
+}
+
+/** `err` with `retryDecision` (the machine's decision) and `retryStep` set (when it is an object that can take them). */
+function withDecision(err, step) {
+  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
+    err.retryDecision = step.decision
+    err.retryStep = step
+  }
+  return err
+}
+
+module.exports = {
+  typedError, invalidType, renamed, TIMEOUT_CODE, RetryTimeoutError, CircuitOpenError, withCause, withDecision,
+}

@@ -4,7 +4,10 @@
 // into pkg/runners/ at build) passes the module's. Everything they need comes in `core` or from
 // these files.
 
-const { makeRetry, makeClassifiers, errorOutcome, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError } = require('./retry.js')
+const { RetryTimeoutError, CircuitOpenError } = require('./errors.js')
+const { errorOutcome, makeClassifiers } = require('./outcome.js')
+const { DECISION_CHANNEL } = require('./drive.js')
+const { makeRetry } = require('./retry.js')
 const { makeRetryFetch, BodyNotReplayableError } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
 

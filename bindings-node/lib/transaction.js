@@ -4,8 +4,9 @@
 // core's state machine (`mongodb.transactionStep`): the runner reports each event and does each
 // action; every retry, backoff and timeout is the core's.
 
-const { RetryTimeoutError, publishMessage, pause, runnerOptions } = require('./retry.js')
-const { invalidType } = require('./errors.js')
+const { invalidType, RetryTimeoutError } = require('./errors.js')
+const { publishMessage, runnerOptions } = require('./drive.js')
+const { pause } = require('./timers.js')
 
 // The Node driver's `session.transaction.state` names → the core's session states.
 const SESSION_STATES = {
