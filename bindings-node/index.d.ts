@@ -62,17 +62,23 @@ export declare class PolicyHandle {
 export declare class RunHandle {
   /** A run of `config` (JSON text in the wire form, snake_case), checked by the core. */
   constructor(configText: unknown)
-  /** Starts the run at `nowMs`: the first step (send, wait for the breaker, or done). */
-  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown): unknown
+  /**
+   * Starts the run at `nowMs`: the first step (send, wait for the breaker, or done). `strategy`
+   * (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
+   */
+  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null): unknown
   /**
    * The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
    * for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
    * with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` outcome's error
    * as JSON text in the wire form.
    */
-  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown): unknown
-  /** The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done). */
-  waitEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown): unknown
+  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown | undefined | null, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown): unknown
+  /**
+   * The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
+   * `strategy` (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
+   */
+  waitEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null): unknown
   /** The host cancelled the run at `nowMs`: done, cancelled (a canary out is released). */
   cancel(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): unknown
   /** Attempts sent so far. */

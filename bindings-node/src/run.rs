@@ -46,8 +46,10 @@ impl RunHandle {
         })
     }
 
-    /// Starts the run at `nowMs`: the first step (send, wait for the breaker, or done).
+    /// Starts the run at `nowMs`: the first step (send, wait for the breaker, or done). `strategy`
+    /// (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
     #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
     pub fn start<'a>(
         &mut self,
         env: Env,
@@ -55,10 +57,15 @@ impl RunHandle {
         breaker: Option<&mut BreakerHandle>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
+        strategy: Option<Unknown<'a>>,
+        strategy_policy: Option<&PolicyHandle>,
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
             let clock = clock(now_ms, random, None)?;
-            let step = self.run.start(clock, guards(budget, breaker))?;
+            let guards = guards(budget, breaker);
+            let step = with_strategy(strategy, strategy_policy, |s| {
+                self.run.start_with_strategy(clock, guards, s)
+            })?;
             step_object(&now_ms, &step)
         })
     }
@@ -78,7 +85,7 @@ impl RunHandle {
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
         now_unix_ms: Unknown<'a>,
-        strategy: Unknown<'a>,
+        strategy: Option<Unknown<'a>>,
         strategy_policy: Option<&PolicyHandle>,
         mongo_error: Unknown<'a>,
     ) -> napi::Result<Unknown<'a>> {
@@ -87,32 +94,17 @@ impl RunHandle {
             let unix = convert::opt_millis(&Js(now_unix_ms), "nowUnixMs")?;
             let clock = clock(now_ms, random, unix)?;
             let guards = guards(budget, breaker);
-            let host = HostStrategy {
-                callback: strategy,
-                thrown: RefCell::new(None),
-            };
-            let best_effort;
-            let chosen: Option<&dyn RetryStrategy> = match Js(strategy).kind()? {
-                ValueType::Undefined | ValueType::Null => None,
-                ValueType::Function => Some(&host),
-                _ => match convert::name(&Js(strategy), "strategy")? {
-                    StrategyKind::BestEffort => {
-                        best_effort = or_default(strategy_policy).best_effort();
-                        Some(&best_effort)
-                    }
-                    StrategyKind::FailFast => Some(&FailFast),
-                },
-            };
-            let step = self.run.attempt_ended(&outcome, clock, guards, chosen);
-            if let Some(e) = host.thrown.borrow_mut().take() {
-                return Err(Fail::Napi(e));
-            }
-            step_object(&now_ms, &step?)
+            let step = with_strategy(strategy, strategy_policy, |s| {
+                self.run.attempt_ended(&outcome, clock, guards, s)
+            })?;
+            step_object(&now_ms, &step)
         })
     }
 
     /// The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
+    /// `strategy` (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
     #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
     pub fn wait_ended<'a>(
         &mut self,
         env: Env,
@@ -120,10 +112,15 @@ impl RunHandle {
         breaker: Option<&mut BreakerHandle>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
+        strategy: Option<Unknown<'a>>,
+        strategy_policy: Option<&PolicyHandle>,
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
             let clock = clock(now_ms, random, None)?;
-            let step = self.run.wait_ended(clock, guards(budget, breaker))?;
+            let guards = guards(budget, breaker);
+            let step = with_strategy(strategy, strategy_policy, |s| {
+                self.run.wait_ended_with_strategy(clock, guards, s)
+            })?;
             step_object(&now_ms, &step)
         })
     }
@@ -149,6 +146,40 @@ impl RunHandle {
     pub fn attempts_sent(&self) -> u32 {
         self.run.attempts_sent()
     }
+}
+
+/// Calls the machine with the host strategy `strategy` names (a function, a built-in strategy's
+/// name with `strategy_policy` for best effort, or none); what a strategy function threw is
+/// rethrown unchanged.
+fn with_strategy(
+    strategy: Option<Unknown>,
+    strategy_policy: Option<&PolicyHandle>,
+    call: impl FnOnce(Option<&dyn RetryStrategy>) -> Result<RunStep, CoreError>,
+) -> Res<RunStep> {
+    let Some(strategy) = strategy else {
+        return Ok(call(None)?);
+    };
+    let host = HostStrategy {
+        callback: strategy,
+        thrown: RefCell::new(None),
+    };
+    let best_effort;
+    let chosen: Option<&dyn RetryStrategy> = match Js(strategy).kind()? {
+        ValueType::Undefined | ValueType::Null => None,
+        ValueType::Function => Some(&host),
+        _ => match convert::name(&Js(strategy), "strategy")? {
+            StrategyKind::BestEffort => {
+                best_effort = or_default(strategy_policy).best_effort();
+                Some(&best_effort)
+            }
+            StrategyKind::FailFast => Some(&FailFast),
+        },
+    };
+    let step = call(chosen);
+    if let Some(e) = host.thrown.borrow_mut().take() {
+        return Err(Fail::Napi(e));
+    }
+    Ok(step?)
 }
 
 /// The budget and breaker the caller passed, lent to the machine for this call.
