@@ -22,7 +22,9 @@ use crate::strategy::HostAnswers;
 /// parsed and checked once; a `Run` may be made of it many times.
 #[pyclass(frozen, module = "retrypolicy._lowlevel")]
 pub struct RunConfig {
-    inner: CoreConfig,
+    /// A run of this configuration, checked and not started: each `Run` made of it is a copy
+    /// (checking the policy again per run cost about 20 ns of the runner's 2 µs, bench_runner.py).
+    ready: core::run::Run,
 }
 
 #[pymethods]
@@ -31,16 +33,36 @@ impl RunConfig {
     #[new]
     fn new(config: &Bound<'_, PyAny>) -> PyResult<Self> {
         let inner: CoreConfig = from_py_json("config", config)?;
-        inner.validate().map_err(|e| placed("config", e)).py()?;
-        Ok(RunConfig { inner })
+        let ready = core::run::Run::new(inner).map_err(|e| placed("config", e)).py()?;
+        Ok(RunConfig { ready })
+    }
+    /// A run of this configuration with the optional shared `budget` and `breaker` and a host
+    /// `strategy`, started at `now_ms`: `(run, its first step)`, as `Run(...)` then `start` in one call.
+    #[pyo3(signature = (now_ms, budget = None, breaker = None, strategy = None))]
+    fn start(
+        &self,
+        py: Python<'_>,
+        now_ms: &Bound<'_, PyAny>,
+        budget: Option<Py<RetryBudget>>,
+        breaker: Option<Py<CircuitBreaker>>,
+        strategy: Option<Py<PyAny>>,
+    ) -> PyResult<(Run, RunStep)> {
+        let mut run = Run {
+            inner: self.ready.clone(),
+            budget,
+            breaker,
+            strategy: strategy.filter(|s| !s.is_none(py)),
+        };
+        let step = run.start(py, now_ms, None)?;
+        Ok((run, step))
     }
     /// The configuration as a JSON-shaped dict.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_json(py, &self.inner)
+        to_py_json(py, self.ready.config())
     }
     /// `RunConfig(<JSON form>)`.
     fn __repr__(&self) -> String {
-        format!("RunConfig({})", crate::convert::to_json(&self.inner))
+        format!("RunConfig({})", crate::convert::to_json(self.ready.config()))
     }
 }
 
@@ -221,6 +243,15 @@ impl Run {
         py: Python<'_>,
         f: impl FnOnce(&mut core::run::Run, Guards<'_>) -> Result<core::run::RunStep, core::Error>,
     ) -> PyResult<RunStep> {
+        self.step(py, f).map(|inner| RunStep { inner })
+    }
+
+    /// [`Run::call`], the core's step as it is.
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut core::run::Run, Guards<'_>) -> Result<core::run::RunStep, core::Error>,
+    ) -> PyResult<core::run::RunStep> {
         let budget = self.budget.as_ref().map(|b| b.bind(py).get());
         let breaker = self.breaker.as_ref().map(|b| b.bind(py).get());
         let mut budget_guard = budget.map(RetryBudget::lock);
@@ -232,7 +263,7 @@ impl Run {
         let step = f(&mut self.inner, guards);
         drop(breaker_guard);
         drop(budget_guard);
-        Ok(RunStep { inner: step.py()? })
+        step.py()
     }
 }
 
@@ -249,13 +280,10 @@ impl Run {
         breaker: Option<Py<CircuitBreaker>>,
         strategy: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let config = match config.cast::<RunConfig>() {
-            Ok(c) => c.get().inner.clone(),
-            Err(_) => RunConfig::new(config)?.inner,
+        let inner = match config.cast::<RunConfig>() {
+            Ok(c) => c.get().ready.clone(),
+            Err(_) => RunConfig::new(config)?.ready,
         };
-        let inner = core::run::Run::new(config)
-            .map_err(|e| placed("config", e))
-            .py()?;
         Ok(Run {
             inner,
             budget,
@@ -304,6 +332,14 @@ impl Run {
         let answers = RefCell::new(answers);
         let replay = Replay { answers: &answers };
         self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, Some(&replay)))
+    }
+
+    /// The attempt succeeded at `now_ms`: the run is done (`attempt_ended("success", now_ms)`
+    /// without building the step nobody reads).
+    fn succeeded(&mut self, py: Python<'_>, now_ms: &Bound<'_, PyAny>) -> PyResult<()> {
+        let clock = clock_of(now_ms, None, None)?;
+        self.step(py, |r, g| r.attempt_ended(&Outcome::Success, clock, g, None))
+            .map(drop)
     }
 
     /// The wait of a `wait` step is over at `now_ms`: send the next attempt, or wait, or done.

@@ -32,6 +32,22 @@ def test_steps_are_typed_and_the_guards_are_told() -> None:
     assert str(step).startswith("done after 2 attempts: succeeded") and '"end":"succeeded"' in step.to_json()
 
 
+def test_config_start_and_succeeded_are_the_runners_short_forms() -> None:
+    budget, breaker = rp.RetryBudget({"kind": "retry_quota"}), rp.CircuitBreaker()
+    run, step = rp.RunConfig(KV_GET).start(3.0, budget, breaker)
+    assert isinstance(run, rp.Run) and (step.action, step.attempt, step.elapsed_ms, run.phase) == ("send", 1, 0, "sending")
+    assert step.to_json() == rp.Run(KV_GET, breaker=rp.CircuitBreaker()).start(3.0).to_json()  # the same step
+    run.attempt_ended({"kind": "kv", "status": 0x86}, 10.2, 0.5)
+    run.wait_ended(12)
+    assert budget.snapshot()["balance"] == 495  # the retry's cost
+    assert run.succeeded(20) is None and (run.phase, run.attempts_sent) == ("done", 2)
+    assert budget.snapshot()["balance"] == 500 and breaker.snapshot()["total"] == 2  # told the success
+    with pytest.raises(rp.OutOfRangeError, match="event"):
+        run.succeeded(21)
+    with pytest.raises(rp.InvalidTypeError, match="now_ms"):
+        rp.RunConfig(KV_GET).start("0")
+
+
 def test_the_http_rules_decision_is_the_loops_step() -> None:
     run = rp.Run(HTTP_GET)
     run.start(0)
