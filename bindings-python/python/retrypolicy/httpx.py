@@ -26,7 +26,6 @@ discarded response is closed.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import random as _random
 import time
@@ -34,13 +33,16 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypedDict, Union, cast
 
-import httpcore
 import httpx
 
 from . import http as _http
-from . import run as _run
+from ._classify import FINAL, MAYBE_SENT, NOT_SENT, TIMEOUT, Outcome
+from ._ending import CircuitOpenError as _CircuitOpenError
+from ._ending import abandon
+from ._httpx_deadline import bound, send, send_async
 from ._log import LOGGER
 from ._lowlevel import CircuitBreaker, RetryBudget, Run, RunConfig, RunStep
+from .run import is_testing
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -55,8 +57,7 @@ RetryStepHook = Callable[[_http.RetryStep, Result], None]
 """``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
 
 
-
-class CircuitOpenError(_run.CircuitOpenError, httpx.TransportError):
+class CircuitOpenError(_CircuitOpenError, httpx.TransportError):
     """The run gave up before any attempt was sent (the breaker kept each back): an
     ``httpx.TransportError`` for httpx clients, and the runners' ``run.CircuitOpenError``."""
 
@@ -80,97 +81,24 @@ class TransportOptions(TypedDict, total=False):
     budget: RetryBudget | None
 
 
-_NOT_SENT: dict[str, Any] = {"kind": "network", "sent": False}
-_MAYBE_SENT: dict[str, Any] = {"kind": "network"}
-_TIMEOUT: dict[str, Any] = {"kind": "timeout"}
-
-
-_FINAL: dict[str, Any] = {"kind": "final"}
-
-
-def _outcome(result: Result) -> dict[str, Any]:
+def _outcome(result: Result) -> Outcome:
     """What one attempt produced, as the run machine's outcome."""
     if isinstance(result, httpx.Response):
         if not 200 <= result.status_code <= 599:
             # The machine refuses statuses outside 200..=599 (out_of_range, outcome.status); such a
             # response is still the server's answer: a final one, returned to the caller as it is.
-            return _FINAL
-        outcome: dict[str, Any] = {"kind": "http", "status": result.status_code}
+            return FINAL
+        outcome: Outcome = {"kind": "http", "status": result.status_code}
         if "retry-after" in result.headers:
             outcome["retry_after"] = result.headers["retry-after"]
         return outcome
     if isinstance(result, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)):
-        return _NOT_SENT
-    return _TIMEOUT if isinstance(result, httpx.TimeoutException) else _MAYBE_SENT
-
-
-_ATTEMPT_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar("retrypolicy_attempt_ends", default=None)
-"""When the attempt under way must end (``time.monotonic()`` seconds): read by ``_DeadlineStream``."""
-
-
-def _left(timeout: float | None, error: type[Exception]) -> float | None:
-    """``timeout`` cut to what is left of the attempt; ``error`` raised when nothing is left."""
-    ends = _ATTEMPT_ENDS.get()
-    if ends is None:
-        return timeout
-    left = ends - time.monotonic()
-    if left <= 0:
-        raise error("retrypolicy: the attempt reached its timeout (the step's timeout_ms)")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    """A connection whose every read and write ends by the attempt's end (a total, not per read)."""
-
-    def __init__(self, stream: httpcore.NetworkStream) -> None:
-        self.stream = stream
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self.stream.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.stream.write(buffer, _left(timeout, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self.stream.close()
-
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self.stream.start_tls(ssl_context, server_hostname, _left(timeout, httpcore.ConnectTimeout)))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.stream.get_extra_info(info)
-
-
-class _DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's network backend whose connections end every operation by the attempt's end."""
-
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
-        self.backend = backend
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
-        timeout = _left(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self.backend.connect_tcp(host, port, timeout, local_address, socket_options))
-
-    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> httpcore.NetworkStream:
-        timeout = _left(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self.backend.connect_unix_socket(path, timeout, socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self.backend.sleep(seconds)
-
-
-def _bound(transport: httpx.BaseTransport) -> None:
-    """Gives an ``httpx.HTTPTransport``'s connection pool the deadline-bound backend (httpx has no
-    total timeout; its pool's ``_network_backend`` is the one place every socket call goes through)."""
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if isinstance(pool, httpcore.ConnectionPool) and isinstance(backend, httpcore.NetworkBackend):
-        if not isinstance(backend, _DeadlineBackend):
-            pool._network_backend = _DeadlineBackend(backend)
+        return NOT_SENT
+    return TIMEOUT if isinstance(result, httpx.TimeoutException) else MAYBE_SENT
 
 
 class _Steps:
-    """The run's configuration, and the host work around each step."""
+    """The run's configuration, and the host work around each step, shared by both transports."""
 
     def __init__(self, **options: Unpack[TransportOptions]) -> None:
         deadline = options.get("deadline", 10.0)
@@ -199,27 +127,13 @@ class _Steps:
         if config is None:
             rules = {**self.rules, "method": request.method}
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
-        run = Run(config, budget=self.budget, breaker=self.breaker)
-        return run, run.start(self.ms())
-
-    def ms(self) -> float:
-        """The transport's clock in milliseconds."""
-        return self.clock() * 1000
-
-    def cap(self, request: httpx.Request, step: RunStep) -> None:
-        """Cuts the attempt's timeouts (connect, read, write, pool) to the step's."""
-        if step.timeout_ms is None:
-            return
-        left = step.timeout_ms / 1000
-        timeout = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
-        request.extensions["timeout"] = {k: left if v is None else min(v, left) for k, v in timeout.items()}
+        return config.start(self.clock() * 1000, self.budget, self.breaker)
 
     def after(self, request: httpx.Request, run: Run, result: Result) -> RunStep:
         """Tells the run what the attempt produced; logs, calls the hooks; a response the run
         will not return is closed by the caller."""
         outcome = _outcome(result)
-        step = run.attempt_ended(outcome, self.ms(), self.random(), int(self.now() * 1000))
-        decision = cast(_http.Step, step.decision)
+        step = run.attempt_ended(outcome, self.clock() * 1000, self.random(), int(self.now() * 1000))
         if self.logger.isEnabledFor(self.log_level):
             self.logger.log(
                 self.log_level,
@@ -235,15 +149,17 @@ class _Steps:
             )
         if step.action == "wait":
             if self.on_retry is not None:
-                self.on_retry(cast(_http.RetryStep, decision), result)
+                self.on_retry(cast(_http.RetryStep, step.decision), result)
         elif step.end != "succeeded" and self.on_give_up is not None:
-            self.on_give_up(decision, result)
+            self.on_give_up(cast(_http.Step, step.decision), result)
         return step
 
-    def finish(self, step: RunStep, result: Result | None, decision: _http.Step | None) -> httpx.Response:
-        """The run is over: the last response, or the last error raised."""
-        if result is None:
+    def finish(self, step: RunStep, answered: RunStep | None, result: Result | None) -> httpx.Response:
+        """The run is over: the last response (the HTTP loop's step answering it in its
+        ``extensions["retrypolicy"]``), or the last error raised (the step as its ``retry_step``)."""
+        if answered is None or result is None:
             raise CircuitOpenError(step)
+        decision = cast(Union[_http.Step, None], answered.decision)
         if isinstance(result, httpx.Response):
             result.extensions["retrypolicy"] = decision
             return result
@@ -252,22 +168,9 @@ class _Steps:
             result.add_note(f"retrypolicy: stopped after {step.attempt} attempts ({step.rule})")
         raise result
 
-
-async def _within(attempt: Awaitable[httpx.Response], timeout_ms: int, request: httpx.Request) -> httpx.Response:
-    """``attempt`` awaited for at most ``timeout_ms``, cancelled then (``httpx.TimeoutException``)."""
-    try:
-        return await asyncio.wait_for(attempt, timeout_ms / 1000)
-    except asyncio.TimeoutError:
-        raise httpx.TimeoutException("retrypolicy: the attempt reached its timeout (the step's timeout_ms)", request=request) from None
-
-
-def _abandon(run: Run, steps: _Steps, result: Result | None, exc: BaseException) -> None:
-    """An exception leaves the run (a hook or the clock raised, the caller cancelled): the run is
-    cancelled (a breaker's canary released) and the attempt's failure is kept as its ``__context__``."""
-    if run.phase != "done":
-        run.cancel(steps.ms())
-    if isinstance(result, httpx.TransportError) and exc is not result and exc.__context__ is None:
-        exc.__context__ = result
+    def abandon(self, run: Run, result: Result | None, exc: BaseException) -> None:
+        """``exc`` leaves the run: it is cancelled; a transport error it was handling is its context."""
+        abandon(run, self.clock, exc, result if isinstance(result, httpx.TransportError) else None)
 
 
 class RetryTransport(httpx.BaseTransport):
@@ -281,40 +184,34 @@ class RetryTransport(httpx.BaseTransport):
         **options: Unpack[TransportOptions],
     ) -> None:
         self.transport = transport if transport is not None else httpx.HTTPTransport()
-        _bound(self.transport)
+        bound(self.transport)
         self.sleep = time.sleep if sleep is None else sleep
         self.steps = _Steps(**options)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         request.read()
-        run, step = self.steps.begin(request)
+        steps = self.steps
+        run, step = steps.begin(request)
         result: Result | None = None
-        decision: _http.Step | None = None
+        answered: RunStep | None = None
         try:
-            while True:
-                if step.action == "send":
-                    self.steps.cap(request, step)
-                    ends = None if step.timeout_ms is None else time.monotonic() + step.timeout_ms / 1000
-                    token = _ATTEMPT_ENDS.set(ends)
-                    try:
-                        result = self.transport.handle_request(request)
-                    except httpx.TransportError as exc:
-                        result = exc
-                    finally:
-                        _ATTEMPT_ENDS.reset(token)
-                    step = self.steps.after(request, run, result)
-                    decision = cast(_http.Step, step.decision) or decision
-                    if step.action == "wait" and isinstance(result, httpx.Response):
-                        result.close()
-                elif step.action == "wait":
-                    if not _run.is_testing():
-                        self.sleep(cast(int, step.delay_ms) / 1000)
-                    step = run.wait_ended(self.steps.ms())
-                else:
-                    return self.steps.finish(step, result, decision)
+            while (action := step.action) != "done":
+                if action == "wait":
+                    if not is_testing():
+                        self.sleep((step.delay_ms or 0) / 1000)
+                    step = run.wait_ended(steps.clock() * 1000)
+                    continue
+                try:
+                    result = send(self.transport, request, step.timeout_ms)
+                except httpx.TransportError as exc:
+                    result = exc
+                step = answered = steps.after(request, run, result)
+                if step.action == "wait" and isinstance(result, httpx.Response):
+                    result.close()
+            return steps.finish(step, answered, result)
         except BaseException as exc:
-            _abandon(run, self.steps, result, exc)
+            steps.abandon(run, result, exc)
             if isinstance(result, httpx.Response):
                 result.close()
             raise
@@ -342,32 +239,27 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         await request.aread()
-        run, step = self.steps.begin(request)
+        steps = self.steps
+        run, step = steps.begin(request)
         result: Result | None = None
-        decision: _http.Step | None = None
+        answered: RunStep | None = None
         try:
-            while True:
-                if step.action == "send":
-                    self.steps.cap(request, step)
-                    try:
-                        if step.timeout_ms is None:
-                            result = await self.transport.handle_async_request(request)
-                        else:  # a total timeout: the attempt is cancelled at the step's timeout
-                            result = await _within(self.transport.handle_async_request(request), step.timeout_ms, request)
-                    except httpx.TransportError as exc:
-                        result = exc
-                    step = self.steps.after(request, run, result)
-                    decision = cast(_http.Step, step.decision) or decision
-                    if step.action == "wait" and isinstance(result, httpx.Response):
-                        await result.aclose()
-                elif step.action == "wait":
-                    if not _run.is_testing():
-                        await self.sleep(cast(int, step.delay_ms) / 1000)
-                    step = run.wait_ended(self.steps.ms())
-                else:
-                    return self.steps.finish(step, result, decision)
+            while (action := step.action) != "done":
+                if action == "wait":
+                    if not is_testing():
+                        await self.sleep((step.delay_ms or 0) / 1000)
+                    step = run.wait_ended(steps.clock() * 1000)
+                    continue
+                try:
+                    result = await send_async(self.transport, request, step.timeout_ms)
+                except httpx.TransportError as exc:
+                    result = exc
+                step = answered = steps.after(request, run, result)
+                if step.action == "wait" and isinstance(result, httpx.Response):
+                    await result.aclose()
+            return steps.finish(step, answered, result)
         except BaseException as exc:
-            _abandon(run, self.steps, result, exc)
+            steps.abandon(run, result, exc)
             if isinstance(result, httpx.Response):
                 await result.aclose()
             raise

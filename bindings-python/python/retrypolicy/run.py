@@ -37,16 +37,16 @@ import json
 import logging
 import random as _random
 import time
-import urllib.error
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, cast
 
+from ._classify import BY_TYPE, Classifier, Outcome, default_classifier, first_of, http_status_errors, network_errors, outcome_of
 from ._decision import RetryDecision
+from ._ending import CircuitOpenError, RetryTimeoutError, abandon, decision_of
 from ._log import LOGGER, log_decision
 from ._lowlevel import CircuitBreaker, Decision, FailFast, Operation, Policy, Request, RetryBudget, Run, RunConfig, RunStep
-from ._reason import RetryReason
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -78,10 +78,6 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 SleepT = TypeVar("SleepT")
 
-Outcome = dict[str, Any]
-"""An attempt's outcome in the run machine's JSON form (``{"kind": "http", "status": 503}``)."""
-Classifier = Callable[[Exception], Union[RetryReason, Outcome, None]]
-"""Maps an error to the reason to retry it for, or to its outcome; None: a final failure."""
 Hook = Callable[[Decision, Exception], None]
 """Called with the decision and the error it was made for."""
 RetryHook = Callable[[RetryDecision, Exception], None]
@@ -110,94 +106,6 @@ def instant_sleeps(instant: bool = True) -> Iterator[None]:
         yield
     finally:
         set_testing(before)
-
-
-_NOT_SENT: Outcome = {"kind": "network", "sent": False}
-_MAYBE_SENT: Outcome = {"kind": "network"}
-_TIMEOUT: Outcome = {"kind": "timeout"}
-_FINAL: Outcome = {"kind": "final"}
-
-
-_BY_TYPE: dict[type[BaseException], Outcome] = {}
-"""``network_errors``' answers by exception type (they depend on the type alone)."""
-
-
-def network_errors(exc: Exception) -> Outcome | None:
-    """Connection refused: not sent; any other ``ConnectionError``: maybe sent; a ``TimeoutError``:
-    the attempt timed out (the machine's rules say what each allows); else None."""
-    outcome = None
-    if isinstance(exc, ConnectionRefusedError):
-        outcome = _NOT_SENT
-    elif isinstance(exc, ConnectionError):
-        outcome = _MAYBE_SENT
-    elif isinstance(exc, TimeoutError) and not isinstance(exc, RetryTimeoutError):
-        outcome = _TIMEOUT
-    if outcome is not None and len(_BY_TYPE) < 64:
-        _BY_TYPE[type(exc)] = outcome
-    return outcome
-
-
-def http_status_errors(exc: Exception) -> Outcome | None:
-    """An HTTP status error (httpx's and requests' ``exc.response.status_code``, or
-    ``urllib.error.HTTPError``) as an ``http`` outcome with its ``Retry-After`` header; else None."""
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None)
-    headers = getattr(response, "headers", None)
-    if status is None and isinstance(exc, urllib.error.HTTPError):
-        status, headers = exc.code, exc.headers
-    if not isinstance(status, int) or isinstance(status, bool) or not 200 <= status <= 599:
-        return None
-    outcome: Outcome = {"kind": "http", "status": status}
-    header = None if headers is None else headers.get("retry-after", headers.get("Retry-After"))
-    if isinstance(header, str):
-        outcome["retry_after"] = header
-    return outcome
-
-
-def first_of(*classifiers: Classifier) -> Classifier:
-    """A classifier that asks each in turn and returns the first answer that is not None."""
-
-    def classify(exc: Exception) -> RetryReason | Outcome | None:
-        for c in classifiers:
-            got = c(exc)
-            if got is not None:
-                return got
-        return None
-
-    return classify
-
-
-def default_classifier(exc: Exception) -> Outcome | None:
-    """Network errors and HTTP status errors (the runners' default)."""
-    return network_errors(exc) or http_status_errors(exc)
-
-
-class RetryTimeoutError(TimeoutError):
-    """The run ended because no time was left for another attempt; ``__cause__`` is the last error
-    (None when the breaker kept every attempt back); ``step`` is the machine's last step."""
-
-    def __init__(self, step: RunStep, last_error: Exception | None, decision: Decision | None = None) -> None:
-        super().__init__(f"retrypolicy: gave up after {step.attempt} attempts, no time left: {step}")
-        self.step = step
-        self.reason = step.reason
-        self.retry_decision = decision
-        self.last_error = last_error
-
-
-class CircuitOpenError(Exception):
-    """The run gave up before any attempt was sent: the circuit breaker kept each back; ``step``
-    is the machine's last step (reason ``CIRCUIT_BREAKER_OPEN``)."""
-
-    def __init__(self, step: RunStep) -> None:
-        super().__init__(f"retrypolicy: circuit open, no attempt sent: {step}")
-        self.step = step
-        self.reason = step.reason
-
-
-def decision_of(exc: BaseException) -> Decision | None:
-    """The decision a runner attached to the error it raised, if any."""
-    decision = getattr(exc, "retry_decision", None)
-    return decision if isinstance(decision, Decision) else None
 
 
 class RunOptions(TypedDict, total=False):
@@ -244,7 +152,7 @@ class _Runner(Generic[SleepT]):
         self.sleep = sleep
         self.classify = options.get("classify", default_classifier)
         # The default classifier's answer for a network error depends on its type alone: kept.
-        self._by_type = _BY_TYPE if self.classify is default_classifier else {}
+        self._by_type = BY_TYPE if self.classify is default_classifier else {}
         self.on_retry = options.get("on_retry")
         self.on_give_up = options.get("on_give_up")
         self.clock = options.get("clock", time.monotonic)
@@ -256,38 +164,15 @@ class _Runner(Generic[SleepT]):
         guards = (self.budget, self.breaker, self.strategy)
         self.guards: tuple[Any, ...] = guards if any(g is not None for g in guards) else ()  # none: a faster call
 
-    def _outcome(self, exc: Exception) -> Outcome:
-        """The outcome of an attempt that raised ``exc``."""
-        if isinstance(exc, RetryTimeoutError):
-            return _FINAL
-        got = self.classify(exc)
-        if got is None:
-            return _FINAL
-        if isinstance(got, RetryReason):
-            return {"kind": "reason", "reason": got, "timeout": isinstance(exc, TimeoutError)}
-        return got
-
     def _failed(self, run: Run, exc: Exception) -> RunStep:
         """Tells the run the attempt raised ``exc``; logs the decision, calls ``on_retry`` on a wait."""
-        step = run.attempt_ended(self._by_type.get(type(exc)) or self._outcome(exc), self.clock() * 1000, self.random())
-        if self.on_retry is not None or self.logger.isEnabledFor(self.log_level):
-            if self.logger.isEnabledFor(self.log_level) and (decision := step.decision) is not None:
-                log_decision(self.logger, self.log_level, self.operation, cast(Decision, decision))
-            if self.on_retry is not None and step.action == "wait":
-                self.on_retry(cast(RetryDecision, step.decision), exc)
+        outcome = self._by_type.get(type(exc)) or outcome_of(exc, self.classify)
+        step = run.attempt_ended(outcome, self.clock() * 1000, self.random())
+        if self.logger.isEnabledFor(self.log_level) and (decision := step.decision) is not None:
+            log_decision(self.logger, self.log_level, self.operation, cast(Decision, decision))
+        if self.on_retry is not None and step.action == "wait":
+            self.on_retry(cast(RetryDecision, step.decision), exc)
         return step
-
-    def _abandon(self, run: Run, exc: BaseException, last: Exception | None) -> None:
-        """``exc`` leaves the run: the run is cancelled (a breaker's canary released) and an error
-        raised while handling the failure ``last`` carries it as its ``__context__``."""
-        if last is not None and exc is not last and exc.__context__ is None and exc.__cause__ is None:
-            exc.__context__ = last
-        if run.phase != "done":
-            try:
-                now = self.clock() * 1000
-            except Exception:  # the clock is what failed: 0 reads as no time passing
-                now = 0.0
-            run.cancel(now)
 
     def _ended(self, step: RunStep, last: Exception | None) -> BaseException:
         """The exception that ends a run that did not succeed, its hook called."""
@@ -348,7 +233,7 @@ class Retrying(_Runner[Callable[[float], object]]):
                     return result
             raise self._ended(step, last)
         except BaseException as exc:
-            self._abandon(run, exc, last)
+            abandon(run, self.clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
@@ -409,7 +294,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     return result
             raise self._ended(step, last)
         except BaseException as exc:
-            self._abandon(run, exc, last)
+            abandon(run, self.clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
