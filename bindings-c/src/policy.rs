@@ -2,13 +2,12 @@
 
 use std::ffi::c_char;
 use std::ops::Deref;
-use std::sync::Arc;
 
 use retrypolicy::Policy;
 
 use crate::error::{rp_result, Failure};
 use crate::ffi::{output, text};
-use crate::handle::{get_optional, register, release};
+use crate::handle::{get_optional, register, release, Held};
 use crate::panic::guard;
 
 /// A loaded policy: immutable, shareable between threads; create with `rp_policy_from_json`, free
@@ -20,7 +19,7 @@ pub(crate) enum PolicyRef {
     /// NULL: the RFC 0049 default.
     Default,
     /// A live `rp_policy`.
-    Handle(Arc<rp_policy>),
+    Handle(Held<rp_policy>),
 }
 
 impl Deref for PolicyRef {

@@ -309,7 +309,8 @@ pub unsafe extern "C" fn rp_run_new(
     output!(run_out, {
         let config: RunConfig =
             retrypolicy_wire::from_json_str(text(config_json, Some(config_len), "config_json")?)?;
-        let (budget, breaker) = (get_optional(budget, "budget")?, get_optional(breaker, "breaker")?);
+        let budget = get_optional(budget, "budget")?.map(|b| b.to_arc());
+        let breaker = get_optional(breaker, "breaker")?.map(|b| b.to_arc());
         let run = Mutex::new(Run::new(config)?);
         Ok(register(rp_run { run, budget, breaker }))
     })

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <retrypolicy.h>
 #include <string.h>
 
@@ -239,6 +240,120 @@ static void a_run_keeps_its_budget_and_breaker(void **state) {
     rp_run_free(run);
 }
 
+/* A KV get, 1 attempt in, 100 ms into a 2.5 s timeout. */
+static rp_request kv_get(void) {
+    rp_request req;
+    memset(&req, 0, sizeof req);
+    req.operation.service = RP_SERVICE_KV;
+    req.operation.kv_operation = RP_KV_OPERATION_GET;
+    req.attempts = 1;
+    req.elapsed_ms = 100;
+    req.timeout_ms = 2500;
+    return req;
+}
+
+/* Each thread keeps the handle of each type it used last (src/handle.rs): a handle used, then
+ * freed on the same thread, is refused all the same (this is the cached one, not a cold lookup). */
+static void a_handle_used_then_freed_is_refused(void **state) {
+    (void)state;
+    rp_request req = kv_get();
+    rp_decision d;
+    rp_policy *p = NULL;
+    OK(rp_policy_from_json("{}", 2, &p));
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d));
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d));
+    rp_policy_free(p);
+    INVALID(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d), "policy");
+
+    rp_error_map *map = NULL;
+    const char doc[] = "{\"version\": 1, \"revision\": 1, \"errors\": {}}";
+    OK(rp_error_map_from_json(doc, strlen(doc), &map));
+    rp_classification c;
+    OK(rp_classify_kv(RP_KV_OPERATION_GET, 0x09, map, NULL, &c));
+    rp_error_map_free(map);
+    INVALID(rp_classify_kv(RP_KV_OPERATION_GET, 0x09, map, NULL, &c), "error_map");
+
+    rp_budget *b = new_budget();
+    rp_breaker *k = new_breaker();
+    rp_budget_verdict bv;
+    rp_breaker_verdict kv;
+    OK(rp_budget_permit(b, 0, RP_RETRY_CAUSE_ERROR, &bv));
+    OK(rp_breaker_permit(k, 0, &kv));
+    rp_run *run = new_run(b, k);
+    uint32_t sent = 0;
+    OK(rp_run_attempts_sent(run, &sent));
+    rp_budget_free(b);
+    rp_breaker_free(k);
+    rp_run_free(run);
+    INVALID(rp_budget_permit(b, 0, RP_RETRY_CAUSE_ERROR, &bv), "budget");
+    INVALID(rp_breaker_permit(k, 0, &kv), "breaker");
+    INVALID(rp_run_attempts_sent(run, &sent), "run");
+}
+
+typedef struct {
+    rp_policy *policy;
+} freeing_thread;
+
+static void *free_policy(void *arg) {
+    rp_policy_free(((freeing_thread *)arg)->policy);
+    return NULL;
+}
+
+/* A handle this thread used (so cached here) and another thread freed is refused here. */
+static void a_handle_freed_by_another_thread_is_refused(void **state) {
+    (void)state;
+    rp_request req = kv_get();
+    rp_decision d;
+    rp_policy *p = NULL;
+    OK(rp_policy_from_json("{}", 2, &p));
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d));
+    freeing_thread t = {p};
+    pthread_t other;
+    assert_int_equal(pthread_create(&other, NULL, free_policy, &t), 0);
+    assert_int_equal(pthread_join(other, NULL), 0);
+    INVALID(rp_decide(&req, RP_REASON_KV_LOCKED, p, NULL, NULL, &d), "policy");
+    assert_non_null(strstr(rp_last_error_message(), "policy: not a live rp_policy"));
+}
+
+typedef struct {
+    rp_policy *outer;
+    rp_policy *other;
+    int calls;
+} reentrant_state;
+
+/* A host strategy that frees the policy its rp_decide is using, then decides with another one. */
+static bool free_during_decide(void *user_data, const rp_request *request, rp_reason reason, uint64_t *delay_ms) {
+    reentrant_state *s = user_data;
+    s->calls++;
+    rp_policy_free(s->outer);
+    rp_decision inner;
+    if (rp_decide(request, reason, s->other, NULL, NULL, &inner) != RP_RESULT_OK) return false;
+    if (rp_decide(request, reason, s->outer, NULL, NULL, &inner) != RP_RESULT_INVALID_HANDLE) return false;
+    *delay_ms = 42;
+    return true;
+}
+
+/* A policy freed during the call using it (from its own host strategy) stays readable until that
+ * call returns (ASan and valgrind would report a read of freed memory), and is refused after. */
+static void a_handle_freed_during_its_call_lives_until_the_call_returns(void **state) {
+    (void)state;
+    rp_request req = kv_get();
+    req.operation.kv_operation = RP_KV_OPERATION_UPSERT;
+    rp_decision d;
+    reentrant_state s = {NULL, NULL, 0};
+    OK(rp_policy_from_json("{}", 2, &s.outer));
+    OK(rp_policy_from_json("{}", 2, &s.other));
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, s.outer, NULL, NULL, &d)); /* cached on this thread */
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, s.outer, free_during_decide, &s, &d));
+    assert_int_equal(s.calls, 1);
+    assert_true(d.retry);
+    assert_int_equal(d.delay_ms, 42);
+    assert_int_equal(d.rule, RP_RULE_CUSTOM_STRATEGY);
+    INVALID(rp_decide(&req, RP_REASON_KV_LOCKED, s.outer, NULL, NULL, &d), "policy");
+    OK(rp_decide(&req, RP_REASON_KV_LOCKED, s.other, NULL, NULL, &d));
+    rp_policy_free(s.other);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(budget_used_after_free),
@@ -250,6 +365,9 @@ int main(void) {
         cmocka_unit_test(a_pointer_the_library_never_returned_is_not_read),
         cmocka_unit_test(null_handles_stay_null_pointer),
         cmocka_unit_test(a_run_keeps_its_budget_and_breaker),
+        cmocka_unit_test(a_handle_used_then_freed_is_refused),
+        cmocka_unit_test(a_handle_freed_by_another_thread_is_refused),
+        cmocka_unit_test(a_handle_freed_during_its_call_lives_until_the_call_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
