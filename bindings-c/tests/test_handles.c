@@ -5,6 +5,7 @@
  * RP_RESULT_INVALID_HANDLE naming the argument (NULL stays RP_RESULT_NULL_POINTER), never a hang,
  * an abort or a silent success. Run under valgrind and ASan as the other tests.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -354,6 +355,53 @@ static void a_handle_freed_during_its_call_lives_until_the_call_returns(void **s
     rp_policy_free(s.other);
 }
 
+#define RACERS 4
+
+typedef struct {
+    rp_policy *policy;
+    pthread_barrier_t *start;
+    long ok_calls;
+    rp_result last;
+} racer;
+
+/* Decides with the shared policy until a call is refused; any other result ends the loop too. */
+static void *decide_until_refused(void *arg) {
+    racer *r = arg;
+    rp_request req = kv_get();
+    rp_decision d;
+    pthread_barrier_wait(r->start);
+    for (long i = 0; i < 100000000L; i++) {
+        r->last = rp_decide(&req, RP_REASON_KV_LOCKED, r->policy, NULL, NULL, &d);
+        if (r->last != RP_RESULT_OK) break;
+        r->ok_calls++;
+    }
+    return NULL;
+}
+
+/* A policy freed while other threads decide with it: each of their calls is either a decision or
+ * RP_RESULT_INVALID_HANDLE, and once one is refused, every later one is (no thread keeps deciding
+ * with a freed handle; ASan and valgrind check that nothing reads freed memory). */
+static void a_handle_freed_while_other_threads_use_it(void **state) {
+    (void)state;
+    rp_policy *p = NULL;
+    OK(rp_policy_from_json("{}", 2, &p));
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, RACERS + 1);
+    racer racers[RACERS];
+    pthread_t threads[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        racers[i] = (racer){p, &start, 0, RP_RESULT_OK};
+        assert_int_equal(pthread_create(&threads[i], NULL, decide_until_refused, &racers[i]), 0);
+    }
+    pthread_barrier_wait(&start);
+    rp_policy_free(p);
+    for (int i = 0; i < RACERS; i++) {
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+        assert_int_equal(racers[i].last, RP_RESULT_INVALID_HANDLE);
+    }
+    pthread_barrier_destroy(&start);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(budget_used_after_free),
@@ -368,6 +416,7 @@ int main(void) {
         cmocka_unit_test(a_handle_used_then_freed_is_refused),
         cmocka_unit_test(a_handle_freed_by_another_thread_is_refused),
         cmocka_unit_test(a_handle_freed_during_its_call_lives_until_the_call_returns),
+        cmocka_unit_test(a_handle_freed_while_other_threads_use_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
