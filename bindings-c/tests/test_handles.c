@@ -375,6 +375,8 @@ static void *decide_until_refused(void *arg) {
         if (r->last != RP_RESULT_OK) break;
         r->ok_calls++;
     }
+    for (int i = 0; i < 100 && r->last == RP_RESULT_INVALID_HANDLE; i++) /* and stays refused */
+        r->last = rp_decide(&req, RP_REASON_KV_LOCKED, r->policy, NULL, NULL, &d);
     return NULL;
 }
 
