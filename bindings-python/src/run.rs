@@ -220,11 +220,11 @@ fn outcome_of<'py>(v: &Bound<'py, PyAny>) -> PyResult<Outcome> {
 }
 
 /// A host strategy's answers, asked once without any lock held and replayed under the locks.
-struct Replay<'a> {
-    answers: &'a RefCell<std::collections::VecDeque<StrategyVerdict>>,
+struct Replay {
+    answers: RefCell<std::collections::VecDeque<StrategyVerdict>>,
 }
 
-impl RetryStrategy for Replay<'_> {
+impl RetryStrategy for Replay {
     fn retry_after(&self, _: &core::Request, _: core::RetryReason) -> Result<StrategyVerdict, core::Error> {
         self.answers
             .borrow_mut()
@@ -236,34 +236,60 @@ impl RetryStrategy for Replay<'_> {
     }
 }
 
-impl Run {
-    /// Calls the machine with the budget and the breaker locked (budget first) for the call.
-    fn call(
-        &mut self,
-        py: Python<'_>,
-        f: impl FnOnce(&mut core::run::Run, Guards<'_>) -> Result<core::run::RunStep, core::Error>,
-    ) -> PyResult<RunStep> {
-        self.step(py, f).map(|inner| RunStep { inner })
-    }
+/// One event for the machine, given the strategy as the core sees it.
+type Event<'e> = dyn Fn(&mut core::run::Run, Guards<'_>, Option<&dyn RetryStrategy>) -> Result<core::run::RunStep, core::Error>
+    + 'e;
 
-    /// [`Run::call`], the core's step as it is.
-    fn step(
-        &mut self,
+impl Run {
+    /// Calls `f` with the run's budget and breaker locked (budget first) for the call.
+    fn locked<R>(
         py: Python<'_>,
-        f: impl FnOnce(&mut core::run::Run, Guards<'_>) -> Result<core::run::RunStep, core::Error>,
-    ) -> PyResult<core::run::RunStep> {
-        let budget = self.budget.as_ref().map(|b| b.bind(py).get());
-        let breaker = self.breaker.as_ref().map(|b| b.bind(py).get());
-        let mut budget_guard = budget.map(RetryBudget::lock);
-        let mut breaker_guard = breaker.map(CircuitBreaker::lock);
-        let guards = Guards {
+        budget: &Option<Py<RetryBudget>>,
+        breaker: &Option<Py<CircuitBreaker>>,
+        f: impl FnOnce(Guards<'_>) -> R,
+    ) -> R {
+        let mut budget_guard = budget.as_ref().map(|b| b.bind(py).get().lock());
+        let mut breaker_guard = breaker.as_ref().map(|b| b.bind(py).get().lock());
+        let result = f(Guards {
             budget: budget_guard.as_deref_mut(),
             breaker: breaker_guard.as_deref_mut(),
-        };
-        let step = f(&mut self.inner, guards);
+        });
         drop(breaker_guard);
         drop(budget_guard);
-        step.py()
+        result
+    }
+
+    /// Tells the machine `event` under the locks, with the run's strategy: a built-in one is the
+    /// core's own; a host one is asked first on a copy of the run and of the breaker's state, with
+    /// no lock held (no Python runs under them), and its answers replayed under the locks.
+    fn event(&mut self, py: Python<'_>, event: &Event<'_>) -> PyResult<core::run::RunStep> {
+        let Run {
+            inner,
+            budget,
+            breaker,
+            strategy,
+        } = self;
+        let Some(strategy) = strategy.as_ref().map(|s| s.bind(py).clone()) else {
+            return Run::locked(py, budget, breaker, |g| event(inner, g, None)).py();
+        };
+        if let Some(builtin) = crate::strategy::builtin(&strategy) {
+            return Run::locked(py, budget, breaker, |g| event(inner, g, Some(builtin))).py();
+        }
+        // The copy sees the breaker as the locked call will: the GIL is held from one to the other
+        // unless the strategy runs, and it runs only for a question the copy asked; a breaker
+        // refusal and a failure are each asked about once, so the locked call never asks more.
+        let mut copy = breaker.as_ref().map(|b| b.bind(py).get().lock().clone());
+        let answers = HostAnswers::ask(&strategy, |host| {
+            let guards = Guards {
+                budget: None,
+                breaker: copy.as_mut(),
+            };
+            event(&mut inner.clone(), guards, Some(host))
+        })?;
+        let replay = Replay {
+            answers: RefCell::new(answers),
+        };
+        Run::locked(py, budget, breaker, |g| event(inner, g, Some(&replay))).py()
     }
 }
 
@@ -301,7 +327,8 @@ impl Run {
         random: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<RunStep> {
         let clock = clock_of(now_ms, random, None)?;
-        self.call(py, |r, g| r.start(clock, g))
+        let step = self.event(py, &|r, g, s| r.start_with_strategy(clock, g, s))?;
+        Ok(RunStep { inner: step })
     }
 
     /// The attempt ended with `outcome` at `now_ms`: wait, then retry; or done.
@@ -316,30 +343,25 @@ impl Run {
     ) -> PyResult<RunStep> {
         let outcome = outcome_of(outcome)?;
         let clock = clock_of(now_ms, random, now_unix_ms)?;
-        let Some(strategy) = self.strategy.as_ref().map(|s| s.bind(py).clone()) else {
-            return self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, None));
-        };
-        // A built-in strategy is the core's own; a host one is asked on a copy of the run, with no
-        // lock held, and its answers replayed under the locks.
-        if let Some(builtin) = crate::strategy::builtin(&strategy) {
-            return self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, Some(builtin)));
-        }
-        let answers = HostAnswers::ask(&strategy, |host| {
-            self.inner
-                .clone()
-                .attempt_ended(&outcome, clock, Guards::none(), Some(host))
-        })?;
-        let answers = RefCell::new(answers);
-        let replay = Replay { answers: &answers };
-        self.call(py, |r, g| r.attempt_ended(&outcome, clock, g, Some(&replay)))
+        let step = self.event(py, &|r, g, s| r.attempt_ended(&outcome, clock, g, s))?;
+        Ok(RunStep { inner: step })
     }
 
     /// The attempt succeeded at `now_ms`: the run is done (`attempt_ended("success", now_ms)`
     /// without building the step nobody reads).
     fn succeeded(&mut self, py: Python<'_>, now_ms: &Bound<'_, PyAny>) -> PyResult<()> {
         let clock = clock_of(now_ms, None, None)?;
-        self.step(py, |r, g| r.attempt_ended(&Outcome::Success, clock, g, None))
-            .map(drop)
+        let Run {
+            inner,
+            budget,
+            breaker,
+            ..
+        } = self;
+        Run::locked(py, budget, breaker, |g| {
+            inner.attempt_ended(&Outcome::Success, clock, g, None)
+        })
+        .py()
+        .map(drop)
     }
 
     /// The wait of a `wait` step is over at `now_ms`: send the next attempt, or wait, or done.
@@ -351,13 +373,21 @@ impl Run {
         random: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<RunStep> {
         let clock = clock_of(now_ms, random, None)?;
-        self.call(py, |r, g| r.wait_ended(clock, g))
+        let step = self.event(py, &|r, g, s| r.wait_ended_with_strategy(clock, g, s))?;
+        Ok(RunStep { inner: step })
     }
 
     /// The host cancelled the run at `now_ms`: done, cancelled (a canary attempt is released).
     fn cancel(&mut self, py: Python<'_>, now_ms: &Bound<'_, PyAny>) -> PyResult<RunStep> {
         let clock = clock_of(now_ms, None, None)?;
-        self.call(py, |r, g| r.cancel(clock, g))
+        let Run {
+            inner,
+            budget,
+            breaker,
+            ..
+        } = self;
+        let step = Run::locked(py, budget, breaker, |g| inner.cancel(clock, g)).py()?;
+        Ok(RunStep { inner: step })
     }
 
     /// Attempts sent so far.

@@ -118,6 +118,67 @@ def test_a_fail_fast_strategy_gives_up_on_an_open_breaker_with_circuit_open_erro
     assert server.attempts == 0 and t.sleeps == [] and info.value.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
 
 
+OPEN = {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000}
+
+
+class DeclinesAnOpenBreaker:
+    """A host strategy: no retry while the circuit is open, RFC 0049's best effort otherwise. It
+    records each reason it is asked about with the shared breaker's state, read from inside the
+    strategy (no lock is held while Python runs)."""
+
+    def __init__(self, breaker: rp.CircuitBreaker) -> None:
+        self.breaker = breaker
+        self.asked: list[tuple[rp.RetryReason, str]] = []
+
+    def retry_after(self, request: rp.Request, reason: rp.RetryReason) -> Any:
+        self.asked.append((reason, self.breaker.snapshot()["state"]))
+        return None if reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN else rp.BestEffort().retry_after(request, reason)
+
+
+def test_a_host_strategy_declining_an_open_breaker_gives_up_instead_of_waiting() -> None:
+    t, server = FakeTime(), Server()
+    waited = rp.CircuitBreaker.restore(BREAKER, OPEN)
+    with pytest.raises(RetryTimeoutError):
+        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=waited)(server)
+    assert t.sleeps[0] > 1.0  # without the host strategy the run waits for the breaker's window
+    t, server = FakeTime(), Server()
+    breaker = rp.CircuitBreaker.restore(BREAKER, OPEN)
+    strategy = DeclinesAnOpenBreaker(breaker)
+    with pytest.raises(CircuitOpenError) as info:
+        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=breaker, strategy=strategy)(server)
+    assert server.attempts == 0 and t.sleeps == [] and strategy.asked == [(rp.RetryReason.CIRCUIT_BREAKER_OPEN, "open")]
+    assert (info.value.step.end, info.value.step.rule) == ("gave_up", "custom_strategy")
+    run = rp.Run({"rules": {"decide": {"operation": {"service": "kv", "operation": "get"}}}, "timeout_ms": 5000},
+                 breaker=breaker, strategy=strategy)
+    step = run.start(100_000)
+    assert (step.action, step.end, step.reason, run.phase) == ("done", "gave_up", rp.RetryReason.CIRCUIT_BREAKER_OPEN, "done")
+
+
+def test_a_host_strategy_declining_a_breaker_that_opened_during_the_run_gives_up_after_the_wait() -> None:
+    t, server = FakeTime(), Server()
+    breaker = rp.CircuitBreaker({**BREAKER, "volume_threshold": 1})  # the first failure opens it
+    strategy = DeclinesAnOpenBreaker(breaker)
+    with pytest.raises(ConnectionResetError) as info:
+        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=breaker, strategy=strategy)(server)
+    assert server.attempts == 1 and len(t.sleeps) == 1  # the backoff after the failure; no breaker wait
+    assert strategy.asked == [
+        (rp.RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT, "closed"),
+        (rp.RetryReason.CIRCUIT_BREAKER_OPEN, "open"),
+    ]
+    decision = decision_of(info.value)
+    assert decision is not None and decision.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN and decision.rule == "custom_strategy"
+
+
+def test_the_async_runner_asks_the_host_strategy_on_an_open_breaker_too() -> None:
+    t, server = FakeTime(), Server()
+    breaker = rp.CircuitBreaker.restore(BREAKER, OPEN)
+    strategy = DeclinesAnOpenBreaker(breaker)
+    runner = AsyncRetrying(GET, timeout=5, clock=t.clock, sleep=t.asleep, breaker=breaker, strategy=strategy)
+    with pytest.raises(CircuitOpenError):
+        asyncio.run(runner(server.call_async))
+    assert server.attempts == 0 and t.sleeps == [] and strategy.asked == [(rp.RetryReason.CIRCUIT_BREAKER_OPEN, "open")]
+
+
 def test_the_async_runner_takes_a_budget_and_a_breaker() -> None:
     t, server = FakeTime(), Server()
     budget, breaker = rp.RetryBudget(GRPC_A6), rp.CircuitBreaker({"volume_threshold": 100})
