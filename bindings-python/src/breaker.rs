@@ -9,7 +9,7 @@ use pyo3::types::PyType;
 use retrypolicy as core;
 use retrypolicy::{BreakerConfig, BreakerDocument, BreakerOutcome, BreakerSnapshot};
 
-use crate::convert::{from_py_json, name, now_ms as clock_ms, to_json, to_py_json};
+use crate::convert::{from_py_json, name, now_ms as clock_ms, required_json, to_json, to_py_json};
 use crate::errors::IntoPy;
 use crate::reason;
 
@@ -103,7 +103,7 @@ impl CircuitBreaker {
         snapshot: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         let config = config_of(document)?;
-        let snapshot: BreakerSnapshot = from_py_json("state", snapshot)?;
+        let snapshot: BreakerSnapshot = required_json("state", snapshot)?;
         Ok(CircuitBreaker {
             inner: Mutex::new(core::CircuitBreaker::restore(&config, &snapshot, "state").py()?),
         })

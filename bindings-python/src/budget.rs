@@ -9,7 +9,9 @@ use pyo3::types::PyType;
 use retrypolicy as core;
 use retrypolicy::{BudgetConfig, BudgetDocument, BudgetEvent, BudgetSnapshot, RetryCause};
 
-use crate::convert::{from_py_json, int_in, name, now_ms as clock_ms, opt_name, to_json, to_py_json};
+use crate::convert::{
+    from_py_json, int_in, name, now_ms as clock_ms, opt_name, required_json, to_json, to_py_json,
+};
 use crate::errors::IntoPy;
 
 /// A retry budget's answer to "may a retry be sent now?"; immutable.
@@ -141,7 +143,7 @@ impl RetryBudget {
         snapshot: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         let config = config_of(document)?;
-        let snapshot: BudgetSnapshot = from_py_json("state", snapshot)?;
+        let snapshot: BudgetSnapshot = required_json("state", snapshot)?;
         Ok(RetryBudget {
             inner: Mutex::new(core::RetryBudget::restore(&config, &snapshot, "state").py()?),
         })

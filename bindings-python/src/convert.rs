@@ -218,6 +218,18 @@ pub fn from_py_json<T: serde::de::DeserializeOwned>(prefix: &str, v: &Bound<'_, 
         .py()
 }
 
+/// A required JSON-shaped value read into a core type (as `from_py_json`): None is `missing_field`
+/// naming `field`, as a JSON null or an absent key is (a snapshot to restore, not a fresh state).
+pub fn required_json<T: serde::de::DeserializeOwned>(field: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
+    if v.is_none() {
+        return Err(crate::errors::CoreError(retrypolicy::Error::MissingField {
+            field: field.to_owned(),
+        })
+        .into());
+    }
+    from_py_json(field, v)
+}
+
 /// A point on the caller's clock, in whole milliseconds (a non-negative int); anything else is
 /// `invalid_duration` naming `field`, as a `*_ms` value is in JSON.
 pub fn now_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {

@@ -91,6 +91,10 @@ def test_breaker_defaults_are_couchbase_s() -> None:
         (lambda: rp.CircuitBreaker({"error_threshold_percentage": 101}), "out_of_range", "breaker.error_threshold_percentage"),
         (lambda: rp.CircuitBreaker({"sleep_window_ms": -5}), "invalid_duration", "breaker.sleep_window_ms"),
         (lambda: rp.CircuitBreaker.restore(None, {"state": "open", "total": 0, "failures": 0}), "missing_field", "state.since_ms"),
+        # No snapshot is no state to restore (issue 31 #13), not a fresh object: as in Node.
+        (lambda: rp.RetryBudget.restore(QUOTA, None), "missing_field", "state"),
+        (lambda: rp.CircuitBreaker.restore(BREAKER, None), "missing_field", "state"),
+        (lambda: rp.CircuitBreaker.restore(None, None), "missing_field", "state"),
         (lambda: rp.CircuitBreaker().record(0, "retry"), "unknown_name", "outcome"),
         (lambda: rp.CircuitBreaker().permit("soon"), "invalid_duration", "now_ms"),
         (lambda: rp.BudgetVerdict("budget_empty"), "unknown_name", "rule"),
