@@ -8,7 +8,7 @@ timed out, and where httpx, requests and urllib keep a status error's response.
 
 from __future__ import annotations
 
-import urllib.error
+import sys
 from typing import Any, Callable, Union
 
 from ._ending import RetryTimeoutError
@@ -49,7 +49,10 @@ def http_status_errors(exc: Exception) -> Outcome | None:
     response = getattr(exc, "response", None)
     status = getattr(response, "status_code", None)
     headers = getattr(response, "headers", None)
-    if status is None and isinstance(exc, urllib.error.HTTPError):
+    # urllib's HTTPError only if urllib.error was imported (no exception can be one otherwise): a
+    # program that never uses urllib does not import it for this check (issue 30: weight).
+    urllib_error = sys.modules.get("urllib.error")
+    if status is None and urllib_error is not None and isinstance(exc, urllib_error.HTTPError):
         status, headers = exc.code, exc.headers
     if not isinstance(status, int) or isinstance(status, bool) or not 200 <= status <= 599:
         return None

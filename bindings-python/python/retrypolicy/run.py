@@ -30,9 +30,7 @@ before its body runs, so nothing could be retried) and treats an object whose ``
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import inspect
 import json
 import logging
 import random as _random
@@ -262,10 +260,17 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         sleep: Callable[[float], Awaitable[object]] | None = None,
         **options: Unpack[RunOptions],
     ) -> None:
-        super().__init__(operation, timeout=timeout, sleep=asyncio.sleep if sleep is None else sleep, **options)
+        if sleep is None:
+            import asyncio  # here, not at the top: a sync program never pays for asyncio (issue 30)
+
+            sleep = asyncio.sleep
+        super().__init__(operation, timeout=timeout, sleep=sleep, **options)
 
     async def __call__(self, fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Awaits ``fn(*args, **kwargs)``, retrying as the machine decides."""
+        import asyncio  # loaded by now: this coroutine runs in its loop
+
+        within = getattr(asyncio, "timeout", None)  # Python 3.11+ (else asyncio.wait_for)
         call: Callable[[], Awaitable[T]] = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         clock, last = self.clock, None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
@@ -279,8 +284,8 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                 try:
                     if step.timeout_ms is None:
                         result = await call()
-                    elif _timeout is not None:  # Python 3.11+: no task per attempt
-                        async with _timeout(step.timeout_ms / 1000):
+                    elif within is not None:  # no task per attempt
+                        async with within(step.timeout_ms / 1000):
                             result = await call()
                     else:
                         result = await asyncio.wait_for(call(), step.timeout_ms / 1000)
@@ -309,13 +314,11 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         return wrapper
 
 
-_timeout = getattr(asyncio, "timeout", None)
-"""``asyncio.timeout`` (Python 3.11+), else None (``asyncio.wait_for`` then)."""
-
-
 def _is_async(fn: Callable[..., Any]) -> bool:
     """Whether calling ``fn`` gives a coroutine: an ``async def`` function, or an object whose
     ``__call__`` is one."""
+    import inspect  # on decorating only (issue 30: weight)
+
     return inspect.iscoroutinefunction(fn) or (
         not inspect.isroutine(fn) and inspect.iscoroutinefunction(getattr(fn, "__call__", None))
     )
@@ -326,6 +329,8 @@ def retry(operation: Operation, *, timeout: float | timedelta, **options: Unpack
     def __call__``) runs through a runner; a generator or async generator function is refused."""
 
     def decorate(fn: F) -> F:
+        import inspect  # on decorating only (issue 30: weight)
+
         call = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)
         if inspect.isgeneratorfunction(call) or inspect.isasyncgenfunction(call):
             kind = "an async generator" if inspect.isasyncgenfunction(call) else "a generator"
