@@ -3,8 +3,11 @@ and no other line is (tests/test_types.py runs mypy on this file). Never run."""
 
 from __future__ import annotations
 
-from retrypolicy import Decision, Operation, Request, RetryBudget, RetryDecision, decide, http, mongodb
-from retrypolicy.httpx import RetryTransport
+import httpx
+from pymongo.client_session import ClientSession
+
+from retrypolicy import CircuitBreaker, Decision, Operation, Request, RetryBudget, RetryDecision, decide, http, mongodb, policy_from_dict
+from retrypolicy.httpx import RetryTransport, step_of
 from retrypolicy.run import Retrying
 
 d: Decision = decide(Request(Operation.kv("get"), timeout=2.5), "KV_LOCKED")
@@ -41,3 +44,21 @@ budget.record(0, "retried")  # E: arg-type
 budget.permit(0, cause="throttle")  # E: arg-type
 RetryTransport(budget={"kind": "token_bucket"})  # E: arg-type
 spent: int = d.refused_delay_ms  # E: assignment
+
+# Issue 30: the documents, snapshots, the driver's session and the transports' last step are typed.
+RetryBudget({"kind": "token_bucket", "max_token": 10})  # E: arg-type
+balance: str = budget.snapshot()["balance"]  # E: assignment
+CircuitBreaker({"volume_threshold": "4"})  # E: arg-type
+policy_from_dict({"strategy": "fail_slow"})  # E: typeddict-item
+last: str = step_of(httpx.Response(200))  # E: assignment
+
+
+def by_number(session: int) -> int:
+    """A callback for another session type than the one given."""
+    return session
+
+
+def given(session: ClientSession) -> None:
+    """The callback must take the session it is given."""
+    mongodb.run_transaction(session, by_number)  # E: arg-type
+    moved: str = mongodb.run_transaction(session, lambda s: 1)  # E: assignment

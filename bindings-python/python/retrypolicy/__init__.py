@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import _json_api, _lowlevel, http, mongodb, run
@@ -63,20 +62,52 @@ __version__: str = _lowlevel.__version__
 # ``retrypolicy.httpx`` is imported on first use: httpx is an optional dependency (the ``[httpx]``
 # extra). The other submodules are imported above, so ``retrypolicy.http`` works without a
 # separate import.
+# The documents' TypedDicts (``_documents.py``) too, on first access: typing is their use (1 ms of
+# import time, issue 30).
 if TYPE_CHECKING:
     from . import httpx
+    from ._documents import (
+        BreakerDocument,
+        BreakerSnapshot,
+        BucketSnapshot,
+        BudgetDocument,
+        BudgetSnapshot,
+        CompatOptions,
+        PercentageDocument,
+        PolicyDocument,
+        RetryQuotaDocument,
+        TokenBucketDocument,
+    )
 else:
 
-    def __getattr__(name: str) -> ModuleType:
-        """``retrypolicy.httpx`` imported on first access (it needs httpx installed)."""
+    def __getattr__(name: str) -> Any:
+        """``retrypolicy.httpx`` imported on first access (it needs httpx installed), and the
+        documents' types."""
         if name == "httpx":
             return importlib.import_module(".httpx", __name__)
+        if name in _DOCUMENTS:
+            return getattr(importlib.import_module("._documents", __name__), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    _DOCUMENTS = frozenset(
+        ("BreakerDocument", "BreakerSnapshot", "BucketSnapshot", "BudgetDocument", "BudgetSnapshot", "CompatOptions")
+        + ("PercentageDocument", "PolicyDocument", "RetryQuotaDocument", "TokenBucketDocument")
+    )
 
 __all__ = [
     "BestEffort",
+    "BreakerDocument",
+    "BreakerSnapshot",
     "BreakerVerdict",
+    "BucketSnapshot",
+    "BudgetDocument",
+    "BudgetSnapshot",
     "BudgetVerdict",
+    "CompatOptions",
+    "PercentageDocument",
+    "PolicyDocument",
+    "RetryQuotaDocument",
+    "TokenBucketDocument",
     "CircuitBreaker",
     "Classification",
     "Decision",
@@ -148,7 +179,7 @@ def classify_kv(
     return _lowlevel.classify_kv(operation, status, error_map=text, policy=policy)
 
 
-def policy_from_dict(document: dict[str, Any]) -> Policy:
+def policy_from_dict(document: PolicyDocument) -> Policy:
     """Loads a policy from its JSON-shaped dict; errors name the offending field."""
     return Policy.from_json(_json_api.dumps(document))
 

@@ -30,6 +30,10 @@ class Session(Protocol):
     def in_transaction(self) -> bool: ...
 
 
+S = TypeVar("S", bound=Session)
+"""The driver's session type (pymongo's ``ClientSession``): the callback gets the session it was given."""
+
+
 class TransactionTimeoutError(TimeoutError):
     """No time was left for another attempt: exposes the last error (``__cause__``, ``last_error``)
     and copies its labels (the spec's "Timeout error propagation")."""
@@ -92,8 +96,8 @@ def _abort(session: Session) -> None:
 
 
 def run_transaction(
-    session: Session,
-    callback: Callable[[Session], T],
+    session: S,
+    callback: Callable[[S], T],
     *,
     timeout: float | timedelta | None = None,
     clock: Callable[[], float] = time.monotonic,

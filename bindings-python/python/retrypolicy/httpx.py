@@ -47,7 +47,7 @@ from .run import is_testing
 if TYPE_CHECKING:
     from typing import Unpack
 
-__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions"]
+__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions", "step_of"]
 
 Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
@@ -79,6 +79,13 @@ class TransportOptions(TypedDict, total=False):
     log_level: int
     breaker: CircuitBreaker | None
     budget: RetryBudget | None
+
+
+def step_of(result: httpx.Response | BaseException) -> _http.Step | None:
+    """The HTTP loop's last step of the run behind ``result``: a response a transport returned (its
+    ``extensions["retrypolicy"]``) or the transport error it raised (its ``retry_step``); else None."""
+    step = result.extensions.get("retrypolicy") if isinstance(result, httpx.Response) else getattr(result, "retry_step", None)
+    return cast(_http.Step, step) if isinstance(step, dict) else None
 
 
 def _outcome(result: Result) -> Outcome:
