@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <retrypolicy.h>
+#include <sched.h>
 #include <string.h>
 
 #define OK(call) assert_int_equal((call), RP_RESULT_OK)
@@ -374,6 +375,7 @@ static void *decide_until_refused(void *arg) {
         r->last = rp_decide(&req, RP_REASON_KV_LOCKED, r->policy, NULL, NULL, &d);
         if (r->last != RP_RESULT_OK) break;
         r->ok_calls++;
+        sched_yield(); /* lets the freeing thread run soon under valgrind, which runs one thread at a time */
     }
     for (int i = 0; i < 100 && r->last == RP_RESULT_INVALID_HANDLE; i++) /* and stays refused */
         r->last = rp_decide(&req, RP_REASON_KV_LOCKED, r->policy, NULL, NULL, &d);
