@@ -402,8 +402,7 @@ test('a page imports retryFetch and retry from the browser entry: 503 then 200 i
   try {
     await page.goto(`${server.url}/demo/index.html`)
     const got = await page.evaluate(async (url) => {
-      const { default: init, retryFetch, retry } = await import('/browser.mjs')
-      await init()
+      const { retryFetch, retry } = await import('/browser.mjs')
       const sleeps = []
       const sleep = async (ms) => { sleeps.push(ms) }
       const response = await retryFetch(url, undefined, { maxAttempts: 3, sleep })

@@ -264,7 +264,7 @@ test('the README\'s "budgets and breakers" runs and prints what it shows', () =>
 test('the package runs on its own: index.mjs and pkg/ copied away from bindings-node give the runners', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rp-wasm-alone-'))
   try {
-    for (const f of ['index.mjs', 'run.mjs', 'package.json', 'pkg']) cpSync(fileURLToPath(new URL(`../${f}`, import.meta.url)), join(dir, f), { recursive: true })
+    for (const f of ['index.mjs', 'backend.mjs', 'package.json', 'pkg']) cpSync(fileURLToPath(new URL(`../${f}`, import.meta.url)), join(dir, f), { recursive: true })
     const script = `import { retry } from ${JSON.stringify(join(dir, 'index.mjs'))}
       const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })
       const n = await retry(async ({ attempt }) => { if (attempt < 3) throw refused; return attempt }, { operation: { service: 'search' }, timeoutMs: 1000 })

@@ -28,7 +28,7 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
   try {
     const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', dir], PKG).stdout)
     const files = packed.files.map((f) => f.path)
-    for (const f of ['index.mjs', 'run.mjs', 'browser.mjs', 'browser.d.ts', 'pkg/web/runners.mjs', 'pkg/index.d.ts', 'pkg/retrypolicy.d.ts', 'pkg/web/retrypolicy_wasm.js', 'pkg/web/retrypolicy_wasm.d.ts',
+    for (const f of ['index.mjs', 'backend.mjs', 'browser.mjs', 'browser.d.ts', 'pkg/web/runners.mjs', 'pkg/index.d.ts', 'pkg/retrypolicy.d.ts', 'pkg/web/retrypolicy_wasm.js', 'pkg/web/retrypolicy_wasm.d.ts',
       'pkg/web/retrypolicy_wasm_bg.wasm', 'pkg/runners/retry.js', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
     }
@@ -53,9 +53,8 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
     writeFileSync(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8">
 <script type="importmap">${JSON.stringify(importMap)}</script>
 <script type="module">
-import init, { Policy, decide, retry } from 'retrypolicy-wasm'
-await init()
-const d = decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED', Policy.parse('{"jitter": "none"}'))
+import { Policy, decide, retry } from 'retrypolicy-wasm'
+const d = decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED', new Policy({ jitter: 'none' }))
 document.body.dataset.retried = await retry(({ attempt }) => { if (attempt === 1) throw Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }); return attempt }, { operation: { service: 'search' }, timeoutMs: 1000 })
 document.body.dataset.decision = JSON.stringify(d)
 </script>`)
@@ -68,7 +67,7 @@ document.body.dataset.decision = JSON.stringify(d)
     await page.waitForSelector('body[data-decision]', { state: 'attached', timeout: 15000 }).catch((e) => assert.fail(`${e.message}: ${errors}`))
     const decision = JSON.parse(await page.locator('body').getAttribute('data-decision'))
     // RFC 0049 best effort, first retry of a KV get after KV_LOCKED, no jitter: 1 ms.
-    assert.deepEqual([decision.action, decision.delay_ms, decision.rule], ['retry', 1, 'best_effort_backoff'])
+    assert.deepEqual([decision.action, decision.delayMs, decision.rule], ['retry', 1, 'best_effort_backoff'])
     // The README's `import { retry } from 'retrypolicy-wasm'` in a page: a refused first attempt, then attempt 2's value.
     assert.equal(await page.locator('body').getAttribute('data-retried'), '2')
     assert.deepEqual(errors, [])
