@@ -13,6 +13,8 @@ class RetryTimeoutError(TimeoutError):
     """The run ended because no time was left for another attempt; ``__cause__`` is the last error
     (None when the breaker kept every attempt back); ``step`` is the machine's last step."""
 
+    __module__ = "retrypolicy.run"  # its public home (tracebacks, pickling)
+
     def __init__(self, step: RunStep, last_error: Exception | None, decision: Decision | None = None) -> None:
         super().__init__(f"retrypolicy: gave up after {step.attempt} attempts, no time left: {step}")
         self.step = step
@@ -24,6 +26,8 @@ class RetryTimeoutError(TimeoutError):
 class CircuitOpenError(Exception):
     """The run gave up before any attempt was sent: the circuit breaker kept each back; ``step``
     is the machine's last step (reason ``CIRCUIT_BREAKER_OPEN``)."""
+
+    __module__ = "retrypolicy.run"  # its public home (tracebacks, pickling)
 
     def __init__(self, step: RunStep) -> None:
         super().__init__(f"retrypolicy: circuit open, no attempt sent: {step}")
