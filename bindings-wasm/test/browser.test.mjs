@@ -4,7 +4,7 @@
 // build/screenshots/ (git-ignored) and their paths are printed.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -425,3 +425,84 @@ test('no hint points the wrong way, and no page error was raised', async () => {
   for (const hint of await page.locator('.hint').allTextContents()) assert.doesNotMatch(hint, /\b(above|below)\b/)
   assert.deepEqual(page.errors, [])
 })
+
+// The browser entry's whole API in a page, as a user loads it: a module script whose bare
+// `import ... from 'retrypolicy-wasm'` an import map resolves to browser.mjs (no bundler), and the
+// same script bundled by esbuild (pinned in package-lock.json) with the module copied beside the
+// bundle, as a bundler's asset step does. Each page decides, meets a typed error, hears an
+// Orchestrator's event, then runs retryFetch against a 127.0.0.1 API (503, then 200) and retry
+// (a refused connection, then a value) with an injected sleep.
+const PAGE_SCRIPT = `import { decide, Policy, Orchestrator, retry, retryFetch, isRetryPolicyError } from 'retrypolicy-wasm'
+const out = {}
+const d = decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED', new Policy({ jitter: 'none' }))
+out.decision = [d.action, d.delayMs, d.rule, Object.isFrozen(d)]
+try { decide({ service: 'kv', operation: 'get', elapsedMs: -1 }, 'KV_LOCKED') } catch (e) { out.error = [e.code, e.field, isRetryPolicyError(e)] }
+const heard = []
+const orchestrator = new Orchestrator()
+orchestrator.on('decision', (r) => heard.push([r.action, r.delayMs]))
+orchestrator.decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_NOT_MY_VBUCKET')
+out.heard = heard
+const sleeps = []
+const sleep = async (ms) => { sleeps.push(ms) }
+const response = await retryFetch(new URL(location.href).searchParams.get('api'), undefined, { maxAttempts: 3, sleep })
+out.fetched = [response.status, await response.text()]
+const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })
+out.retried = await retry(async ({ attempt }) => { if (attempt === 1) throw refused; return attempt }, { operation: { service: 'search' }, timeoutMs: 1000, sleep })
+out.sleeps = sleeps
+document.body.dataset.out = JSON.stringify(out)
+`
+
+/** Writes build/facade/: the import-map page, and the esbuild bundle's page with the module beside it. */
+async function facadePages () {
+  const { build } = await import('esbuild')
+  const dir = fileURLToPath(new URL('../build/facade/', import.meta.url))
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'app.mjs'), PAGE_SCRIPT)
+  const importMap = JSON.stringify({ imports: { 'retrypolicy-wasm': '/browser.mjs' } })
+  writeFileSync(join(dir, 'map.html'), `<!doctype html><meta charset="utf-8">
+<script type="importmap">${importMap}</script><script type="module" src="app.mjs"></script>`)
+  await build({
+    entryPoints: [join(dir, 'app.mjs')], bundle: true, format: 'esm', target: 'es2022', platform: 'browser',
+    outfile: join(dir, 'bundle.js'), logLevel: 'silent',
+    alias: { 'retrypolicy-wasm': fileURLToPath(new URL('../browser.mjs', import.meta.url)) }
+  })
+  copyFileSync(fileURLToPath(new URL('../pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url)), join(dir, 'retrypolicy_wasm_bg.wasm'))
+  writeFileSync(join(dir, 'bundle.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="bundle.js"></script>')
+}
+
+for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbuild bundle', 'bundle.html']]) {
+  test(`the browser entry's API in a page through ${name}: decide, typed errors, Orchestrator, retryFetch on 127.0.0.1, retry`, async () => {
+    await facadePages()
+    const hits = []
+    const api = createServer((req, res) => {
+      hits.push(req.method)
+      const status = hits.length === 1 ? 503 : 200
+      res.writeHead(status, { 'access-control-allow-origin': '*', 'content-type': 'text/plain' })
+      res.end(status === 200 ? 'ok' : 'busy')
+    })
+    await new Promise((resolve) => api.listen(0, '127.0.0.1', resolve))
+    const before = page.errors.length
+    try {
+      await page.goto(`${server.url}/build/facade/${file}?api=${encodeURIComponent(`http://127.0.0.1:${api.address().port}/orders`)}`)
+      await page.waitForSelector('body[data-out]', { state: 'attached', timeout: 15000 })
+        .catch((e) => assert.fail(`${e.message}: ${page.errors.slice(before)}`))
+      const out = JSON.parse(await page.locator('body').getAttribute('data-out'))
+      assert.deepEqual(out, {
+        // RFC 0049 best effort, first retry of a KV get after KV_LOCKED, no jitter: 1 ms; frozen, camelCase.
+        decision: ['retry', 1, 'best_effort_backoff', true],
+        error: ['invalid_duration', 'elapsedMs', true],
+        // KV_NOT_MY_VBUCKET is always retried with RFC 0049's controlled backoff (1, 10, 50, 100, 500,
+        // 1000 ms): 1 ms before the first retry.
+        heard: [['retry', 1]],
+        fetched: [200, 'ok'],
+        retried: 2,
+        // The HTTP loop's first backoff after a 503 with no Retry-After (100 ms), then best effort's 1 ms.
+        sleeps: [100, 1]
+      })
+      assert.deepEqual(hits, ['GET', 'GET'])
+      assert.deepEqual(page.errors.slice(before), [])
+    } finally {
+      await new Promise((resolve) => api.close(resolve))
+    }
+  })
+}
