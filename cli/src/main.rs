@@ -245,23 +245,49 @@ fn warn(message: &str) {
     let _ = writeln!(std::io::stderr(), "retrypolicy: {message}");
 }
 
-fn read_bytes(path: &Option<PathBuf>) -> Result<Vec<u8>, Failure> {
+/// The most input the CLI reads from one file or stdin: a bigger document is refused before it is
+/// held in memory (a JSONL stream that large can be split; SECURITY.md).
+const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Everything `reader` yields, up to [`MAX_INPUT_BYTES`] (`what` names it in errors).
+fn read_limited(reader: impl Read, what: &str) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
-    match path.as_deref() {
-        None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
-        Some(p) if p.as_os_str() == "-" => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
-        Some(p) => std::fs::read(p).map(|b| bytes = b),
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Io(format!("cannot read {what}: {e}")))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Failure::Input(format!(
+            "input_too_large: {what} is over {} MiB: split it (decide reads JSONL, one document per line)",
+            MAX_INPUT_BYTES >> 20
+        )));
     }
-    .map_err(|e| Failure::Io(format!("cannot read input: {e}")))?;
     Ok(bytes)
+}
+
+/// A file's text, up to [`MAX_INPUT_BYTES`].
+fn read_text(path: &std::path::Path, what: &str) -> Result<String, Failure> {
+    let file = std::fs::File::open(path).map_err(|e| Failure::Io(format!("cannot read {what}: {e}")))?;
+    String::from_utf8(read_limited(file, what)?)
+        .map_err(|_| Failure::Input(format!("malformed_json: {what} is not UTF-8")))
+}
+
+/// The input document: the file at `path`, or stdin for none or `-`.
+fn read_bytes(path: &Option<PathBuf>) -> Result<Vec<u8>, Failure> {
+    match path.as_deref() {
+        Some(p) if p.as_os_str() != "-" => {
+            let file = std::fs::File::open(p).map_err(|e| Failure::Io(format!("cannot read input: {e}")))?;
+            read_limited(file, "input")
+        }
+        _ => read_limited(std::io::stdin().lock(), "input"),
+    }
 }
 
 fn load_policy(path: &Option<PathBuf>) -> Result<Policy, Failure> {
     match path {
         None => Ok(Policy::default()),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Failure::Io(format!("cannot read policy {}: {e}", p.display())))?;
+            let text = read_text(p, &format!("policy {}", p.display()))?;
             parse_policy(&text)
                 .map_err(|e| Failure::Input(format!("policy {}: {}: {e}", p.display(), e.code())))
         }
@@ -394,8 +420,7 @@ fn run_decide(args: &DecideArgs, explain_mode: bool, out: &mut impl Write) -> Re
 }
 
 fn run_simulate(args: &SimulateArgs, out: &mut impl Write) -> Result<bool, Failure> {
-    let text = std::fs::read_to_string(&args.scenario)
-        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", args.scenario.display())))?;
+    let text = read_text(&args.scenario, &args.scenario.display().to_string())?;
     let scenario: Scenario = from_json_str(&text)
         .map_err(|e| Failure::Input(format!("{}: {}: {e}", args.scenario.display(), e.code())))?;
     let timeline = simulate(&scenario)?;

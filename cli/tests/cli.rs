@@ -603,3 +603,37 @@ fn demo_scenes_reproduce_with_their_commands_and_explain_each_term_once() {
     let first_use = story.find("KV_NOT_MY_VBUCKET    ").unwrap();
     assert!(story.find("   - KV_NOT_MY_VBUCKET: ").unwrap() < first_use);
 }
+
+/// Input past 64 MiB is refused with a typed message before it is held whole (SECURITY.md), on
+/// stdin and from a file; 64 MiB itself is read.
+#[test]
+fn input_over_64_mib_is_refused() {
+    let big = " ".repeat((64 << 20) + 1);
+    let out = run(&["decide"], &big);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("input_too_large: input is over 64 MiB"),
+        "{}",
+        text(&out.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("retrypolicy-cli-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.json");
+    std::fs::write(&file, format!("{RFC_EXAMPLE}{}", " ".repeat(64 << 20))).unwrap();
+    let out = run(&["simulate", file.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is over 64 MiB"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Exactly 64 MiB is within the bound: the document is read and decided.
+    std::fs::write(
+        &file,
+        format!("{RFC_EXAMPLE}{}", " ".repeat((64 << 20) - RFC_EXAMPLE.len())),
+    )
+    .unwrap();
+    let out = run(&["decide", "--input", file.to_str().unwrap()], "");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
