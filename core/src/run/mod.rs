@@ -27,6 +27,8 @@
 
 mod step;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStep};
@@ -276,7 +278,8 @@ struct Verdict {
 /// One retry run: its configuration and where it is. Cheap to create; not shared between calls.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    config: RunConfig,
+    /// Shared, so that copying a run made ready once (a runner's template) copies no rules.
+    config: Arc<RunConfig>,
     phase: RunPhase,
     start_ms: f64,
     now_ms: f64,
@@ -296,7 +299,7 @@ impl Run {
     pub fn new(config: RunConfig) -> Result<Run, Error> {
         config.validate()?;
         Ok(Run {
-            config,
+            config: Arc::new(config),
             phase: RunPhase::Ready,
             start_ms: 0.0,
             now_ms: 0.0,
@@ -703,10 +706,11 @@ impl Run {
             Outcome::Final => return Ok((Judged::Final, ended(RunEnd::Final, "final_failure", RUN_SECTION))),
             _ => {}
         }
-        match self.config.rules.clone() {
-            RunRules::Decide(rules) => self.judge_decide(&rules, outcome, clock, strategy),
-            RunRules::Http(rules) => self.judge_http(&rules, outcome, clock, None),
-            RunRules::Mongodb(rules) => self.judge_mongodb(&rules, outcome, clock),
+        let config = Arc::clone(&self.config);
+        match &config.rules {
+            RunRules::Decide(rules) => self.judge_decide(rules, outcome, clock, strategy),
+            RunRules::Http(rules) => self.judge_http(rules, outcome, clock, None),
+            RunRules::Mongodb(rules) => self.judge_mongodb(rules, outcome, clock),
         }
     }
 
@@ -962,7 +966,8 @@ impl Run {
         clock: Clock,
         budget: &crate::budget::BudgetVerdict,
     ) -> Result<Verdict, Error> {
-        let refused = match self.config.rules.clone() {
+        let config = Arc::clone(&self.config);
+        let refused = match &config.rules {
             RunRules::Decide(_) => {
                 let decision = match v.decision {
                     Some(RunDecision::Decide(BudgetedDecision::Decided(d))) => {
@@ -980,7 +985,7 @@ impl Run {
                 }
             }
             RunRules::Http(rules) => {
-                let (_, v2) = self.judge_http(&rules, outcome, clock, Some(budget))?;
+                let (_, v2) = self.judge_http(rules, outcome, clock, Some(budget))?;
                 v2
             }
             RunRules::Mongodb(_) => {
