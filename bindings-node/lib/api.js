@@ -214,7 +214,8 @@ function makeApi(backend) {
    */
   function decide(request, reason, policy, strategy) {
     const ph = policyHandle(policy)
-    if (strategy !== undefined && strategy !== null) return decideWithStrategy(request, reason, ph, strategy)
+    // The built-in strategies as objects decide by their own rules (`best_effort_backoff`, `fail_fast`).
+    if (strategy !== undefined && strategy !== null) return native.decideWith(request, reason, ph, ...hostStrategy(strategy), decision)
     return decideBuiltIn(request, reason, ph)
   }
 
@@ -234,17 +235,6 @@ function makeApi(backend) {
 
   const isExactly = (o, C) => o instanceof C && Object.getPrototypeOf(o) === C.prototype
 
-  function decideWithStrategy(request, reason, ph, strategy) {
-    // The built-in strategies as objects decide by their own rules (`best_effort_backoff`, `fail_fast`).
-    const host = (s, sp) => native.decideWith(request, reason, ph, s, sp, decision)
-    if (isExactly(strategy, BestEffort)) return host('best_effort', strategy[HANDLE])
-    if (isExactly(strategy, FailFast)) return host('fail_fast')
-    if (typeof strategy === 'function') return host(strategy)
-    if (typeof strategy === 'object' && typeof strategy.retryAfter === 'function') {
-      return host((r, why) => strategy.retryAfter(r, why))
-    }
-    throw invalidType('strategy', 'a function or an object with retryAfter(request, reason)', strategy)
-  }
 
   /**
    * The orchestrator's steps before a host strategy is asked (deadline, UNKNOWN, always-retry
@@ -425,9 +415,8 @@ function makeApi(backend) {
 
   // ---- the retry run: the core's machine, one event per call --------------------------------------
 
-  /** A host strategy as the addon takes it: `[function | name | undefined, best effort's policy handle]`. */
-  function runStrategy(strategy) {
-    if (strategy === undefined || strategy === null) return [undefined, undefined]
+  /** A host strategy as the backend takes it: `[function | name, best effort's policy handle]`. */
+  function hostStrategy(strategy) {
     if (isExactly(strategy, BestEffort)) return ['best_effort', strategy[HANDLE]]
     if (isExactly(strategy, FailFast)) return ['fail_fast', undefined]
     if (typeof strategy === 'function') return [strategy, undefined]
@@ -471,7 +460,7 @@ function makeApi(backend) {
       const text = runConfigText(config)
       this.#budget = budgetHandle(budget)
       this.#breaker = breakerHandle(breaker)
-      ;[this.#strategy, this.#strategyPolicy] = runStrategy(strategy)
+      ;[this.#strategy, this.#strategyPolicy] = strategy === undefined || strategy === null ? [undefined, undefined] : hostStrategy(strategy)
       try {
         this.#h = new native.RunHandle(text, this.#strategy, this.#strategyPolicy, this.#budget, this.#breaker)
       } catch (e) {
