@@ -215,7 +215,10 @@ function makeApi(backend) {
   function decide(request, reason, policy, strategy) {
     const ph = policyHandle(policy)
     // The built-in strategies as objects decide by their own rules (`best_effort_backoff`, `fail_fast`).
-    if (strategy !== undefined && strategy !== null) return native.decideWith(request, reason, ph, ...hostStrategy(strategy), decision)
+    if (strategy !== undefined && strategy !== null) {
+      const [s, sp] = hostStrategy(strategy)
+      return native.decideWith(request, reason, ph, s, sp, decision)
+    }
     return decideBuiltIn(request, reason, ph)
   }
 
