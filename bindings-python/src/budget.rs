@@ -41,7 +41,7 @@ impl BudgetVerdict {
     #[staticmethod]
     fn from_dict(document: &Bound<'_, PyAny>) -> PyResult<Self> {
         let value: serde_json::Value =
-            retrypolicy_wire::from_json_str(&crate::convert::dumps(document)?).py()?;
+            retrypolicy_wire::from_json_str(&crate::convert::dumps("budget_verdict", document)?).py()?;
         Ok(BudgetVerdict {
             inner: retrypolicy_wire::budget_verdict_from_value(&value).py()?,
         })

@@ -180,8 +180,9 @@ pub fn name_of<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// A JSON-shaped Python value (a dict of a document or snapshot) as JSON text, through
-/// `retrypolicy._json_api.dumps` (NaN, infinities and non-JSON values are typed errors).
-pub fn dumps(v: &Bound<'_, PyAny>) -> PyResult<String> {
+/// `retrypolicy._json_api.dumps` (NaN, infinities, non-JSON values, cycles and nesting past 128
+/// levels are typed errors, named under `prefix`).
+pub fn dumps(prefix: &str, v: &Bound<'_, PyAny>) -> PyResult<String> {
     static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let f = DUMPS.get_or_try_init(v.py(), || {
         v.py()
@@ -189,7 +190,7 @@ pub fn dumps(v: &Bound<'_, PyAny>) -> PyResult<String> {
             .getattr("dumps")
             .map(Bound::unbind)
     })?;
-    f.bind(v.py()).call1((v,))?.extract()
+    f.bind(v.py()).call1((v, prefix))?.extract()
 }
 
 /// JSON text as Python values (`json.loads`).
@@ -207,7 +208,7 @@ pub fn to_py_json<T: serde::Serialize>(py: Python<'_>, value: &T) -> PyResult<Py
 /// A JSON-shaped Python value read into a core type, its errors naming fields under `prefix`
 /// (`budget.max_tokens`, `state.balance`).
 pub fn from_py_json<T: serde::de::DeserializeOwned>(prefix: &str, v: &Bound<'_, PyAny>) -> PyResult<T> {
-    retrypolicy_wire::from_json_str(&dumps(v)?)
+    retrypolicy_wire::from_json_str(&dumps(prefix, v)?)
         .map_err(|e| {
             let placed = match e.field() {
                 "" => prefix.to_owned(),

@@ -70,3 +70,37 @@ def test_a_float_where_an_int_is_expected_is_out_of_range_as_in_json(value: floa
     with pytest.raises(rp.OutOfRangeError) as e2:
         rp.classify_kv("get", value)  # type: ignore[arg-type]
     assert e2.value.field == "status"
+
+
+def _nested(depth: int) -> dict[str, object]:
+    """A dict nested ``depth`` levels below its root."""
+    doc: dict[str, object] = {}
+    for _ in range(depth):
+        doc = {"x": doc}
+    return doc
+
+
+def test_cyclic_and_too_deep_documents_are_typed_errors_naming_their_path() -> None:
+    # Found by the issue 31 pass: both raised RecursionError (Node and wasm raise these errors).
+    cyclic: dict[str, object] = {"kind": "exponential"}
+    cyclic["jitter"] = {"again": cyclic}
+    with pytest.raises(rp.InvalidTypeError) as e:
+        rp.policy_from_dict({"backoff": cyclic})
+    assert e.value.field == "backoff.jitter.again"
+    looped: list[object] = []
+    looped.append(looped)
+    with pytest.raises(rp.InvalidTypeError) as e2:
+        rp_http.next_step({"max_attempts": 3}, {"attempts": 1, "elapsed_ms": 0, "x": looped}, {"kind": "response", "status": 503})
+    assert e2.value.field == "state.x[0]"
+    with pytest.raises(rp.OutOfRangeError) as e3:
+        rp.RetryBudget({"kind": "retry_quota", "x": _nested(200)})
+    assert e3.value.field == ".".join(["x"] * 128)  # a path inside, unprefixed as in Node
+    with pytest.raises(rp.OutOfRangeError):
+        rp.Run({"rules": {"http": {}}, "x": [[[[_nested(5_000)]]]]})
+
+
+def test_nesting_to_the_limit_reaches_the_core() -> None:
+    # 128 levels are JSON's to carry: the core answers (here: an unknown field), not the check.
+    with pytest.raises(rp.RetryPolicyError) as e:
+        rp.policy_from_dict({"x": _nested(126)})
+    assert not isinstance(e.value, rp.OutOfRangeError) or "nested deeper" not in str(e.value)

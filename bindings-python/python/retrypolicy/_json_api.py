@@ -11,27 +11,50 @@ from . import _lowlevel
 from .errors import InvalidTypeError, OutOfRangeError
 
 
-def _check(value: Any, path: str) -> None:
+#: The deepest nesting of dicts and lists a document may have (serde_json's own recursion limit, as
+#: in the Node and wasm packages).
+MAX_DEPTH = 128
+
+
+def _check(value: Any, path: str, root: str = "document", ancestors: set[int] | None = None) -> None:
     """Raises a typed error naming ``path`` for what JSON cannot carry: a NaN or infinite float
-    (``OutOfRangeError``), or a value that is not a JSON type (``InvalidTypeError``); ``json.dumps``
-    would write ``NaN`` (not JSON) or raise a bare ``TypeError``."""
+    (``OutOfRangeError``), a value that is not a JSON type (``InvalidTypeError``), a dict or list
+    that contains itself (``InvalidTypeError``) or nesting deeper than ``MAX_DEPTH``
+    (``OutOfRangeError``); ``json.dumps`` would write ``NaN`` (not JSON) or raise a bare
+    ``TypeError``, ``ValueError`` or ``RecursionError``. ``root`` names the whole document (as in
+    the Node package, a path inside it is not prefixed)."""
     if isinstance(value, float) and not math.isfinite(value):
         raise OutOfRangeError(f"{path}: {value!r} is out of range: expected a finite number", field=path)
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidTypeError(f"{path}: expected text keys, found {type(key).__name__}", field=path)
-            _check(item, f"{path}.{key}" if path else key)
-    elif isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            _check(item, f"{path}[{index}]")
+    if isinstance(value, (dict, list, tuple)):
+        ancestors = set() if ancestors is None else ancestors
+        where = path or root
+        if id(value) in ancestors:
+            raise InvalidTypeError(
+                f"{where}: expected a JSON value, found a cyclic {type(value).__name__} (it contains itself)",
+                field=where,
+            )
+        if len(ancestors) >= MAX_DEPTH:
+            raise OutOfRangeError(
+                f"{where}: nested deeper than {MAX_DEPTH} levels: expected at most {MAX_DEPTH}", field=where
+            )
+        ancestors.add(id(value))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise InvalidTypeError(f"{path}: expected text keys, found {type(key).__name__}", field=path)
+                _check(item, f"{path}.{key}" if path else key, root, ancestors)
+        else:
+            for index, item in enumerate(value):
+                _check(item, f"{path}[{index}]", root, ancestors)
+        ancestors.discard(id(value))
     elif value is not None and not isinstance(value, (str, int, float)):
         raise InvalidTypeError(f"{path}: expected a JSON value, found {type(value).__name__}", field=path)
 
 
-def dumps(document: Any) -> str:
-    """JSON text for the core, after ``_check``: bad values raise typed errors naming their path."""
-    _check(document, "")
+def dumps(document: Any, root: str = "document") -> str:
+    """JSON text for the core, after ``_check``: bad values raise typed errors naming their path
+    (``root``, the document's own name, for the document itself)."""
+    _check(document, "", root)
     return json.dumps(document)
 
 
