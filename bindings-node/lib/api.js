@@ -42,7 +42,7 @@ const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jso
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = require('./runners.js')
 const { budgets } = require('./budget.js')
 
-/** Node's EventEmitter, or where there is none (a page) the part of it Orchestrator uses. */
+/** Node's EventEmitter, or where there is none (a page) the part of it Orchestrator declares (on, once, off, emit, listenerCount). */
 function emitterClass() {
   try {
     return require('node:events').EventEmitter
@@ -54,9 +54,18 @@ function emitterClass() {
         this.#listeners.set(event, [...(this.#listeners.get(event) ?? []), listener])
         return this
       }
+      /** Adds `listener` for the next `event` only. */
+      once(event, listener) {
+        const once = (...args) => {
+          this.off(event, once)
+          listener.apply(this, args)
+        }
+        once.listener = listener
+        return this.on(event, once)
+      }
       /** Removes `listener` for `event`. */
       off(event, listener) {
-        this.#listeners.set(event, (this.#listeners.get(event) ?? []).filter((l) => l !== listener))
+        this.#listeners.set(event, (this.#listeners.get(event) ?? []).filter((l) => l !== listener && l.listener !== listener))
         return this
       }
       /** Calls each listener of `event` with `args`; whether there was one. */

@@ -2,7 +2,6 @@
 // the private native addon underneath). Milliseconds are JS numbers: non-negative whole numbers up
 // to 2^53 − 1; a `bigint` is accepted where noted for the full u64 range of the wire format.
 
-import { EventEmitter } from 'node:events'
 
 /** The RFC 0049 retry reasons. */
 export type RetryReasonName =
@@ -440,8 +439,11 @@ export interface OrchestratorOptions {
   onDecision?: (record: DecisionRecord) => void
 }
 
-/** `decide` with a fixed policy and strategy that reports every decision (callback and `'decision'` event). */
-export declare class Orchestrator extends EventEmitter {
+/**
+ * `decide` with a fixed policy and strategy that reports every decision (callback and `'decision'` event).
+ * In Node it is an `EventEmitter` of `node:events`; in a page, an emitter with the methods declared here.
+ */
+export declare class Orchestrator {
   /** `{policy?, strategy?, onDecision?}`. */
   constructor(options?: OrchestratorOptions)
   /** The policy every decision uses. */
@@ -456,6 +458,12 @@ export declare class Orchestrator extends EventEmitter {
   on(event: 'decision', listener: (record: DecisionRecord) => void): this
   /** Listens to the next decision's record. */
   once(event: 'decision', listener: (record: DecisionRecord) => void): this
+  /** Stops `listener` (given to `on` or `once`) listening. */
+  off(event: 'decision', listener: (record: DecisionRecord) => void): this
+  /** Calls each listener of `event` with `args`; whether there was one. */
+  emit(event: 'decision', record: DecisionRecord): boolean
+  /** How many listeners `event` has. */
+  listenerCount(event: 'decision'): number
 }
 
 // ---- MongoDB, HTTP and the runners, declared in their own files ----------------------------------

@@ -441,7 +441,10 @@ const heard = []
 const orchestrator = new Orchestrator()
 orchestrator.on('decision', (r) => heard.push([r.action, r.delayMs]))
 orchestrator.decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_NOT_MY_VBUCKET')
-out.heard = heard
+let once = 0
+orchestrator.once('decision', () => once++)
+for (let i = 0; i < 2; i++) orchestrator.decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED')
+out.heard = [heard[0], heard.length, once]
 const sleeps = []
 const sleep = async (ms) => { sleeps.push(ms) }
 const response = await retryFetch(new URL(location.href).searchParams.get('api'), undefined, { maxAttempts: 3, sleep })
@@ -493,7 +496,8 @@ for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbu
         error: ['invalid_duration', 'elapsedMs', true],
         // KV_NOT_MY_VBUCKET is always retried with RFC 0049's controlled backoff (1, 10, 50, 100, 500,
         // 1000 ms): 1 ms before the first retry.
-        heard: [['retry', 1]],
+        // Then two more decisions: \`on\` hears all three, \`once\` only the first of those two.
+        heard: [['retry', 1], 3, 1],
         fetched: [200, 'ok'],
         retried: 2,
         // The HTTP loop's first backoff after a 503 with no Retry-After (100 ms), then best effort's 1 ms.
