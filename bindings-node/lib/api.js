@@ -82,8 +82,16 @@ function emitterClass() {
   }
 }
 
-/** The whole public API over `backend` (the interface above). */
+/** The backend interface's members (above), each a function or a class. */
+const BACKEND = Object.freeze(['version', 'reasonNames', 'errorCodes', 'callJson', 'PolicyHandle', 'ErrorMapHandle',
+  'decide', 'decideWith', 'decideAfterStrategy', 'classifyKv', 'classifyQuery', 'classifyAnalytics', 'classifySearch',
+  'classifyViews', 'classifyDispatch', 'controlledBackoff', 'backoffDelay', 'requestFromJson', 'BudgetHandle',
+  'BreakerHandle', 'RunHandle'])
+
+/** The whole public API over `backend` (the interface above); throws naming the first member it lacks. */
 function makeApi(backend) {
+  const missing = BACKEND.find((name) => typeof backend?.[name] !== 'function')
+  if (missing !== undefined) throw new TypeError(`retrypolicy: the backend has no function ${missing} (lib/api.js lists the interface)`)
   const native = backend
   const EventEmitter = emitterClass()
   const HANDLE = Symbol('retrypolicy.handle')
@@ -547,4 +555,4 @@ function makeApi(backend) {
   }
 }
 
-module.exports = { makeApi }
+module.exports = { makeApi, BACKEND }
