@@ -58,6 +58,17 @@ export declare class PolicyHandle {
   toJson(): string
 }
 
+/** A run configuration (JSON text in the wire form), checked once; runs are started from it. */
+export declare class RunConfigHandle {
+  /** The configuration `config` (JSON text in the wire form, snake_case), checked by the core. */
+  constructor(configText: unknown)
+  /**
+   * A run of this configuration started at `nowMs`, as `new RunHandle` then `start` in one
+   * call: `[run, its first step]`, the step built by `make` as the run's events build theirs.
+   */
+  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
+}
+
 /** One retry run: the core's machine, fed one event per call. */
 export declare class RunHandle {
   /** A run of `config` (JSON text in the wire form, snake_case), checked by the core. */
@@ -66,21 +77,26 @@ export declare class RunHandle {
    * Starts the run at `nowMs`: the first step (send, wait for the breaker, or done). `strategy`
    * (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
    */
-  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null): unknown
+  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /**
    * The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
    * for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
    * with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` outcome's error
    * as JSON text in the wire form.
    */
-  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown | undefined | null, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown): unknown
+  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown | undefined | null, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown, make?: unknown | undefined | null): unknown
   /**
    * The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
    * `strategy` (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
    */
-  waitEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null): unknown
+  waitEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /** The host cancelled the run at `nowMs`: done, cancelled (a canary out is released). */
-  cancel(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): unknown
+  cancel(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, make?: unknown | undefined | null): unknown
+  /**
+   * The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
+   * is built for it (the runners return the attempt's result without reading one).
+   */
+  succeeded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): void
   /** Attempts sent so far. */
   get attemptsSent(): number
 }

@@ -839,6 +839,7 @@ module.exports.BreakerHandle = nativeBinding.BreakerHandle
 module.exports.BudgetHandle = nativeBinding.BudgetHandle
 module.exports.ErrorMapHandle = nativeBinding.ErrorMapHandle
 module.exports.PolicyHandle = nativeBinding.PolicyHandle
+module.exports.RunConfigHandle = nativeBinding.RunConfigHandle
 module.exports.RunHandle = nativeBinding.RunHandle
 module.exports.backoffDelay = nativeBinding.backoffDelay
 module.exports.callJson = nativeBinding.callJson

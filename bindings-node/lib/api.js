@@ -536,7 +536,8 @@ function makeApi(backend) {
 
   /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (./runners.js). */
   const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
-    runners({ Run, classifyDispatch, http, mongodb: mongodbRules })
+    runners({ Run, classifyDispatch, http, mongodb: mongodbRules, prepared: native.RunConfigHandle && { RunConfigHandle: native.RunConfigHandle,
+      runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError, isPolicy: (p) => p instanceof Policy } })
 
   /** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
   const mongodb = Object.freeze({ ...mongodbRules, runTransaction })

@@ -1,6 +1,7 @@
 'use strict'
 // The host loop every runner shares: the options it takes (clock, draw, sleep, signal, hooks),
-// the diagnostics channel it publishes on, and `drive`, which does what each step of a run says.
+// the diagnostics channel it publishes on, how it starts a run (`runStarts`), and `drive`, which
+// does what each step of a run says.
 
 const { invalidType, CircuitOpenError, withCause } = require('./errors.js')
 const { defaultSleep, pause } = require('./timers.js')
@@ -52,16 +53,118 @@ function checkRunNumbers(o) {
   }
 }
 
+/** A step as the addon's `make` hands it over: the core's RunStep's keys, in its order, camelCase. */
+function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker) {
+  return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker }
+}
+
 /**
- * Drives `run` to its end, doing what each step says: `send(step)` makes the attempt and resolves
- * with `[outcome, result]` (the result: a value, an error or a response); a wait sleeps; `done`
- * returns `{step, result}` (the last attempt's result, or a CircuitOpenError when the breaker kept
- * the next one back); `discard(result, step)` before a wait. An abort cancels the run and rejects
- * with the signal's reason. An error raised while handling a failed attempt (the machine refusing
+ * `prepare(config)` → `{start(opts, nowMs, random)}`, which starts a run of `config` with `opts`'
+ * `{budget, breaker, strategy}` and returns `[run, its first step]`; `run` takes the events of the
+ * facade's `Run` (attemptEnded, waitEnded, cancel) and, over the addon, `succeeded(nowMs)`. Over a
+ * backend with `RunConfigHandle` (the addon; `prepared` carries the facade's conversions) the
+ * configuration is converted and checked once by `prepare`, a run is created and started in one
+ * call, and each step is built by `makeStep` from positional arguments. Otherwise (the wasm
+ * backend) a start is `new Run(config, opts)`, then `start`.
+ * Measured in bench/runners.mjs (BENCHMARKS.md): `new Run` cost about 23 µs of `retry`'s 60 (the
+ * configuration written as JSON text and parsed per run), and each step built key by key through
+ * N-API 5-10 µs.
+ */
+function runStarts(Run, prepared) {
+  if (prepared === undefined) {
+    return (config) => ({
+      start(opts, nowMs, random) {
+        const run = new Run(config, opts)
+        return [run, run.start(nowMs, random)]
+      },
+    })
+  }
+  const { RunConfigHandle, runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError } = prepared
+  /** One run over the addon's handle, with its budget, breaker and strategy handles. */
+  class PreparedRun {
+    constructor(h, budget, breaker, strategy, strategyPolicy) {
+      this.h = h
+      this.budget = budget
+      this.breaker = breaker
+      this.strategy = strategy
+      this.strategyPolicy = strategyPolicy
+    }
+
+    /** The attempt ended with `outcome` (never a `mongodb` one: no runner here makes one). */
+    attemptEnded(outcome, nowMs, random, nowUnixMs) {
+      try {
+        return this.h.attemptEnded(this.budget, this.breaker, outcome, nowMs, random, nowUnixMs, this.strategy,
+          this.strategyPolicy, undefined, makeStep)
+      } catch (e) {
+        throw camelError(e)
+      }
+    }
+
+    /** The attempt succeeded: the run is done, and no step is built. */
+    succeeded(nowMs) {
+      try {
+        this.h.succeeded(this.budget, this.breaker, nowMs)
+      } catch (e) {
+        throw camelError(e)
+      }
+    }
+
+    /** The wait is over. */
+    waitEnded(nowMs, random) {
+      try {
+        return this.h.waitEnded(this.budget, this.breaker, nowMs, random, this.strategy, this.strategyPolicy, makeStep)
+      } catch (e) {
+        throw camelError(e)
+      }
+    }
+
+    /** The host cancelled the run. */
+    cancel(nowMs) {
+      try {
+        return this.h.cancel(this.budget, this.breaker, nowMs, makeStep)
+      } catch (e) {
+        throw camelError(e)
+      }
+    }
+  }
+  return (config) => {
+    let handle
+    try {
+      handle = new RunConfigHandle(runConfigText(config))
+    } catch (e) {
+      throw camelError(e)
+    }
+    return {
+      start(opts, nowMs, random) {
+        const { budget, breaker, strategy } = opts
+        const b = budgetHandle(budget)
+        const k = breakerHandle(breaker)
+        const [s, sp] = strategy === undefined || strategy === null ? [undefined, undefined] : hostStrategy(strategy)
+        let started
+        try {
+          started = handle.start(b, k, nowMs, random, s, sp, makeStep)
+        } catch (e) {
+          throw camelError(e)
+        }
+        return [new PreparedRun(started[0], b, k, s, sp), started[1]]
+      },
+    }
+  }
+}
+
+/**
+ * Drives the run `start(nowMs, random)` starts (it returns `[run, its first step]`) to its end,
+ * doing what each step says: `send(step)` makes the attempt and resolves with `[outcome, result]`
+ * (the result: a value, an error or a response); a wait sleeps; `done` returns `{step, result}`
+ * (the last attempt's result, or a CircuitOpenError when the breaker kept the next one back;
+ * `step` is null after a success told through `run.succeeded`); `discard(result, step)` before a
+ * wait. An abort cancels the run and rejects with the signal's reason. An error raised while handling a failed attempt (the machine refusing
  * the clock, a hook) carries that failure as its `cause`.
  */
-async function drive(runner, run, o, send, discard) {
-  let step = run.start(o.clock(), o.random())
+async function drive(runner, start, o, send, discard) {
+  const started = start(o.clock(), o.random())
+  const run = started[0]
+  let step = started[1]
   let result
   let failure // the last failed attempt's result, while it is being handled
   const cancelled = (e) => {
@@ -83,6 +186,14 @@ async function drive(runner, run, o, send, discard) {
         throw cancelled(e) // an abort, or an error the runner cannot report (a fetch misuse)
       }
       if (outcome.kind !== 'success') failure = result
+      else if (run.succeeded !== undefined) {
+        try {
+          run.succeeded(o.clock())
+        } catch (e) {
+          throw cancelled(e)
+        }
+        return { step: null, result } // done, succeeded: no step is built for it
+      }
       try {
         step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
       } catch (e) {
@@ -108,4 +219,4 @@ async function drive(runner, run, o, send, discard) {
   }
 }
 
-module.exports = { DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, drive }
+module.exports = { DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, makeStep, runStarts, drive }

@@ -11,8 +11,8 @@ const { attemptBound, anySignal } = require('./timers.js')
 const { drive, runnerOptions, checkRunNumbers } = require('./drive.js')
 const { maxBodyBytesOf, replayable, BodyNotReplayableError } = require('./body.js')
 
-/** `retryFetch` over the binding's `Run`. */
-function makeRetryFetch(Run) {
+/** `retryFetch` over `prepare(config)` (./drive.js's `runStarts`). */
+function makeRetryFetch(prepare) {
   /** `fetch(input, init)` until a final response, the attempts run out or the deadline comes. */
   async function retryFetch(input, init, options) {
     const o = runnerOptions(options ?? {})
@@ -21,7 +21,8 @@ function makeRetryFetch(Run) {
     const maxBodyBytes = maxBodyBytesOf(options)
     const fetchFn = options?.fetch ?? globalThis.fetch
     const method = init?.method ?? input?.method ?? 'GET' // fetch's default
-    const run = new Run({ rules: { http: { method, idempotent, backoff, jitter } }, timeoutMs, maxAttempts, attemptTimeoutMs }, { budget, breaker })
+    const config = prepare({ rules: { http: { method, idempotent, backoff, jitter } }, timeoutMs, maxAttempts, attemptTimeoutMs })
+    const guards = { budget, breaker }
     const sent = await replayable(input, init, maxBodyBytes)
     const caller = anySignal([o.signal, init?.signal])
     let response
@@ -48,7 +49,7 @@ function makeRetryFetch(Run) {
     }
     let step, result
     try {
-      ;({ step, result } = await drive('fetch', run, o, attempt, discard))
+      ;({ step, result } = await drive('fetch', (nowMs, random) => config.start(guards, nowMs, random), o, attempt, discard))
     } catch (e) {
       await cancelBody(response) // no response is left unread behind an error
       throw e

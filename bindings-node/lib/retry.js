@@ -9,8 +9,38 @@ const { SUCCESS, TIMEOUT, reasonOutcome } = require('./outcome.js')
 const { attemptBound, settle } = require('./timers.js')
 const { drive, runnerOptions, checkRunNumbers } = require('./drive.js')
 
-/** `retry` over the binding's `Run`, turning errors into outcomes with `errorOutcome` unless `classify` is given. */
-function makeRetry(Run, errorOutcome) {
+/** Whether `value` is a string, number, bigint, boolean, undefined or null (a value a copy keeps). */
+const primitive = (value) => value === null || (typeof value !== 'object' && typeof value !== 'function')
+
+/**
+ * `retry` over `prepare(config)` (./drive.js's `runStarts`: a configuration converted and checked
+ * once), turning errors into outcomes with `errorOutcome` unless `classify` is given; `isPolicy`
+ * tells a Policy (immutable) from a policy document.
+ */
+function makeRetry(prepare, errorOutcome, isPolicy) {
+  // The last configuration prepared for each operation object, reused while every option it was
+  // made of is the same (an operation's fields compared one by one, a Policy by identity): the
+  // configuration's JSON text and its parsing cost about 18 µs a run (bench/runners.mjs). A policy
+  // document (mutable) or an operation holding objects is prepared again for each run.
+  const prepared = new WeakMap()
+  /** The prepared configuration of `options`' run. */
+  function configOf(operation, idempotent, policy, timeoutMs, maxAttempts, attemptTimeoutMs) {
+    const hit = prepared.get(operation)
+    if (hit !== undefined && hit.idempotent === idempotent && hit.policy === policy && hit.timeoutMs === timeoutMs &&
+        hit.maxAttempts === maxAttempts && hit.attemptTimeoutMs === attemptTimeoutMs) {
+      const keys = Object.keys(operation)
+      if (keys.length === hit.fields.length && keys.every((k, i) => k === hit.fields[i][0] && operation[k] === hit.fields[i][1])) {
+        return hit.config
+      }
+    }
+    const config = prepare({ rules: { decide: { operation, idempotent, policy } }, timeoutMs, maxAttempts, attemptTimeoutMs })
+    const fields = Object.entries(operation)
+    if ((policy === undefined || isPolicy(policy)) && fields.every(([, v]) => primitive(v))) {
+      prepared.set(operation, { config, fields, idempotent, policy, timeoutMs, maxAttempts, attemptTimeoutMs })
+    }
+    return config
+  }
+
   /** Runs `fn({attempt, remainingMs, signal})` until it succeeds or the run machine says stop. */
   async function retry(fn, options) {
     if (typeof fn !== 'function') throw invalidType('fn', 'a function', fn)
@@ -18,8 +48,8 @@ function makeRetry(Run, errorOutcome) {
     checkRunNumbers(options)
     const { operation, timeoutMs, maxAttempts, attemptTimeoutMs, policy, strategy, idempotent, budget, breaker, classify } = options
     if (operation === null || typeof operation !== 'object') throw invalidType('operation', 'an operation object', operation)
-    const config = { rules: { decide: { operation, idempotent, policy } }, timeoutMs, maxAttempts, attemptTimeoutMs }
-    const run = new Run(config, { budget, breaker, strategy })
+    const config = configOf(operation, idempotent, policy, timeoutMs, maxAttempts, attemptTimeoutMs)
+    const guards = { budget, breaker, strategy }
     const outcomeOf = classify === undefined ? errorOutcome : (e) => reasonOutcome(classify(e))
     const attempt = async (step) => {
       // the attempt's signal fires at its bound (the deadline or the attempt timeout) or at the
@@ -45,8 +75,8 @@ function makeRetry(Run, errorOutcome) {
         bound.clear()
       }
     }
-    const { step, result } = await drive('retry', run, o, attempt)
-    if (step.end === 'succeeded') return result
+    const { step, result } = await drive('retry', (nowMs, random) => config.start(guards, nowMs, random), o, attempt)
+    if (step === null || step.end === 'succeeded') return result
     if (step.end === 'final') throw result
     if (step.end === 'timed_out') {
       throw new RetryTimeoutError(`retrypolicy: gave up at the deadline after ${step.attempt} attempts`, step, result)

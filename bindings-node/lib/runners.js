@@ -6,21 +6,24 @@
 
 const { RetryTimeoutError, CircuitOpenError } = require('./errors.js')
 const { errorOutcome, makeClassifiers } = require('./outcome.js')
-const { DECISION_CHANNEL } = require('./drive.js')
+const { DECISION_CHANNEL, runStarts } = require('./drive.js')
 const { makeRetry } = require('./retry.js')
 const { makeRetryFetch, BodyNotReplayableError } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
 
 /**
  * `retry`, the classifiers, `retryFetch` and `runTransaction` over the binding's `{Run,
- * classifyDispatch, http, mongodb}` (`Run`: the core's run machine; `http` and `mongodb`: the
- * namespaces of the JSON API).
+ * classifyDispatch, http, mongodb, prepared}` (`Run`: the core's run machine; `http` and `mongodb`:
+ * the namespaces of the JSON API; `prepared`, when the backend has `RunConfigHandle`: that and the
+ * facade's conversions, `{RunConfigHandle, runConfigText, budgetHandle, breakerHandle,
+ * hostStrategy, camelError, isPolicy}`, see ./drive.js's `runStarts`).
  */
-function runners({ Run, classifyDispatch, http, mongodb }) {
+function runners({ Run, classifyDispatch, http, mongodb, prepared }) {
+  const prepare = runStarts(Run, prepared)
   return {
-    retry: makeRetry(Run, errorOutcome),
+    retry: makeRetry(prepare, errorOutcome, prepared?.isPolicy ?? (() => false)),
     ...makeClassifiers(classifyDispatch, http),
-    retryFetch: makeRetryFetch(Run),
+    retryFetch: makeRetryFetch(prepare),
     runTransaction: makeRunTransaction(mongodb),
   }
 }

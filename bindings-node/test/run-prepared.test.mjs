@@ -1,0 +1,136 @@
+// retry's prepared runs: a configuration made once per operation object and reused only while the
+// options it was made of are the same, steps built from positional arguments equal to the public
+// Run's, and a success told without a step still reaching the budget and the breaker.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import rp from './binding.mjs'
+
+const coded = (code) => Object.assign(new Error(code), { code })
+
+/** A fake monotonic clock whose sleep advances it, recording every sleep's ms. */
+function fakeTime() {
+  const t = { now: 1000, sleeps: [] }
+  t.clock = () => t.now
+  t.sleep = async (ms) => {
+    t.sleeps.push(ms)
+    t.now += ms
+  }
+  return t
+}
+
+/** A call that throws each of `errors` in turn, then returns the number of calls. */
+function failing(...errors) {
+  let calls = 0
+  const fn = async () => {
+    if (calls < errors.length) throw errors[calls++]
+    return ++calls
+  }
+  fn.calls = () => calls
+  return fn
+}
+
+test('a reused operation object whose method changes is decided by its new method', async () => {
+  const operation = { service: 'management', method: 'GET' }
+  const t = fakeTime()
+  const o = { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, random: () => 0.5 }
+  // A reset connection may have sent the request: a GET is retried, a POST is not.
+  assert.equal(await rp.retry(failing(coded('ECONNRESET')), o), 2)
+  operation.method = 'POST'
+  const post = failing(coded('ECONNRESET'))
+  await assert.rejects(rp.retry(post, o), { code: 'ECONNRESET' })
+  assert.equal(post.calls(), 1)
+  operation.method = 'GET'
+  assert.equal(await rp.retry(failing(coded('ECONNRESET')), o), 2)
+})
+
+test('each run option that makes the configuration is read again on every call', async () => {
+  const operation = { service: 'management', method: 'GET' }
+  const fixed = (ms) => new rp.Policy({ backoff: { kind: 'fixed', delay_ms: ms }, jitter: 'none' })
+  const t = fakeTime()
+  const base = { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, random: () => 0.5 }
+  await rp.retry(failing(coded('ECONNREFUSED')), { ...base, policy: fixed(7) })
+  await rp.retry(failing(coded('ECONNREFUSED')), { ...base, policy: fixed(9) })
+  // A policy document is read on each call, even the same object changed in place.
+  const doc = { backoff: { kind: 'fixed', delay_ms: 11 }, jitter: 'none' }
+  await rp.retry(failing(coded('ECONNREFUSED')), { ...base, policy: doc })
+  doc.backoff.delay_ms = 13
+  await rp.retry(failing(coded('ECONNREFUSED')), { ...base, policy: doc })
+  assert.deepEqual(t.sleeps, [7, 9, 11, 13])
+  // An attempt cap, then none: the same operation object.
+  const capped = failing(coded('ECONNREFUSED'), coded('ECONNREFUSED'))
+  await assert.rejects(rp.retry(capped, { ...base, policy: fixed(1), maxAttempts: 2 }), { code: 'ECONNREFUSED' })
+  assert.equal(capped.calls(), 2)
+  assert.equal(await rp.retry(failing(coded('ECONNREFUSED'), coded('ECONNREFUSED')), { ...base, policy: fixed(1) }), 3)
+  // idempotent: a POST whose request may have been sent is retried only when declared idempotent.
+  const post = { service: 'management', method: 'POST' }
+  await assert.rejects(rp.retry(failing(coded('ECONNRESET')), { ...base, operation: post }), { code: 'ECONNRESET' })
+  assert.equal(await rp.retry(failing(coded('ECONNRESET')), { ...base, operation: post, idempotent: true }), 2)
+  await assert.rejects(rp.retry(failing(coded('ECONNRESET')), { ...base, operation: post }), { code: 'ECONNRESET' })
+})
+
+test('a bad option is refused on every call, naming the field, also after a good run', async () => {
+  const operation = { service: 'management', method: 'GET' }
+  const t = fakeTime()
+  const base = { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep }
+  assert.equal(await rp.retry(async () => 1, base), 1)
+  await assert.rejects(rp.retry(async () => 1, { ...base, maxAttempts: 0 }), { code: 'out_of_range', field: 'maxAttempts' })
+  await assert.rejects(rp.retry(async () => 1, { ...base, budget: {} }), { code: 'invalid_type', field: 'budget' })
+  operation.method = 7
+  const named = (e) => rp.isRetryPolicyError(e) && /(^|\.)method$/.test(e.field)
+  await assert.rejects(rp.retry(async () => 1, base), named)
+  operation.method = 'GET'
+  assert.equal(await rp.retry(async () => 2, base), 2)
+  operation.method = 7
+  await assert.rejects(rp.retry(async () => 1, base), named)
+})
+
+test("the runner's steps are the public Run's, key for key", async () => {
+  const operation = { service: 'management', method: 'GET' }
+  const budget = new rp.RetryBudget({ kind: 'retry_quota' })
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 100 })
+  const t = fakeTime()
+  const seen = []
+  const fn = failing(coded('ECONNREFUSED'), Object.assign(new Error('busy'), { status: 429, headers: { 'retry-after': '1' } }))
+  let given
+  const result = await rp.retry(fn, {
+    operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, random: () => 0.25, budget, breaker,
+    onRetry: (step) => seen.push(step),
+  })
+  assert.equal(result, 3)
+  // The same events through the public Run, on a budget and a breaker in the same state.
+  const budget2 = new rp.RetryBudget({ kind: 'retry_quota' })
+  const breaker2 = new rp.CircuitBreaker({ volume_threshold: 100 })
+  const run = new rp.Run({ rules: { decide: { operation } }, timeoutMs: 5000 }, { budget: budget2, breaker: breaker2 })
+  given = [run.start(1000, 0.25)]
+  given.push(run.attemptEnded({ kind: 'network', sent: false }, 1000, 0.25))
+  const t2 = 1000 + Number(given[1].delayMs)
+  given.push(run.waitEnded(t2, 0.25))
+  given.push(run.attemptEnded({ kind: 'http', status: 429, retryAfter: '1' }, t2, 0.25))
+  assert.equal(seen.length, 2)
+  for (const [mine, theirs] of [[seen[0], given[1]], [seen[1], given[3]]]) {
+    assert.deepStrictEqual(Object.keys(mine).sort(), Object.keys(theirs).sort())
+    assert.deepStrictEqual(mine, theirs)
+  }
+  assert.equal(seen[0].action, 'wait')
+  assert.equal(typeof seen[0].decision, 'object')
+  assert.notEqual(seen[0].budget, null)
+})
+
+test('a success told without a step reaches the budget and the breaker', async () => {
+  const operation = { service: 'management', method: 'GET' }
+  const t = fakeTime()
+  // A retry quota refunds its retry's cost when the retried run succeeds.
+  const budget = new rp.RetryBudget({ kind: 'retry_quota' })
+  const before = budget.snapshot().balance
+  assert.equal(await rp.retry(failing(coded('ECONNREFUSED')), { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, budget }), 2)
+  assert.equal(budget.snapshot().balance, before)
+  // A half-open breaker's canary that succeeds closes it.
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, error_threshold_percentage: 50, sleep_window_ms: 100 })
+  await assert.rejects(rp.retry(async () => { throw new Error('final') }, { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep }))
+  const failAll = async () => { throw coded('ECONNREFUSED') }
+  await assert.rejects(rp.retry(failAll, { operation, timeoutMs: 50, maxAttempts: 1, clock: t.clock, sleep: t.sleep, breaker }))
+  assert.equal(breaker.snapshot().state, 'open')
+  t.now += 1000
+  assert.equal(await rp.retry(async () => 'ok', { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, breaker }), 'ok')
+  assert.equal(breaker.snapshot().state, 'closed')
+})
