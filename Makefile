@@ -143,6 +143,7 @@ bench: setup-rust
 	$(MAKE) -C bindings-c bench
 	$(MAKE) -C bindings-node bench
 	$(MAKE) -C bindings-wasm bench
+	scripts/sizes.sh
 
 clean:
 	$(CARGO) clean
