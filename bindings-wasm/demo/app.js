@@ -8,12 +8,13 @@ import { fillBudgetDefaults, stormPanel } from './storm.js'
 import { budgetEvents } from './budget.js'
 
 const form = $('form')
-// Each view's panels: the function that fills one, and the output it hides when that fails.
+// Each view's panels: the function that fills one, the output it hides when that fails, and the
+// panel whose own error line shows an error that names no field of the form.
 const VIEWS = {
-  couchbase: [[decideCouchbase], [scheduleCouchbase, 'schedule-out']],
-  mongodb: [[decideMongo], [scheduleMongo, 'schedule-out']],
-  http: [[decideHttp], [scheduleHttp, 'schedule-out']],
-  storm: [[stormPanel, 'storm-out'], [budgetEvents, 'events-out']]
+  couchbase: [[decideCouchbase, 'result', 'decide-panel'], [scheduleCouchbase, 'schedule-out', 'schedule-panel']],
+  mongodb: [[decideMongo, 'result', 'decide-panel'], [scheduleMongo, 'schedule-out', 'schedule-panel']],
+  http: [[decideHttp, 'result', 'decide-panel'], [scheduleHttp, 'schedule-out', 'schedule-panel']],
+  storm: [[stormPanel, 'storm-out', 'storm-panel'], [budgetEvents, 'events-out', 'budget-panel']]
 }
 
 // ---- URL state ------------------------------------------------------------------------------
@@ -62,6 +63,14 @@ function updateVisibility () {
   for (const el of document.querySelectorAll('[data-when-failure]:not([data-when-service])')) {
     el.hidden = el.dataset.whenFailure !== failure
   }
+  // data-when="name:a b": shown while control `name` holds a or b (an error code only for a server reply).
+  for (const el of document.querySelectorAll('[data-when]')) {
+    const [name, values] = el.dataset.when.split(':')
+    el.hidden = !values.split(' ').includes(String(value(name)))
+  }
+  // The random draw only moves a jittered delay: Couchbase's when jitter is on, MongoDB's always
+  // (its backoffs are jittered by spec); the HTTP loop here has no jitter.
+  $('random-field').hidden = !(profile === 'mongodb' || (profile === 'couchbase' && value('jitter') !== 'none'))
   $('random-out').textContent = Number(value('random')).toFixed(3)
 }
 
@@ -71,25 +80,68 @@ function guarded (fn) {
   try {
     return { value: fn() }
   } catch (e) {
-    return { error: `${e.code ?? 'error'}: ${e.message}` }
+    return { error: e }
   }
+}
+
+// The name a control's label shows the user (its text without the control or an error in it).
+function labelName (control) {
+  const label = control.closest('label')
+  if (!label) return control.name
+  const copy = label.cloneNode(true)
+  for (const el of copy.querySelectorAll('input, select, output, .field-error')) el.remove()
+  return copy.textContent.replace(/\s+/g, ' ').trim()
+}
+
+// The error's text for the user: the field as its label names it, then what is wrong (the core's
+// message starts with its wire field, which the label's name replaces).
+function fieldMessage (e, control) {
+  const prefix = `${e.field}: `
+  const detail = e.field && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message
+  return `${labelName(control)}: ${detail}`
+}
+
+// Shows an error beside the control it names (once, however many panels read that control), or
+// else on the failing panel's own error line.
+function showError (e, panel, shown) {
+  const control = e?.control ? field(e.control) : null
+  if (control && !(control instanceof RadioNodeList)) {
+    if (shown.has(control)) return
+    shown.add(control)
+    const note = document.createElement('span')
+    note.className = 'field-error'
+    note.setAttribute('role', 'alert')
+    note.textContent = fieldMessage(e, control)
+    control.setAttribute('aria-invalid', 'true')
+    control.closest('label').append(note)
+    return
+  }
+  const line = $(panel).querySelector('.panel-error')
+  line.hidden = false
+  line.textContent = `${e?.code ?? 'error'}: ${e?.message ?? e}`
+}
+
+function clearErrors () {
+  for (const note of document.querySelectorAll('.field-error')) note.remove()
+  for (const el of document.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid')
+  for (const line of document.querySelectorAll('.panel-error')) { line.hidden = true; line.textContent = '' }
 }
 
 function render () {
   updateVisibility()
   saveState()
+  clearErrors()
   const view = value('profile')
   // A panel's output shows unless it failed or answered false (nothing to show); it is shown
   // while the panel draws, so that a drawing measures its real width.
-  const results = VIEWS[view].map(([panel, out]) => {
-    if (out) $(out).hidden = false
-    const r = guarded(panel)
-    if (out) $(out).hidden = Boolean(r.error) || r.value === false
+  const shown = new Set()
+  const results = VIEWS[view].map(([fill, out, panel]) => {
+    $(out).hidden = false
+    const r = guarded(fill)
+    $(out).hidden = Boolean(r.error) || r.value === false
+    if (r.error) showError(r.error, panel, shown)
     return r
   })
-  const errors = results.filter((r) => r.error).map((r) => r.error)
-  $('error').hidden = errors.length === 0
-  $('error').textContent = errors.join('\n')
   if (view !== 'storm') $('timeline').dataset.ending = results[1].error ? 'error' : String(results[1].value)
 }
 

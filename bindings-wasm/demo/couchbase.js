@@ -11,6 +11,12 @@ const PATTERNS = {
   'locked-3': { outcomes: ['KV_LOCKED', 'KV_LOCKED', 'KV_LOCKED', null], repeat: false }
 }
 
+// The core's wire fields, as its errors name them, and the form controls that hold them.
+const CONTROLS = {
+  status: 'status', code: 'status', http_status: 'status', message: 'body', body: 'body',
+  'request.attempts': 'attempts', 'request.elapsed_ms': 'elapsed', 'request.timeout_ms': 'timeout', latency_ms: 'latency'
+}
+
 function request () {
   const service = value('service')
   const r = { service, attempts: num('attempts'), elapsed_ms: num('elapsed'), timeout_ms: num('timeout'), random: Number(value('random')) }
@@ -35,12 +41,12 @@ function classifyResponse () {
   const status = statusValue(value('status'))
   const body = value('body')
   switch (service) {
-    case 'kv': return api('classify_kv', { operation: value('operation'), status })
-    case 'query': return api('classify_query', { code: status, message: body })
-    case 'analytics': return api('classify_analytics', { code: status })
-    case 'search': return api('classify_search', { http_status: status })
-    case 'views': return api('classify_views', { http_status: status, body })
-    default: throw inputError(`the engine has no response-code classifier for ${service}: give a retry reason`)
+    case 'kv': return api('classify_kv', { operation: value('operation'), status }, CONTROLS)
+    case 'query': return api('classify_query', { code: status, message: body }, CONTROLS)
+    case 'analytics': return api('classify_analytics', { code: status }, CONTROLS)
+    case 'search': return api('classify_search', { http_status: status }, CONTROLS)
+    case 'views': return api('classify_views', { http_status: status, body }, CONTROLS)
+    default: throw inputError('failure', `the engine has no response-code classifier for ${service}: give a retry reason`)
   }
 }
 
@@ -57,7 +63,7 @@ export function decideCouchbase () {
     }
     reason = c.reason
   }
-  const { decision, sentence } = api('explain', { request: request(), reason, policy: policy() })
+  const { decision, sentence } = api('explain', { request: request(), reason, policy: policy() }, CONTROLS)
   show({
     action: decision.action,
     label: decision.action === 'retry' ? 'retry' : 'no retry',
@@ -79,7 +85,7 @@ export function scheduleCouchbase () {
   delete r.random
   const t = api('simulate', {
     request: r, outcomes: pattern.outcomes, repeat_last: pattern.repeat, latency_ms: num('latency'), draws: draws(64), policy: policy()
-  })
+  }, CONTROLS)
   const bars = []
   t.steps.forEach((s, i) => {
     bars.push({ kind: 'attempt', start: s.sent_at_ms, end: s.done_at_ms, ok: s.reason === null, label: s.attempt })

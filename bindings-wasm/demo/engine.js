@@ -11,9 +11,17 @@ export const version = () => rp.version()
 /** The engine's tables (reasons, KV and MongoDB operations, error codes). */
 export const tables = () => JSON.parse(rp.tables())
 
-/** Calls the core's JSON API function `fn` with `input`; throws the core's typed error. */
-export function api (fn, input) {
-  return JSON.parse(rp.call(fn, JSON.stringify(input)))
+/**
+ * Calls the core's JSON API function `fn` with `input`; throws the core's typed error, with
+ * `control` set to the form control that `controls` maps its wire field to (when it names one).
+ */
+export function api (fn, input, controls = {}) {
+  try {
+    return JSON.parse(rp.call(fn, JSON.stringify(input)))
+  } catch (e) {
+    if (e && typeof e === 'object' && e.field && Object.hasOwn(controls, e.field)) e.control = controls[e.field]
+    throw e
+  }
 }
 
 /** The element with id `id`. */
@@ -29,22 +37,22 @@ export function value (name) {
   return f.type === 'checkbox' ? f.checked : f.value
 }
 
-/** A page input error, shown like the engine's typed errors. */
-export function inputError (message) {
-  return Object.assign(new Error(message), { code: 'invalid_input' })
+/** A page input error about form control `control`, shown beside it like the engine's typed errors. */
+export function inputError (control, message) {
+  return Object.assign(new Error(message), { code: 'invalid_input', control })
 }
 
 /** A field holding a whole number of ms or attempts. */
 export function num (name) {
   const text = String(field(name).value).trim()
-  if (!/^\d+$/.test(text)) throw inputError(`${name}: expected a whole number, got "${text}"`)
+  if (!/^\d+$/.test(text)) throw inputError(name, `expected a whole number, got "${text}"`)
   return Number(text)
 }
 
 /** A field holding a decimal number (a share, a ratio, a percentage). */
 export function decimal (name) {
   const text = String(field(name).value).trim()
-  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text)) throw inputError(`${name}: expected a number, got "${text}"`)
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text)) throw inputError(name, `expected a number, got "${text}"`)
   return Number(text)
 }
 
@@ -77,14 +85,20 @@ export function draws (n) {
   return Array.from({ length: n }, (_, i) => (r + i * 0.6180339887) % 1)
 }
 
-/** Shows one decision in the result panel: badge, delay, sentence, rule, section, JSON. */
+/**
+ * Shows one decision in the result panel: badge, delay, sentence, JSON, and the rule, spec section
+ * and classification rows that the decision has (a row without a value is hidden, not left empty).
+ */
 export function show (r) {
   $('action').textContent = r.label
   $('action').className = `badge ${r.action}`
   $('delay').textContent = r.delay
   $('sentence').textContent = r.sentence
-  $('rule').textContent = r.rule
-  $('section').textContent = r.section
-  $('classified').textContent = r.classified || '—'
+  for (const key of ['rule', 'section', 'classified']) {
+    const dd = $(key)
+    dd.textContent = r[key] || ''
+    dd.hidden = !r[key]
+    dd.previousElementSibling.hidden = !r[key]
+  }
   $('json').textContent = JSON.stringify(r.json, null, 2)
 }

@@ -5,6 +5,15 @@
 import { api, inputError, items, num, show, value } from './engine.js'
 import { drawTimeline, fillTable, setEnding } from './timeline.js'
 
+// The core's wire fields, as its errors name them, and the form controls that hold them: in one
+// decision the attempt's own fields, in the schedule the picked results.
+const LOOP = {
+  max_attempts: 'max_attempts', 'loop.max_attempts': 'max_attempts', deadline_ms: 'timeout', 'loop.deadline_ms': 'timeout',
+  'state.attempts': 'attempts', 'state.elapsed_ms': 'elapsed'
+}
+const DECISION = { ...LOOP, http_status: 'http_status', status: 'http_status', 'attempt.status': 'http_status', retry_after: 'retry_after', 'attempt.retry_after': 'retry_after' }
+const SCHEDULE = { ...LOOP, http_status: 'http_results', status: 'http_results', 'attempt.status': 'http_results', retry_after: 'http_results', 'attempt.retry_after': 'http_results' }
+
 function retryLoop () {
   const method = value('http_method')
   return { max_attempts: num('max_attempts'), deadline_ms: num('timeout'), ...(method ? { method } : {}) }
@@ -28,7 +37,7 @@ export function decideHttp () {
     attempt,
     now_unix_ms: Date.now(),
     random: Number(value('random'))
-  })
+  }, DECISION)
   show({
     action: d.action,
     label: d.action,
@@ -50,7 +59,7 @@ export function parseResult (text) {
   if (text === 'refused') return { attempt: { kind: 'network_error', sent: false }, text: 'connection refused (not sent)' }
   const m = /^(\d{3})(?:\s+ra=(\S+))?$/.exec(text)
   if (!m) {
-    throw inputError(`http_results: "${text}" is not a result: give a status (503), a status with Retry-After (429 ra=3), network or refused`)
+    throw inputError('http_results', `"${text}" is not a result: give a status (503), a status with Retry-After (429 ra=3), network or refused`)
   }
   const attempt = { kind: 'response', status: Number(m[1]), ...(m[2] ? { retry_after: m[2] } : {}) }
   return { attempt, text: m[2] ? `${m[1]}, Retry-After: ${m[2]}` : m[1] }
@@ -61,7 +70,7 @@ const MAX_ATTEMPTS = 400
 
 function runLoop () {
   const picked = items('http_results').map(parseResult)
-  if (picked.length === 0) throw inputError('http_results: pick at least one result')
+  if (picked.length === 0) throw inputError('http_results', 'pick at least one result')
   const repeat = value('http_repeat')
   const loop = retryLoop()
   const latency = num('latency')
@@ -73,7 +82,7 @@ function runLoop () {
     const sent = clock
     clock += latency
     const state = { attempts: rows.length + 1, elapsed_ms: clock, ...(previous !== undefined ? { previous_delay_ms: previous } : {}) }
-    d = api('http_next', { loop, state, attempt: r.attempt })
+    d = api('http_next', { loop, state, attempt: r.attempt }, SCHEDULE)
     bars.push({ kind: 'attempt', start: sent, end: clock, ok: d.class === 'success', label: rows.length + 1 })
     rows.push([rows.length + 1, sent, r.text, decisionText(d), d.action === 'retry' ? d.delay_ms : ''])
     if (d.action !== 'retry') break

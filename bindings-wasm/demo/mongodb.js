@@ -7,13 +7,16 @@
 import { api, draws, inputError, items, num, optionalNum, show, value } from './engine.js'
 import { drawTimeline, fillTable, setEnding } from './timeline.js'
 
+// The core's wire fields, as its errors name them, and the form controls that hold them.
+const CONTROLS = { 'error.code': 'mongo_code', code: 'mongo_code', 'error.labels': 'mongo_labels', labels: 'mongo_labels', 'request.attempts': 'attempts', timeout_ms: 'txn_timeout' }
+
 /** The decision panel for MongoDB: the core's `mongodb_decide` for one error. */
 export function decideMongo () {
   const kind = value('mongo_kind')
   const error = { kind, labels: items('mongo_labels') }
   if (kind === 'server') error.code = num('mongo_code')
   const request = { operation: { name: value('mongo_op') }, attempts: num('attempts'), server: value('mongo_server'), random: Number(value('random')) }
-  const d = api('mongodb_decide', { request, error })
+  const d = api('mongodb_decide', { request, error }, CONTROLS)
   show({
     action: d.action,
     label: d.action,
@@ -44,9 +47,9 @@ const MAX_EVENTS = 400
 function outcomes () {
   const names = items('txn_events')
   for (const n of names) {
-    if (!TXN_OUTCOMES[n]) throw inputError(`txn_events: unknown outcome "${n}", expected one of ${Object.keys(TXN_OUTCOMES).join(', ')}`)
+    if (!TXN_OUTCOMES[n]) throw inputError('txn_events', `unknown outcome "${n}", expected one of ${Object.keys(TXN_OUTCOMES).join(', ')}`)
   }
-  if (names.length === 0) throw inputError('txn_events: pick at least one outcome')
+  if (names.length === 0) throw inputError('txn_events', 'pick at least one outcome')
   return names
 }
 
@@ -70,11 +73,16 @@ function runTransaction () {
   const latency = num('latency')
   const random = draws(MAX_EVENTS)
   let clock = 0; let k = 0; let used = 0; let txn = 0
-  let { state, last: action } = api('mongodb_with_transaction', { timeout_ms: optionalNum('txn_timeout'), events: [{ event: 'begin' }] })
+  let { state, last: action } = api('mongodb_with_transaction', { timeout_ms: optionalNum('txn_timeout'), events: [{ event: 'begin' }] }, CONTROLS)
   const rows = [[1, 0, 'begin', actionText(action), '']]
   const bars = []
   const send = (event, text) => {
-    ({ state, action } = api('mongodb_transaction_step', { state, event }))
+    // The core refusing an event means the picked outcomes do not fit the run: the list is at fault.
+    try {
+      ({ state, action } = api('mongodb_transaction_step', { state, event }))
+    } catch (e) {
+      throw Object.assign(e, { control: 'txn_events' })
+    }
     rows.push([rows.length + 1, clock, text, actionText(action), action.backoff_ms ?? ''])
   }
   const take = () => {

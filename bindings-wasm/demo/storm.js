@@ -31,6 +31,16 @@ export function budgetDocument (kind) {
   return doc
 }
 
+/** The budget document's wire fields, as the core's errors name them, and the controls holding them. */
+export const BUDGET_CONTROLS = Object.fromEntries(Object.values(KINDS).flatMap((fields) => Object.keys(fields).map((name) => [`budget.${name}`, `b_${name}`])))
+
+// The core's wire fields, as its errors name them, and the form controls that hold them.
+const CONTROLS = {
+  requests_per_second: 'storm_rps', duration_ms: 'storm_duration', failure_rate: 'storm_failure_rate', latency_ms: 'storm_latency',
+  'request.timeout_ms': 'storm_timeout',
+  ...BUDGET_CONTROLS
+}
+
 function scenario () {
   const storm = {
     request: { service: 'kv', operation: value('storm_op'), attempts: 0, elapsed_ms: 0, timeout_ms: num('storm_timeout') },
@@ -56,7 +66,7 @@ export function stormPanel () {
   const chosen = value('storm_budget')
   const runs = ['none', ...Object.keys(KINDS)].map((kind) => {
     const budget = budgetDocument(kind)
-    return { kind, report: api('simulate_storm', budget ? { ...storm, budget } : storm) }
+    return { kind, report: api('simulate_storm', budget ? { ...storm, budget } : storm, CONTROLS) }
   })
   fillTable(HEAD, runs.map(({ report: r }) => [r.budget_kind ?? 'none', count(r.attempts_sent),
     amplification(r), count(r.budget_refusals), count(r.breaker_rejections)]), { id: 'storm-table', numeric: HEAD.map((_, i) => i > 0) })

@@ -48,14 +48,25 @@ export function drawTimeline ({ bars, start, limit, marker }) {
   const items = [svgEl('line', { x1: left, x2: W - right, y1: 120, y2: 120, stroke: '#9aa5b1' })]
   const labels = []
   for (const b of bars) {
+    // Every bar says what it is when hovered or tapped (its <title>), labelled or not.
     if (b.kind === 'wait') {
-      items.push(svgEl('rect', { class: 'wait', x: x(b.start), y: 80, width: Math.max(x(b.end) - x(b.start), 1), height: 20, fill: 'var(--wait)' }))
+      const wait = svgEl('rect', { class: 'wait', x: x(b.start), y: 80, width: Math.max(x(b.end) - x(b.start), 1), height: 20, fill: 'var(--wait)' })
+      wait.append(svgEl('title', {}, `wait ${b.end - b.start} ms (${b.start} to ${b.end} ms)`))
+      items.push(wait)
       continue
     }
-    items.push(svgEl('rect', { class: 'attempt', x: x(b.start), y: 70, width: Math.max(x(b.end) - x(b.start), 3), height: 40, fill: b.ok ? 'var(--ok)' : 'var(--fail)' }))
+    const attempt = svgEl('rect', { class: 'attempt', x: x(b.start), y: 70, width: Math.max(x(b.end) - x(b.start), 3), height: 40, fill: b.ok ? 'var(--ok)' : 'var(--fail)' })
+    attempt.append(svgEl('title', {}, `${b.label === undefined ? 'attempt' : `attempt ${b.label}`}: ${b.start} to ${b.end} ms, ${b.ok ? 'succeeded' : 'failed'}`))
+    items.push(attempt)
     if (b.label !== undefined) labels.push({ x: x(b.start), text: String(b.label) })
   }
-  for (const l of spacedLabels(labels)) items.push(svgEl('text', { class: 'label', x: l.x, y: 62, 'font-size': 11, fill: '#5b6673' }, l.text))
+  const kept = spacedLabels(labels)
+  for (const l of kept) items.push(svgEl('text', { class: 'label', x: l.x, y: 62, 'font-size': 11, fill: '#5b6673' }, l.text))
+  // Labels too close to fit are left out, and the page says how many.
+  const hidden = labels.length - kept.length
+  $('timeline-note').hidden = hidden === 0
+  $('timeline-note').textContent = hidden === 0 ? ''
+    : `${hidden} of ${labels.length} bar labels left out where the bars crowd; hover or tap a bar to see what it is.`
   if (limit) {
     items.push(svgEl('line', { class: 'limit', x1: x(limit.at), x2: x(limit.at), y1: 20, y2: 120, stroke: 'var(--no)', 'stroke-dasharray': '4 3' }))
     items.push(edgeText(x(limit.at), 32, W, limit.label, { class: 'limit-label', fill: 'var(--no)' }))
@@ -68,12 +79,6 @@ export function drawTimeline ({ bars, start, limit, marker }) {
   items.push(svgEl('text', { x: W - right, y: 154, 'font-size': 11, fill: '#5b6673', 'text-anchor': 'end' }, `${end} ms`))
   svg.replaceChildren(...items)
   svg.dataset.attempts = String(bars.filter((b) => b.kind !== 'wait').length)
-}
-
-// A cell's text with a line-break chance (<wbr>) after each underscore, so a long rule or reason
-// name wraps between its words instead of pushing the table wider than its panel.
-function breakable (text) {
-  return text.split(/(?<=_)/).flatMap((part, i) => i === 0 ? [part] : [document.createElement('wbr'), part])
 }
 
 /**
@@ -94,7 +99,7 @@ export function fillTable (head, rows, { id = 'steps', numeric = head.map((h) =>
     const r = document.createElement('tr')
     row.forEach((text, i) => {
       const td = document.createElement('td')
-      td.append(...breakable(String(text ?? '')))
+      td.textContent = String(text ?? '')
       if (numeric[i]) td.className = 'num'
       r.append(td)
     })

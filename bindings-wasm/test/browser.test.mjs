@@ -41,7 +41,9 @@ after(async () => {
   if (profileDir) rmSync(profileDir, { recursive: true, force: true })
 })
 
+// Loads the page afresh with `hash` (a change of hash alone would keep the page and its state).
 async function open (hash) {
+  await page.goto('about:blank')
   await page.goto(`${server.url}/demo/index.html#${hash}`)
   await page.waitForSelector('body[data-ready="1"]')
 }
@@ -223,21 +225,66 @@ test('MongoDB and HTTP profiles decide through the same engine', async () => {
   assert.equal(await text('#action'), 'stop')
 })
 
-test('bad input shows a typed error instead of breaking the page', async () => {
+// The error shown beside the control named `name`: its text, whether it is visible, and whether it
+// sits inside that control's own label; and the panels' own error lines that show.
+const fieldError = (name) => page.evaluate((name) => {
+  const control = document.querySelector(`[name="${name}"]`)
+  const notes = [...document.querySelectorAll('.field-error')].filter((n) => n.offsetParent !== null)
+  const mine = notes.filter((n) => control.closest('label').contains(n))
+  const panelLines = [...document.querySelectorAll('.panel-error')].filter((l) => !l.hidden).map((l) => l.textContent)
+  return { texts: mine.map((n) => n.textContent), others: notes.length - mine.length, panelLines, invalid: control.getAttribute('aria-invalid') }
+}, name)
+
+// Every visible row of the decision's list has a value (no empty Rule or Spec section row).
+const emptyRows = () => page.$$eval('#result dd', (dds) => dds.filter((dd) => dd.offsetParent !== null && dd.textContent.trim() === '').map((dd) => dd.id))
+
+test('bad input in the decision panel shows beside its own field, in its label\'s words, and leaves no empty rows', async () => {
   await open('profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED')
   await page.fill('input[name=timeout]', '-5')
-  assert.equal(await page.locator('#error').isVisible(), true)
-  assert.match(await text('#error'), /timeout/)
+  const e = await fieldError('timeout')
+  // The page's own check: the label is "Timeout / deadline (ms)", the wire name timeout_ms never shows.
+  assert.deepEqual(e.texts, ['Timeout / deadline (ms): expected a whole number, got "-5"'])
+  assert.equal(e.invalid, 'true')
+  assert.deepEqual(e.panelLines, [])
+  // The decision and the schedule both read the field: one note, beside it, and no stale result.
+  assert.equal(e.others, 0)
+  assert.equal(await page.locator('#result').isVisible(), false)
+  assert.equal(await page.locator('#schedule-out').isVisible(), false)
   await page.fill('input[name=timeout]', '2500')
-  assert.equal(await page.locator('#error').isVisible(), false)
+  assert.deepEqual((await fieldError('timeout')).texts, [])
+  assert.equal(await page.locator('#result').isVisible(), true)
+  assert.deepEqual(await emptyRows(), [])
+  // A value the core refuses (its typed error names the wire field `status`): shown beside the
+  // "Status / code" field under that name.
+  await open('profile=couchbase&service=kv&operation=get&failure=status&status=zz')
+  const z = await fieldError('status')
+  assert.equal(z.texts.length, 1)
+  assert.match(z.texts[0], /^Status \/ code: zz is out of range/)
+  assert.deepEqual(z.panelLines, [])
+  // Decisions without a classification or a section hide those rows instead of leaving them empty.
+  for (const hash of ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED',
+    'profile=mongodb&mongo_op=find&mongo_kind=network', 'profile=http&http_kind=network_refused&http_method=POST']) {
+    await open(hash)
+    assert.deepEqual(await emptyRows(), [], hash)
+    assert.equal(await page.locator('#rule').isVisible(), true, hash)
+  }
+})
+
+test('bad input in the schedule panel shows beside its own field and leaves the decision standing', async () => {
   await open('profile=http&http_results=503,teapot')
-  assert.match(await text('#error'), /^invalid_input: http_results: "teapot"/)
+  const e = await fieldError('http_results')
+  assert.equal(e.texts.length, 1)
+  assert.match(e.texts[0], /^Results, in order: "teapot" is not a result/)
   assert.equal(await text('#action'), 'retry')
   assert.equal(await page.locator('#steps').isVisible(), false)
-  // The core itself refuses a callback outcome where it asked for a commit: its typed error shows.
+  // The core itself refuses a callback outcome where it asked for a commit: its typed error shows
+  // beside the list of outcomes.
   await open('profile=mongodb&txn_events=unknown_commit,transient')
-  assert.match(await text('#error'), /^unknown_name: .*callback_raised/)
+  const m = await fieldError('txn_events')
+  assert.equal(m.texts.length, 1)
+  assert.match(m.texts[0], /^Outcomes, in order: /)
   assert.equal(await page.locator('#timeline').getAttribute('data-ending'), 'error')
+  assert.deepEqual(m.panelLines, [])
 })
 
 // The storm's compare table: its rows' cells, and each chart bar's figure.
@@ -292,14 +339,14 @@ test('the budget fields come pre-filled with the defaults of their sources', asy
 
 test('a budget event by event: the gRPC bucket stops retries at half, the AWS quota refunds a success', async () => {
   await open('profile=storm&storm_budget=token_bucket&b_spacing=100&b_events=request,failure,retry,failure,retry,failure,retry,failure,retry,failure,retry')
-  // 10 tokens (10,000 milli-tokens); a request changes nothing, a failure takes 1,000, a retry
-  // costs nothing; a retry is allowed while the balance is above 5,000.
+  // 10 tokens; a request changes nothing, a failure takes 1 token, a retry costs nothing; a retry
+  // is allowed while the balance is above half the bucket, 5 tokens.
   const b = await page.$$eval('#budget-steps tbody tr', (trs) => trs.map((tr) => [tr.cells[1].textContent, tr.cells[3].textContent.split(' ')[0], tr.cells[4].textContent]))
   assert.deepEqual(b, [
-    ['0', 'permitted', '10,000'], ['100', 'permitted', '9,000'], ['200', 'permitted', '9,000'],
-    ['300', 'permitted', '8,000'], ['400', 'permitted', '8,000'], ['500', 'permitted', '7,000'],
-    ['600', 'permitted', '7,000'], ['700', 'permitted', '6,000'], ['800', 'permitted', '6,000'],
-    ['900', 'refused', '5,000'], ['1000', 'refused', '5,000']
+    ['0', 'permitted', '10'], ['100', 'permitted', '9'], ['200', 'permitted', '9'],
+    ['300', 'permitted', '8'], ['400', 'permitted', '8'], ['500', 'permitted', '7'],
+    ['600', 'permitted', '7'], ['700', 'permitted', '6'], ['800', 'permitted', '6'],
+    ['900', 'refused', '5'], ['1000', 'refused', '5']
   ])
   assert.equal(await page.locator('#balance-chart circle.event').count(), 11)
   assert.equal(await page.locator('#balance-chart circle.event[fill="var(--no)"]').count(), 2)
@@ -317,17 +364,35 @@ test('a budget event by event: the gRPC bucket stops retries at half, the AWS qu
   assert.equal(await page.locator('#events-out').isVisible(), false)
 })
 
-test('a storm the core refuses shows its typed error', async () => {
+test('bad input in the storm and budget panels shows beside its own field, in its label\'s words', async () => {
   await open(`${STORM}&storm_failure_rate=1.5`)
-  assert.match(await text('#error'), /^out_of_range: .*failure_rate/)
+  // The core refuses the share (its field: failure_rate); the note names the field as its label does.
+  const e = await fieldError('storm_failure_rate')
+  assert.equal(e.texts.length, 1)
+  assert.match(e.texts[0], /^Failure rate \(0 to 1\): 1\.5 is out of range/)
+  assert.doesNotMatch(e.texts[0], /failure_rate/)
+  assert.deepEqual(e.panelLines, [])
   assert.equal(await page.locator('#storm-out').isVisible(), false)
   await page.fill('input[name=storm_failure_rate]', '0')
-  assert.equal(await page.locator('#error').isVisible(), false)
+  assert.equal(await page.locator('.field-error').count(), 0)
   // Nothing fails: every request is sent once, whatever the budget.
   assert.deepEqual((await stormRows()).map((row) => row[1]), ['1,000', '1,000', '1,000', '1,000'])
+  // The budget panel's list: its own note, and the storm's results stand.
   await page.fill('input[name=b_events]', 'failure, teapot')
-  assert.match(await text('#error'), /^invalid_input: b_events: "teapot"/)
+  const b = await fieldError('b_events')
+  assert.equal(b.texts.length, 1)
+  assert.match(b.texts[0], /^Events, in order: "teapot" is not one of/)
   assert.equal(await page.locator('#storm-out').isVisible(), true)
+  assert.equal(await page.locator('#events-out').isVisible(), false)
+  // A budget field the core refuses (Finagle's window, budget.ttl_ms on the wire): one note, beside it.
+  await page.fill('input[name=b_events]', 'failure')
+  await page.selectOption('select[name=storm_budget]', 'percentage')
+  await page.fill('input[name=b_ttl_ms]', '10')
+  const w = await fieldError('b_ttl_ms')
+  assert.equal(w.texts.length, 1)
+  assert.match(w.texts[0], /^Window \(ms\): 10 is out of range/)
+  assert.doesNotMatch(w.texts[0], /ttl_ms/)
+  assert.equal(w.others, 0)
 })
 
 // Every panel, table and scrolling box fits its width; no two texts of the drawing overlap;
@@ -340,7 +405,10 @@ async function layoutProblems () {
     for (const el of document.querySelectorAll('*')) {
       if (el.offsetParent === null && el.tagName !== 'BODY') continue
       const ox = getComputedStyle(el).overflowX
-      const boxed = el.matches('.panel, table, .table-wrap, main') || ox === 'auto' || ox === 'scroll'
+      // A table wider than its panel scrolls inside its own .table-wrap (identifiers never break);
+      // nothing else may scroll sideways.
+      if (el.matches('.table-wrap')) continue
+      const boxed = el.matches('.panel, main') || ox === 'auto' || ox === 'scroll'
       if (boxed && el.scrollWidth > el.clientWidth) problems.push(`${name(el)} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth}`)
     }
     for (const drawing of document.querySelectorAll('svg')) {
@@ -387,6 +455,195 @@ for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
     await page.setViewportSize(DESKTOP)
   })
 }
+
+// Whether each element the selectors name lies wholly inside the viewport (the first screen, not
+// scrolled), and its box.
+const onFirstScreen = (selectors) => page.evaluate((selectors) => {
+  window.scrollTo(0, 0)
+  return selectors.map((sel) => {
+    const r = document.querySelector(sel).getBoundingClientRect()
+    const inside = r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth
+    return { sel, inside, box: [r.left, r.top, r.right, r.bottom].map(Math.round), viewport: [window.innerWidth, window.innerHeight] }
+  })
+}, selectors)
+
+// For every cell of the visible tables: each identifier in it (letters and digits joined by
+// underscores, as KV_TEMPORARY_FAILURE or best_effort_backoff) laid out on one line, measured by
+// the lines its text range covers; and a cell holding only an identifier has text one line-height tall.
+const brokenIdentifiers = () => page.evaluate(() => {
+  const broken = []
+  let checked = 0
+  for (const td of document.querySelectorAll('td')) {
+    if (td.offsetParent === null) continue
+    const node = td.firstChild
+    if (!node || node.nodeType !== Node.TEXT_NODE) continue
+    for (const m of node.data.matchAll(/[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+/g)) {
+      checked++
+      const range = document.createRange()
+      range.setStart(node, m.index)
+      range.setEnd(node, m.index + m[0].length)
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)))
+      if (lines.size !== 1) broken.push(`${m[0]} on ${lines.size} lines`)
+    }
+    // (A cell's own box is as tall as its row, which a neighbour's wrapped words may make taller:
+    // the text's box is measured instead.)
+    if (/^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+$/.test(node.data)) {
+      const range = document.createRange()
+      range.selectNodeContents(td)
+      const height = range.getBoundingClientRect().height
+      const line = parseFloat(getComputedStyle(td).lineHeight)
+      if (height > line + 1) broken.push(`${node.data}: ${height} px tall, line-height ${line} px`)
+    }
+  }
+  return { checked, broken }
+})
+
+// Failed requests and error responses, recorded from the page's loads.
+const failures = []
+const recordFailures = () => {
+  page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText}`))
+  page.on('response', (r) => { if (r.status() >= 400) failures.push(`${r.url()}: ${r.status()}`) })
+}
+
+for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
+  test(`the storm's results, table and chart, are on the first screen at ${label}`, async () => {
+    await page.setViewportSize(size)
+    try {
+      await open(`${STORM}&storm_budget=token_bucket&storm_breaker=1`)
+      for (const r of await onFirstScreen(['#storm-table', '#storm-chart'])) assert.ok(r.inside, `${r.sel} at ${r.box} in ${r.viewport}`)
+      // The whole table shows, not only its first columns.
+      assert.equal(await page.$eval('#storm-table', (t) => t.parentElement.scrollWidth <= t.parentElement.clientWidth), true)
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+
+  test(`budget inputs, table and chart count in one unit, labelled, at ${label}`, async () => {
+    await page.setViewportSize(size)
+    try {
+      await open('profile=storm&storm_budget=token_bucket&b_spacing=100&b_events=request,failure,retry')
+      const labelText = (name) => page.$eval(`[name=${name}]`, (c) => c.closest('label').textContent.trim())
+      assert.match(await labelText('b_max_tokens'), /\(tokens\)$/)
+      assert.match(await labelText('b_token_ratio'), /\(tokens\)$/)
+      assert.match(await text('#budget-steps th:last-child'), /^balance \(tokens\)$/)
+      assert.match(await text('#balance-unit'), /\(tokens\)/)
+      assert.match(await page.locator('#balance-chart text').first().textContent(), /tokens \(highest balance\)$/)
+      // The same unit in fact: after a lone request the balance is the bucket size typed in the
+      // input; a failure takes one token.
+      await page.fill('input[name=b_max_tokens]', '7')
+      assert.deepEqual(await page.$$eval('#budget-steps tbody tr', (trs) => trs.map((tr) => tr.cells[4].textContent)), ['7', '6', '6'])
+      assert.doesNotMatch(await page.locator('#storm-panel').innerText() + await page.locator('#budget-panel').innerText(), /milli/i)
+      // The AWS quota counts in tokens too, in its fields and its table.
+      await page.selectOption('select[name=storm_budget]', 'retry_quota')
+      for (const name of ['b_capacity', 'b_retry_cost', 'b_timeout_cost', 'b_no_retry_increment']) assert.match(await labelText(name), /\(tokens\)$/, name)
+      assert.match(await text('#budget-steps th:last-child'), /^balance \(tokens\)$/)
+      assert.equal(await page.$eval('#budget-steps tbody tr', (tr) => tr.cells[4].textContent), await page.inputValue('input[name=b_capacity]'))
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+
+  test(`the timeline has a colour key, and crowded labels are counted and every bar titled, at ${label}`, async () => {
+    await page.setViewportSize(size)
+    try {
+      for (const hash of ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=temporary&latency=2',
+        'profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=closed-once&latency=2',
+        'profile=http&http_method=GET&timeout=2500&latency=2&http_results=503,429 ra=3']) {
+        await open(hash)
+        const got = await page.evaluate(() => {
+          const swatches = [...document.querySelectorAll('#schedule-out .legend .swatch')].filter((s) => s.offsetParent !== null)
+          const keys = new Set(swatches.flatMap((s) => [getComputedStyle(s).backgroundColor, getComputedStyle(s).borderTopColor]))
+          const colour = (el, prop) => getComputedStyle(el)[prop]
+          const unkeyed = [
+            ...[...document.querySelectorAll('#timeline rect')].map((r) => [r.getAttribute('class'), colour(r, 'fill')]),
+            ...[...document.querySelectorAll('#timeline line.limit, #timeline line.marker')].map((l) => [l.getAttribute('class'), colour(l, 'stroke')])
+          ].filter(([, c]) => !keys.has(c))
+          const bars = [...document.querySelectorAll('#timeline rect.attempt, #timeline rect.wait')]
+          const untitled = bars.filter((b) => !b.querySelector('title')?.textContent.trim()).length
+          const attempts = document.querySelectorAll('#timeline rect.attempt').length
+          const labels = document.querySelectorAll('#timeline text.label').length
+          const note = document.getElementById('timeline-note')
+          return { unkeyed, untitled, attempts, labels, note: note.hidden ? '' : note.textContent }
+        })
+        assert.deepEqual(got.unkeyed, [], `${hash}: colours without a key`)
+        assert.equal(got.untitled, 0, hash)
+        // Every attempt is either labelled or counted among the labels left out.
+        const hidden = got.note ? Number(/^(\d+) of (\d+) /.exec(got.note)[1]) : 0
+        if (got.note) assert.equal(Number(/^\d+ of (\d+) /.exec(got.note)[1]), got.attempts, got.note)
+        assert.equal(got.labels + hidden, got.attempts, `${hash}: ${got.labels} labels, note "${got.note}"`)
+      }
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+
+  test(`the MongoDB labels placeholder fits, and fields that do not apply hide, at ${label}`, async () => {
+    await page.setViewportSize(size)
+    try {
+      await open('profile=mongodb&mongo_kind=server')
+      const fit = await page.$eval('input[name=mongo_labels]', (input) => {
+        const style = getComputedStyle(input)
+        const ctx = document.createElement('canvas').getContext('2d')
+        ctx.font = style.font
+        return { text: ctx.measureText(input.placeholder).width, room: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) }
+      })
+      assert.ok(fit.text <= fit.room, `placeholder ${Math.ceil(fit.text)} px in ${fit.room} px`)
+      assert.equal(await page.locator('input[name=mongo_code]').isVisible(), true)
+      await page.selectOption('select[name=mongo_kind]', 'network')
+      assert.equal(await page.locator('input[name=mongo_code]').isVisible(), false)
+      // HTTP: no status or Retry-After for a network error.
+      await open('profile=http&http_kind=network_error')
+      assert.equal(await page.locator('input[name=http_status]').isVisible(), false)
+      assert.equal(await page.locator('input[name=retry_after]').isVisible(), false)
+      await page.selectOption('select[name=http_kind]', 'response')
+      assert.equal(await page.locator('input[name=http_status]').isVisible(), true)
+      // The random draw only shows where a delay is jittered.
+      await open('profile=couchbase&jitter=none')
+      assert.equal(await page.locator('input[name=random]').isVisible(), false)
+      await page.selectOption('select[name=jitter]', 'full')
+      assert.equal(await page.locator('input[name=random]').isVisible(), true)
+      await open('profile=http')
+      assert.equal(await page.locator('input[name=random]').isVisible(), false)
+    } finally {
+      await page.setViewportSize(DESKTOP)
+    }
+  })
+}
+
+test('no identifier in a table breaks across lines at 390x844', async () => {
+  await page.setViewportSize(PHONE)
+  try {
+    for (const [domain, [hash]] of Object.entries(VIEWS)) {
+      await open(hash)
+      const { checked, broken } = await brokenIdentifiers()
+      assert.ok(checked > 0, `${domain}: no identifier measured`)
+      assert.deepEqual(broken, [], domain)
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, `${domain}: the page scrolls sideways`)
+    }
+    await open('profile=storm&storm_budget=token_bucket')
+    const { checked, broken } = await brokenIdentifiers()
+    assert.ok(checked > 0)
+    assert.deepEqual(broken, [])
+  } finally {
+    await page.setViewportSize(DESKTOP)
+  }
+})
+
+// A browser asks for /favicon.ico unless the page names an icon, and it does so from the browser
+// process, which headless Chromium's request events do not show: the page must name an icon that
+// needs no request (a data: URL) or one the server has.
+test('no request fails, and the icon needs none that could', async () => {
+  recordFailures()
+  for (const [hash] of Object.values(VIEWS)) await open(hash)
+  assert.deepEqual(failures, [])
+  const icons = await page.$$eval('link[rel~=icon]', (links) => links.map((l) => l.href))
+  assert.ok(icons.length > 0, 'the page names no icon: the browser asks for /favicon.ico, which is missing')
+  for (const href of icons) {
+    if (href.startsWith('data:')) continue
+    const status = await new Promise((resolve, reject) => request(href, (res) => { res.resume(); resolve(res.statusCode) }).on('error', reject).end())
+    assert.equal(status, 200, href)
+  }
+})
 
 // The package's browser entry in a page: retryFetch against an API on 127.0.0.1 (another origin,
 // CORS allowed) that answers 503 then 200; the sleep is injected and records what it was asked.
