@@ -69,8 +69,8 @@ function drawBalances (balances, permitted, kind) {
   // Each balance holds until the next event: across to it, then up or down to its balance.
   const path = `M${x(0)} ${y(balances[0])} ` + balances.slice(1).map((b, i) => `H${x(i + 1)} V${y(b)}`).join(' ')
   const items = [
-    svgEl('line', { x1: left, x2: W - right, y1: bottom, y2: bottom, stroke: '#9aa5b1' }),
-    svgEl('path', { d: path, fill: 'none', stroke: 'var(--att)', 'stroke-width': 2 }),
+    svgEl('line', { class: 'axis', x1: left, x2: W - right, y1: bottom, y2: bottom, stroke: '#9aa5b1' }),
+    svgEl('path', { class: 'balance', d: path, fill: 'none', stroke: 'var(--att)', 'stroke-width': 2 }),
     ...balances.map((b, i) => svgEl('circle', { class: 'event', cx: x(i), cy: y(b), r: 3.5, fill: permitted[i] ? 'var(--ok)' : 'var(--no)' })),
     svgEl('text', { x: left, y: 16, 'font-size': 11, fill: '#5b6673' }, `${shown(high, kind)} ${UNITS[kind].unit} (highest balance)`),
     svgEl('text', { x: left, y: 140, 'font-size': 11, fill: '#5b6673' }, 'event 1'),

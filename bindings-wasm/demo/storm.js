@@ -103,7 +103,7 @@ function drawAmplification (bars) {
   })
   const one = x(1)
   const bottom = 22 + ROW * bars.length
-  items.push(svgEl('line', { x1: one, x2: one, y1: 20, y2: bottom, stroke: 'var(--no)', 'stroke-dasharray': '4 3' }))
+  items.push(svgEl('line', { class: 'one', x1: one, x2: one, y1: 20, y2: bottom, stroke: 'var(--no)', 'stroke-dasharray': '4 3' }))
   items.push(svgEl('text', { x: one, y: bottom + 13, 'font-size': 11, fill: 'var(--no)', 'text-anchor': 'middle' }, '1x'))
   svg.replaceChildren(...items)
 }

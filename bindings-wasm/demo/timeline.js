@@ -45,7 +45,7 @@ export function drawTimeline ({ bars, start, limit, marker }) {
   const left = 10; const right = 10
   const end = Math.max(...bars.map((b) => b.end), limit?.at ?? 0, marker?.at ?? 0, start + 1)
   const x = (ms) => left + ((ms - start) / (end - start)) * (W - left - right)
-  const items = [svgEl('line', { x1: left, x2: W - right, y1: 120, y2: 120, stroke: '#9aa5b1' })]
+  const items = [svgEl('line', { class: 'axis', x1: left, x2: W - right, y1: 120, y2: 120, stroke: '#9aa5b1' })]
   const labels = []
   for (const b of bars) {
     // Every bar says what it is when hovered or tapped (its <title>), labelled or not.

@@ -543,35 +543,44 @@ for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
     }
   })
 
-  test(`the timeline has a colour key, and crowded labels are counted and every bar titled, at ${label}`, async () => {
+  test(`every drawing has a colour key, and the timeline's crowded labels are counted and every bar titled, at ${label}`, async () => {
     await page.setViewportSize(size)
+    // Each colour drawn (bars, dots, lines; not the grey axis) has a visible swatch of that colour
+    // in the key that follows its drawing.
+    const unkeyed = (svg) => page.$eval(svg, (drawing) => {
+      const key = drawing.nextElementSibling
+      if (!key?.matches('.legend')) return ['no key after the drawing']
+      const swatches = [...key.querySelectorAll('.swatch')].filter((s) => s.offsetParent !== null)
+      const keys = new Set(swatches.flatMap((s) => [getComputedStyle(s).backgroundColor, getComputedStyle(s).borderTopColor]))
+      const drawn = [...drawing.querySelectorAll('rect, circle, path, line:not(.axis)')]
+        .map((el) => [el.getAttribute('class'), getComputedStyle(el)[el.matches('rect, circle') ? 'fill' : 'stroke']])
+      return drawn.filter(([, c]) => !keys.has(c)).map(([cls, c]) => `${cls}: ${c}`)
+    })
     try {
       for (const hash of ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=temporary&latency=2',
         'profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=closed-once&latency=2',
         'profile=http&http_method=GET&timeout=2500&latency=2&http_results=503,429 ra=3']) {
         await open(hash)
+        assert.deepEqual(await unkeyed('#timeline'), [], hash)
         const got = await page.evaluate(() => {
-          const swatches = [...document.querySelectorAll('#schedule-out .legend .swatch')].filter((s) => s.offsetParent !== null)
-          const keys = new Set(swatches.flatMap((s) => [getComputedStyle(s).backgroundColor, getComputedStyle(s).borderTopColor]))
-          const colour = (el, prop) => getComputedStyle(el)[prop]
-          const unkeyed = [
-            ...[...document.querySelectorAll('#timeline rect')].map((r) => [r.getAttribute('class'), colour(r, 'fill')]),
-            ...[...document.querySelectorAll('#timeline line.limit, #timeline line.marker')].map((l) => [l.getAttribute('class'), colour(l, 'stroke')])
-          ].filter(([, c]) => !keys.has(c))
           const bars = [...document.querySelectorAll('#timeline rect.attempt, #timeline rect.wait')]
           const untitled = bars.filter((b) => !b.querySelector('title')?.textContent.trim()).length
           const attempts = document.querySelectorAll('#timeline rect.attempt').length
           const labels = document.querySelectorAll('#timeline text.label').length
           const note = document.getElementById('timeline-note')
-          return { unkeyed, untitled, attempts, labels, note: note.hidden ? '' : note.textContent }
+          return { untitled, attempts, labels, note: note.hidden ? '' : note.textContent }
         })
-        assert.deepEqual(got.unkeyed, [], `${hash}: colours without a key`)
         assert.equal(got.untitled, 0, hash)
         // Every attempt is either labelled or counted among the labels left out.
         const hidden = got.note ? Number(/^(\d+) of (\d+) /.exec(got.note)[1]) : 0
         if (got.note) assert.equal(Number(/^\d+ of (\d+) /.exec(got.note)[1]), got.attempts, got.note)
         assert.equal(got.labels + hidden, got.attempts, `${hash}: ${got.labels} labels, note "${got.note}"`)
       }
+      // The storm's chart and the balance chart (the gRPC bucket refuses the last two retries).
+      await open(`${STORM}&storm_budget=token_bucket&b_events=request,failure,retry,failure,retry,failure,retry,failure,retry,failure,retry`)
+      assert.deepEqual(await unkeyed('#storm-chart'), [])
+      assert.deepEqual(await unkeyed('#balance-chart'), [])
+      assert.ok(await page.locator('#balance-chart circle.event[fill="var(--no)"]').count() > 0)
     } finally {
       await page.setViewportSize(DESKTOP)
     }
