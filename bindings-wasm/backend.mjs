@@ -13,6 +13,14 @@ const millis = (v) => (typeof v === 'string' ? BigInt(v) : v)
 const jsonText = (doc) =>
   JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' || (typeof v === 'number' && !Number.isFinite(v)) ? String(v) : v))
 
+/** `v`, unless it is NaN or ±Infinity: the core's `out_of_range` error naming `field` (JSON text would carry it as a string). */
+function finite(v, field) {
+  if (typeof v !== 'number' || Number.isFinite(v)) return v
+  const e = Object.assign(new Error(`${field}: ${v} is out of range: expected a finite number`), { code: 'out_of_range', field })
+  e.name = 'RetryPolicyError'
+  throw e
+}
+
 /** What `f` returns; an error of the core's it throws names its field in camelCase, as the addon's do. */
 function camelErrors(f) {
   try {
@@ -62,13 +70,18 @@ export function backendOf(wasm) {
   class ErrorMapHandle {
     /** Parses `text`. */
     constructor(text) {
-      this.map = wasm.ErrorMap.parse(text)
+      const map = wasm.ErrorMap.parse(text)
+      this.document = JSON.parse(map.toJson())
+      map.free()
     }
   }
 
   /** A decision in the wire form through the facade's `make`. */
   const made = (w, make) =>
     make(w.action === 'retry', millis(w.delay_ms), w.capped, w.then_cancel, w.reason, w.rule, w.section, w.cause, w.attempts, w.idempotent)
+
+  /** A policy's compatibility options, read once per policy; none for no policy (the core's default). */
+  const compat = (ph) => (ph === undefined || ph === null ? undefined : (ph.compat ??= JSON.parse(ph.toJson()).compat))
 
   /** A classification as the addon returns it. */
   const classification = (c) => ({ reason: c.reason, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
@@ -151,13 +164,13 @@ export function backendOf(wasm) {
     decideAfterStrategy: (request, reason, retryAfterMs, make) =>
       made(call('decide_after_strategy', { request: requestWire(request), reason, retry_after_ms: retryAfterMs }), make),
     classifyKv: (operation, status, map, ph) =>
-      classification(map === undefined ? wasm.classifyKv(operation, status, policy(ph)) : map.map.classifyKv(operation, status, policy(ph))),
-    classifyQuery: (code, message, retry, ph) => classification(wasm.classifyQuery(code, message, retry, policy(ph))),
-    classifyAnalytics: (code) => classification(wasm.classifyAnalytics(code)),
-    classifySearch: (status) => classification(wasm.classifySearch(status)),
-    classifyViews: (status, body) => classification(wasm.classifyViews(status, body)),
-    classifyDispatch: (failure) => classification(wasm.classifyDispatch(failure)),
-    controlledBackoff: (attempt) => wasm.controlledBackoffMs(attempt),
+      classification(call('classify_kv', { operation, status: finite(status, 'status'), error_map: map?.document, compat: compat(ph) })),
+    classifyQuery: (code, message, retry, ph) => classification(call('classify_query', { code: finite(code, 'code'), message, retry, compat: compat(ph) })),
+    classifyAnalytics: (code) => classification(call('classify_analytics', { code: finite(code, 'code') })),
+    classifySearch: (status) => classification(call('classify_search', { http_status: finite(status, 'httpStatus') })),
+    classifyViews: (status, body) => classification(call('classify_views', { http_status: finite(status, 'httpStatus'), body })),
+    classifyDispatch: (failure) => classification(call('classify_dispatch', { failure })),
+    controlledBackoff: (attempt) => millis(call('controlled_backoff', { attempt: finite(attempt, 'attempt') }).delay_ms),
     backoffDelay(ph, attempt, random, previousDelayMs) {
       const { backoff, jitter } = JSON.parse(policy(ph).toJson())
       return millis(call('backoff', { backoff, jitter, attempt, random, previous_delay_ms: previousDelayMs }).delay_ms)

@@ -81,10 +81,3 @@ impl RetryStrategy for HostStrategy<'_> {
         }
     }
 }
-
-/// RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries.
-#[wasm_bindgen(js_name = controlledBackoffMs)]
-pub fn controlled_backoff_ms(attempt: &JsValue) -> Fallible<JsValue> {
-    let attempt = read::count(attempt, "attempt", u32::MAX)?;
-    Ok(to_js(&retrypolicy::controlled_backoff(attempt)))
-}

@@ -1,7 +1,7 @@
 //! The WebAssembly face of the core: conversion and error mapping only, every rule in `retrypolicy`.
 //!
-//! Requests, decisions, classifications and a retry run's steps cross as plain JavaScript values
-//! ([`decide`], [`classify`], [`run`]); everything else goes through the wire crate's JSON API ([`call`]). Errors are
+//! Requests, decisions and a retry run's steps cross as plain JavaScript values
+//! ([`decide`], [`run`]); everything else (classification too) goes through the wire crate's JSON API ([`call`]). Errors are
 //! JavaScript `Error`s carrying the core's `code` and `field` ([`errors`]).
 
 // The panic hook resets std's panic count and rewinds the shadow stack before it throws
@@ -14,7 +14,6 @@
 )]
 
 pub mod budget;
-pub mod classify;
 pub mod decide;
 pub mod errors;
 pub mod policy;

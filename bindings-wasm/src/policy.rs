@@ -23,14 +23,20 @@ impl Policy {
     }
 }
 
-/// A KV error map (RFC 0013) as the server sent it.
+/// A KV error map (RFC 0013) as the server sent it, checked.
 #[wasm_bindgen]
-pub struct ErrorMap(pub(crate) retrypolicy::ErrorMap);
+pub struct ErrorMap(retrypolicy::ErrorMap);
 
 #[wasm_bindgen]
 impl ErrorMap {
     /// Parses an error map document (JSON text).
     pub fn parse(json: &str) -> Fallible<ErrorMap> {
         Ok(ErrorMap(retrypolicy_wire::from_json_str(json)?))
+    }
+
+    /// The parsed document as JSON text (what `classify_kv` takes as its `error_map`).
+    #[wasm_bindgen(js_name = toJson)]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&self.0).unwrap_or_default()
     }
 }

@@ -178,15 +178,24 @@ test('typed exports take JavaScript values and answer in the JSON form', () => {
   assert.equal(rp.decideWith({ ...request, operation: 'get' }, 'KV_LOCKED', policy, 'fail_fast', policy).rule, 'fail_fast')
   assert.throws(() => rp.decide({ ...request, timeoutMs: 1.5 }, 'KV_LOCKED', policy),
     (e) => e.code === 'invalid_duration' && e.field === 'timeoutMs' && e.message.startsWith('timeoutMs: invalid duration 1.5'))
-  assert.deepEqual(rp.classifyKv('unlock', '0x09', policy),
-    { reason: null, rule: 'kv_locked_on_unlock_is_cas_mismatch', section: 'RFC 0049, Response Code Retry List', surface_as: 'cas_mismatch' })
-  const map = rp.ErrorMap.parse('{"version": 1, "errors": {"ff01": {"attrs": ["retry-now"]}}}')
-  assert.equal(map.classifyKv('get', 0xff01, policy).reason, 'KV_ERROR_MAP_RETRY_INDICATED')
-  assert.throws(() => rp.classifyKv('get', 70000, policy), (e) => e.code === 'out_of_range' && e.field === 'status')
+})
+
+// The classifiers are the core's JSON API under the facade (backend.mjs), as the explorer calls them.
+test('the classifiers answer through the facade, with typed errors naming the field', async () => {
+  const rp = (await import('../index.mjs')).default
+  const policy = new rp.Policy({ backoff: { kind: 'fixed', delay_ms: 250 } })
+  assert.deepEqual(rp.classifyKv('unlock', '0x09', { policy }),
+    { reason: null, rule: 'kv_locked_on_unlock_is_cas_mismatch', section: 'RFC 0049, Response Code Retry List', surfaceAs: 'cas_mismatch' })
+  const errorMap = new rp.ErrorMap('{"version": 1, "errors": {"ff01": {"attrs": ["retry-now"]}}}')
+  assert.equal(rp.classifyKv('get', 0xff01, { errorMap, policy }).reason, 'KV_ERROR_MAP_RETRY_INDICATED')
+  assert.equal(rp.classifyKv('get', 0xff01, { policy }).reason, null)
+  assert.throws(() => rp.classifyKv('get', 70000), (e) => e.code === 'out_of_range' && e.field === 'status')
+  assert.throws(() => rp.classifyKv('get', NaN), (e) => e.code === 'out_of_range' && e.field === 'status')
   assert.equal(rp.classifyViews(302, undefined).reason, 'VIEWS_NO_ACTIVE_PARTITION')
-  assert.equal(rp.classifyQuery(3000, 'x', true, policy).reason, 'QUERY_ERROR_RETRYABLE')
-  assert.equal(rp.classifyQuery(12016, 'x', true, policy).rule, 'query_12016_retry_flag_ignored')
-  assert.throws(() => rp.classifyQuery(4040, 5, undefined, policy), (e) => e.code === 'invalid_type' && e.field === 'message')
+  assert.equal(rp.classifyQuery(3000, 'x', { retry: true, policy }).reason, 'QUERY_ERROR_RETRYABLE')
+  assert.equal(rp.classifyQuery(12016, 'x', { retry: true, policy }).rule, 'query_12016_retry_flag_ignored')
+  assert.throws(() => rp.classifyQuery(4040, 5), (e) => e.code === 'invalid_type' && e.field === 'message')
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map(rp.controlledBackoffMs), [1, 10, 50, 100, 500, 1000])
 })
 
 test('tables and version come from the core', () => {
