@@ -17,6 +17,14 @@ mod request;
 mod run;
 mod strategy;
 
+/// Panics on purpose, to show a panic reaches Python as pyo3's `PanicException` and the module
+/// keeps working (the `testing` feature only; never in the shipped module).
+#[cfg(feature = "testing")]
+#[pyfunction]
+fn panic_for_test() {
+    panic!("retrypolicy: a panic on purpose (the testing feature)");
+}
+
 /// The native module.
 #[pymodule]
 fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -43,6 +51,8 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decision::explain_with_budget, m)?)?;
     #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(decision::_noop_decide, m)?)?;
+    #[cfg(feature = "testing")]
+    m.add_function(wrap_pyfunction!(panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(reason::reason_table, m)?)?;
     m.add_function(wrap_pyfunction!(reason::parse_reason, m)?)?;
     m.add_function(wrap_pyfunction!(classify::classify_kv, m)?)?;
