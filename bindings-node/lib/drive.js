@@ -58,6 +58,19 @@ function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, sectio
   return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker }
 }
 
+/** A `decide` decision in a step, as the addon's `make.decision` hands it over: the wire form's keys, camelCase. */
+makeStep.decision = function decision(retry, delayMs, capped, thenCancel, reason, rule, section, cause, attempts, idempotent) {
+  return retry
+    ? { action: 'retry', delayMs, capped, thenCancel, reason, rule, section, attempts, idempotent }
+    : { action: 'no_retry', cause, reason, rule, section, attempts, idempotent }
+}
+
+/** A run's first step as `RunConfigHandle.start` hands it over with the run: `[run, step]`. */
+function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, run) {
+  return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker)]
+}
+makeStarted.decision = makeStep.decision
+
 /**
  * `prepare(config)` → `{start(opts, nowMs, random)}`, which starts a run of `config` with `opts`'
  * `{budget, breaker, strategy}` and returns `[run, its first step]`; `run` takes the events of the
@@ -142,7 +155,7 @@ function runStarts(Run, prepared) {
         const [s, sp] = strategy === undefined || strategy === null ? [undefined, undefined] : hostStrategy(strategy)
         let started
         try {
-          started = handle.start(b, k, nowMs, random, s, sp, makeStep)
+          started = handle.start(b, k, nowMs, random, s, sp, makeStarted)
         } catch (e) {
           throw camelError(e)
         }
