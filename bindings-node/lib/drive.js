@@ -65,11 +65,21 @@ makeStep.decision = function decision(retry, delayMs, capped, thenCancel, reason
     : { action: 'no_retry', cause, reason, rule, section, attempts, idempotent }
 }
 
+/** A budget's verdict in a step, as the addon's `make.budget` hands it over. */
+makeStep.budget = function budget(permitted, cause, kind, rule, source, balance) {
+  return { permitted, cause, kind, rule, source, balance }
+}
+
+/** A breaker's verdict in a step, as the addon's `make.breaker` hands it over. */
+makeStep.breaker = function breaker(permitted, canary, state, reason, rule, source) {
+  return { permitted, canary, state, reason, rule, source }
+}
+
 /** A run's first step as `RunConfigHandle.start` hands it over with the run: `[run, step]`. */
 function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, run) {
   return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker)]
 }
-makeStarted.decision = makeStep.decision
+Object.assign(makeStarted, { decision: makeStep.decision, budget: makeStep.budget, breaker: makeStep.breaker })
 
 /**
  * `prepare(config)` → `{start(opts, nowMs, random)}`, which starts a run of `config` with `opts`'

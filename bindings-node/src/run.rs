@@ -17,8 +17,8 @@ use napi_derive::napi;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunAction, RunConfig, RunDecision, RunStep};
 use retrypolicy::serde_form::ms::MAX_SAFE;
 use retrypolicy::{
-    BudgetedDecision, Error as CoreError, FailFast, MongoError, Request, RetryReason, RetryStrategy,
-    StrategyKind, StrategyVerdict,
+    BreakerVerdict, BudgetVerdict, BudgetedDecision, Error as CoreError, FailFast, MongoError, Request,
+    RetryReason, RetryStrategy, StrategyKind, StrategyVerdict,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -418,8 +418,9 @@ fn step_out<'a>(anchor: &Unknown<'a>, make: Option<Unknown<'a>>, step: &RunStep)
 /// The step built by the JavaScript layer's `make(action, attempt, timeoutMs, delayMs, end,
 /// reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker[, run])`: the scalars as
 /// arguments; `decide`'s decision (when the budget did not refuse it) by `make.decision`, with
-/// `decide`'s arguments (crate::decision), when `make` has one; the other decisions and the
-/// verdicts (rarer) still built here. N-API sets properties slowly: the whole step built here
+/// `decide`'s arguments (crate::decision), and the budget's and breaker's verdicts by
+/// `make.budget` and `make.breaker`, when `make` has them; the other decisions (rarer) still
+/// built here. N-API sets properties slowly: the whole step built here
 /// cost 5-10 µs a step in bench/runners.mjs, the decision alone about 2 µs of a failure's step.
 fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_value>) -> Res<Unknown<'a>> {
     let ms = |v: Option<u64>| v.map(millis_out);
@@ -453,8 +454,14 @@ fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_valu
             },
             other => nested(other.as_ref().map(wire).transpose()?, "decision")?,
         },
-        nested(step.budget.as_ref().map(wire).transpose()?, "budget")?,
-        nested(step.breaker.as_ref().map(wire).transpose()?, "breaker")?,
+        match &step.budget {
+            Some(v) => budget_out(make, v)?,
+            None => arg(make, Null)?,
+        },
+        match &step.breaker {
+            Some(v) => breaker_out(make, v)?,
+            None => arg(make, Null)?,
+        },
     ];
     match run {
         Some(run) => {
@@ -469,12 +476,55 @@ fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_valu
 
 /// `make.decision`, when it is a function.
 fn decision_maker<'a>(make: &Unknown<'a>) -> Res<Option<Unknown<'a>>> {
+    member(make, c"decision")
+}
+
+/// The budget's verdict by `make.budget(permitted, cause, kind, rule, source, balance)`, or
+/// without one built here.
+fn budget_out(make: &Unknown, v: &BudgetVerdict) -> Res<sys::napi_value> {
+    let Some(m) = member(make, c"budget")? else {
+        return to_js(make, &wire(v)?, "budget");
+    };
+    let args = [
+        arg(&m, v.permitted)?,
+        match v.cause {
+            Some(c) => to_js(&m, &wire(&c)?, "cause")?,
+            None => arg(&m, Null)?,
+        },
+        name_arg(&m, v.kind.name())?,
+        name_arg(&m, v.rule.name())?,
+        arg(&m, v.source)?,
+        arg(&m, v.balance as f64)?,
+    ];
+    Ok(call(&m, &args)?.value().value)
+}
+
+/// The breaker's verdict by `make.breaker(permitted, canary, state, reason, rule, source)`, or
+/// without one built here.
+fn breaker_out(make: &Unknown, v: &BreakerVerdict) -> Res<sys::napi_value> {
+    let Some(m) = member(make, c"breaker")? else {
+        return to_js(make, &wire(v)?, "breaker");
+    };
+    let args = [
+        arg(&m, v.permitted)?,
+        arg(&m, v.canary)?,
+        name_arg(&m, v.state.name())?,
+        match v.reason {
+            Some(r) => name_arg(&m, r.name())?,
+            None => arg(&m, Null)?,
+        },
+        name_arg(&m, v.rule.name())?,
+        arg(&m, v.source)?,
+    ];
+    Ok(call(&m, &args)?.value().value)
+}
+
+/// `make[name]`, when it is a function.
+fn member<'a>(make: &Unknown<'a>, name: &std::ffi::CStr) -> Res<Option<Unknown<'a>>> {
     let raw = make.value();
     let mut out = ptr::null_mut();
     // SAFETY: `make` is a live handle of the current call.
-    check_status!(unsafe {
-        sys::napi_get_named_property(raw.env, raw.value, c"decision".as_ptr(), &mut out)
-    })?;
+    check_status!(unsafe { sys::napi_get_named_property(raw.env, raw.value, name.as_ptr(), &mut out) })?;
     // SAFETY: `out` was just made in the same env.
     let found = unsafe { Unknown::from_raw_unchecked(raw.env, out) };
     Ok((Js(found).kind()? == ValueType::Function).then_some(found))

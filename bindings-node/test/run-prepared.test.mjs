@@ -3,7 +3,8 @@
 // Run's, and a success told without a step still reaching the budget and the breaker.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import rp from './binding.mjs'
+import { createRequire } from 'node:module'
+import rp, { which } from './binding.mjs'
 
 const coded = (code) => Object.assign(new Error(code), { code })
 
@@ -133,4 +134,62 @@ test('a success told without a step reaches the budget and the breaker', async (
   t.now += 1000
   assert.equal(await rp.retry(async () => 'ok', { operation, timeoutMs: 5000, clock: t.clock, sleep: t.sleep, breaker }), 'ok')
   assert.equal(breaker.snapshot().state, 'closed')
+})
+
+// The addon's two ways of handing a step over, compared event for event: built by the runners'
+// make (and make.decision, make.budget, make.breaker) and built key by key in Rust (the public Run's).
+test('steps built by make equal the steps built in Rust, for every kind of step', { skip: which !== 'native' }, async () => {
+  const require = createRequire(import.meta.url)
+  const addon = require('../index.js')
+  const { makeStep } = require('../lib/drive.js')
+  const decide = (method, extra) => ({ rules: { decide: { operation: { service: 'management', method } } }, timeout_ms: 10000, ...extra })
+  const network = { kind: 'network', sent: false }
+  const cases = [
+    // a retry quota of 10 tokens: one retry (cost 5), then refused; a breaker that opens at once
+    [decide('GET', { max_attempts: 5 }), '{"kind":"retry_quota","capacity":10}', '{"volume_threshold":1,"error_threshold_percentage":50,"sleep_window_ms":100}'],
+    [decide('POST'), undefined, undefined, [{ kind: 'network', sent: true }]],
+    [decide('GET', { attempt_timeout_ms: 50 }), '{"kind":"token_bucket","max_tokens":10,"token_ratio":0.1}', undefined],
+    [{ rules: { http: { method: 'GET' } }, timeout_ms: 10000 }, undefined, '{"volume_threshold":100}'],
+  ]
+  const all = []
+  for (const [config, budgetDoc, breakerDoc, given] of cases) {
+    const text = JSON.stringify(config)
+    const guards = () => [budgetDoc && new addon.BudgetHandle(budgetDoc), breakerDoc && new addon.BreakerHandle(breakerDoc)]
+    const [b1, k1] = guards()
+    const [b2, k2] = guards()
+    const [mine, first] = new addon.RunConfigHandle(text).start(b1, k1, 0, 0.5, undefined, undefined, (...a) => [a[13], makeStep(...a.slice(0, 13))])
+    const theirs = new addon.RunHandle(text)
+    const steps = [[first, theirs.start(b2, k2, 0, 0.5)]]
+    const outcomes = given ?? (config.rules.http ? [{ kind: 'http', status: 503 }, { kind: 'http', status: 429, retryAfter: '1' }] : [network, { kind: 'timeout' }, network, network])
+    let now = 0
+    for (let i = 0; steps.at(-1)[1].action !== 'done' && i < 40; i++) {
+      const [, last] = steps.at(-1)
+      now += 10
+      if (last.action === 'send') {
+        const o = outcomes[i % outcomes.length]
+        steps.push([mine.attemptEnded(b1, k1, o, now, 0.5, 0, undefined, undefined, undefined, makeStep),
+          theirs.attemptEnded(b2, k2, o, now, 0.5, 0, undefined, undefined, undefined)])
+      } else {
+        now += Number(last.delayMs)
+        steps.push([mine.waitEnded(b1, k1, now, 0.5, undefined, undefined, makeStep), theirs.waitEnded(b2, k2, now, 0.5)])
+      }
+    }
+    for (const [a, b] of steps) assert.deepStrictEqual(a, b)
+    all.push(...steps.map(([a]) => a))
+    const kinds = new Set(steps.map(([a]) => a.action))
+    assert.ok(kinds.has('send') && kinds.has('done'), `${text}: ${[...kinds]}`)
+  }
+  // the steps met each kind of decision and verdict
+  assert.ok(all.some((s) => s.decision?.action === 'retry' && 'thenCancel' in s.decision))
+  assert.ok(all.some((s) => s.decision?.action === 'no_retry'))
+  assert.ok(all.some((s) => s.decision !== null && 'fromRetryAfter' in s.decision)) // HTTP's
+  assert.ok(all.some((s) => s.budget?.permitted === true) && all.some((s) => s.budget?.permitted === false))
+  assert.ok(all.some((s) => s.breaker?.permitted === true))
+  const r = new addon.RunConfigHandle(JSON.stringify(decide('GET'))).start(undefined, undefined, 0, 0.5, undefined, undefined, (...a) => [a[13], makeStep(...a.slice(0, 13))])
+  assert.equal(r[1].action, 'send')
+  // a run cancelled: the same through both
+  const c1 = r[0].cancel(undefined, undefined, 5, makeStep)
+  const t = new addon.RunHandle(JSON.stringify(decide('GET')))
+  t.start(undefined, undefined, 0, 0.5)
+  assert.deepStrictEqual(c1, t.cancel(undefined, undefined, 5))
 })
