@@ -195,7 +195,7 @@ impl RunConfigHandle {
 
     /// A run of this configuration started at `nowMs`, as `new RunHandle` then `start` in one
     /// call: what `make` returns, called as the run's events call it with the run as a 14th
-    /// argument (an array built here cost about 0.3 µs); without `make`, `[run, its first step]`.
+    /// argument (no array built through N-API); without `make`, `[run, its first step]`.
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn start<'a>(
