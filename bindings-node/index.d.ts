@@ -65,7 +65,7 @@ export declare class RunConfigHandle {
   /**
    * A run of this configuration started at `nowMs`, as `new RunHandle` then `start` in one
    * call: what `make` returns, called as the run's events call it with the run as a 14th
-   * argument (an array built here cost about 0.3 µs); without `make`, `[run, its first step]`.
+   * argument (no array built through N-API); without `make`, `[run, its first step]`.
    */
   start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
 }
