@@ -1,6 +1,7 @@
 // The retry runners per run of two attempts (one failure, then success) (make bench), against the
 // budgets of issues 16 and 24, as ratios within one run: `retry` at most 1.2× a hand-written async
-// loop calling `decide`; `retry` with a budget and a breaker at most 2× `retry` alone; `retry`
+// loop calling `decide` (`retry` prepares a run's configuration once per operation object: the
+// `inline` variant shows a call that writes its operation anew each time); `retry` with a budget and a breaker at most 2× `retry` alone; `retry`
 // cheaper than p-retry and cockatiel (the pinned devDependencies). Every variant retries the same
 // failing call once with a zero delay and gets the same no-op sleep where it takes one (`retry`,
 // the hand-written loop): none sleeps, but for cockatiel, whose setTimeout(0) cannot be replaced.
@@ -58,6 +59,8 @@ const cockatiel = cockatielRetry(handleAll, { maxAttempts: 1, backoff: new Const
 
 const VARIANTS = {
   retry: ['retrypolicy retry(fn, options)', (fn) => rp.retry(fn, { operation, timeoutMs: 2000, policy: zero, sleep: noSleep })],
+  // the operation written in the call: a new object each run, so its configuration is prepared per run
+  inline: ['retry, its operation a new object per call', (fn) => rp.retry(fn, { operation: { service: 'management', method: 'GET' }, timeoutMs: 2000, policy: zero, sleep: noSleep })],
   guarded: ['retry with a budget and a breaker', (fn) => rp.retry(fn, { operation, timeoutMs: 2000, policy: zero, sleep: noSleep, budget, breaker })],
   hand: ['hand-written async loop calling decide', (fn) => handWritten(fn)],
   pRetry: ['p-retry 7.1.1 (retries 1, minTimeout 0)', (fn) => pRetry(fn, { retries: 1, minTimeout: 0, randomize: false })],

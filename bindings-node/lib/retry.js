@@ -9,8 +9,14 @@ const { SUCCESS, TIMEOUT, reasonOutcome } = require('./outcome.js')
 const { attemptBound, settle } = require('./timers.js')
 const { drive, runnerOptions, checkRunNumbers } = require('./drive.js')
 
-/** Whether `value` is a string, number, bigint, boolean, undefined or null (a value a copy keeps). */
-const primitive = (value) => value === null || (typeof value !== 'object' && typeof value !== 'function')
+/** Whether `value` is a string, number, bigint, boolean, undefined or null (compared by value). */
+const primitive = (value) => value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol')
+
+/** How many prepared configurations `retry` keeps per policy (the call sites of one program). */
+const PREPARED = 8
+
+/** The key of the configurations prepared without a policy. */
+const NO_POLICY = Object.freeze({})
 
 /**
  * `retry` over `prepare(config)` (./drive.js's `runStarts`: a configuration converted and checked
@@ -18,25 +24,36 @@ const primitive = (value) => value === null || (typeof value !== 'object' && typ
  * tells a Policy (immutable) from a policy document.
  */
 function makeRetry(prepare, errorOutcome, isPolicy) {
-  // The last configuration prepared for each operation object, reused while every option it was
-  // made of is the same (an operation's fields compared one by one, a Policy by identity): the
-  // configuration's JSON text and its parsing cost about 18 µs a run (bench/runners.mjs). A policy
-  // document (mutable) or an operation holding objects is prepared again for each run.
-  const prepared = new WeakMap()
-  /** The prepared configuration of `options`' run. */
+  // The configurations prepared last (at most PREPARED per policy, newest first), each reused
+  // for a call whose options it was made of are the same: the operation's own fields compared by
+  // value (an operation written in the call is a new object each time), the other options by
+  // value, a Policy (immutable) by identity. A run prepared for itself cost 59 µs against 23 µs
+  // reusing a configuration (bench/runners.mjs, `inline` against `retry` in one run, when only
+  // the operation object was the key): the Policy's document, the configuration's JSON text and
+  // its parsing. A policy document (mutable) or an operation holding objects or symbols is
+  // prepared for each run.
+  const prepared = new WeakMap() // a Policy, or NO_POLICY → [{fields, idempotent, ..., config}]
+  /** The prepared configuration of a run of these options. */
   function configOf(operation, idempotent, policy, timeoutMs, maxAttempts, attemptTimeoutMs) {
-    const hit = prepared.get(operation)
-    if (hit !== undefined && hit.idempotent === idempotent && hit.policy === policy && hit.timeoutMs === timeoutMs &&
-        hit.maxAttempts === maxAttempts && hit.attemptTimeoutMs === attemptTimeoutMs) {
-      const keys = Object.keys(operation)
-      if (keys.length === hit.fields.length && keys.every((k, i) => k === hit.fields[i][0] && operation[k] === hit.fields[i][1])) {
-        return hit.config
+    const byPolicy = policy === undefined ? NO_POLICY : isPolicy(policy) ? policy : undefined
+    const kept = byPolicy === undefined ? undefined : prepared.get(byPolicy)
+    const keys = Object.keys(operation)
+    if (kept !== undefined) {
+      for (const p of kept) {
+        if (p.idempotent === idempotent && p.timeoutMs === timeoutMs && p.maxAttempts === maxAttempts &&
+            p.attemptTimeoutMs === attemptTimeoutMs && p.fields.length === keys.length &&
+            keys.every((k, i) => k === p.fields[i][0] && operation[k] === p.fields[i][1])) {
+          return p.config
+        }
       }
     }
     const config = prepare({ rules: { decide: { operation, idempotent, policy } }, timeoutMs, maxAttempts, attemptTimeoutMs })
-    const fields = Object.entries(operation)
-    if ((policy === undefined || isPolicy(policy)) && fields.every(([, v]) => primitive(v))) {
-      prepared.set(operation, { config, fields, idempotent, policy, timeoutMs, maxAttempts, attemptTimeoutMs })
+    const fields = keys.map((k) => [k, operation[k]])
+    if (byPolicy !== undefined && fields.every(([, v]) => primitive(v))) {
+      const entries = kept ?? []
+      entries.unshift({ config, fields, idempotent, timeoutMs, maxAttempts, attemptTimeoutMs })
+      if (entries.length > PREPARED) entries.pop()
+      prepared.set(byPolicy, entries)
     }
     return config
   }

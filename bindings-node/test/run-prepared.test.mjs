@@ -69,6 +69,27 @@ test('each run option that makes the configuration is read again on every call',
   await assert.rejects(rp.retry(failing(coded('ECONNRESET')), { ...base, operation: post }), { code: 'ECONNRESET' })
 })
 
+test('operations written in each call are told apart by their fields, past the configurations kept', async () => {
+  const t = fakeTime()
+  const base = { timeoutMs: 5000, clock: t.clock, sleep: t.sleep, random: () => 0.5 }
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await rp.retry(failing(coded('ECONNRESET')), { ...base, operation: { service: 'management', method: 'GET' } }), 2)
+    const post = failing(coded('ECONNRESET'))
+    await assert.rejects(rp.retry(post, { ...base, operation: { service: 'management', method: 'POST' } }), { code: 'ECONNRESET' })
+    assert.equal(post.calls(), 1)
+    // the same fields in another order are another configuration, decided alike
+    assert.equal(await rp.retry(failing(coded('ECONNRESET')), { ...base, operation: { method: 'GET', service: 'management' } }), 2)
+  }
+  // more distinct configurations than are kept: each call still runs with its own attempt cap
+  for (let round = 0; round < 2; round++) {
+    for (let cap = 1; cap <= 12; cap++) {
+      const fn = failing(...Array.from({ length: 20 }, () => coded('ECONNREFUSED')))
+      await assert.rejects(rp.retry(fn, { ...base, operation: { service: 'management', method: 'GET' }, maxAttempts: cap }), { code: 'ECONNREFUSED' })
+      assert.equal(fn.calls(), cap)
+    }
+  }
+})
+
 test('a bad option is refused on every call, naming the field, also after a good run', async () => {
   const operation = { service: 'management', method: 'GET' }
   const t = fakeTime()
