@@ -73,11 +73,37 @@ class FixedAnswer:
         return self.answer
 
 
+def _host(i: dict[str, Any]) -> FixedAnswer | None:
+    """The fixture's host strategy (``{"retry_after_ms": N or null}``) read as the wire reads it:
+    its shape and answer are the fixture's, so only this runner meets a bad one (a negative or
+    fractional answer is left to the binding, which names it ``strategy.retry_after``)."""
+    host = i.get("host")
+    if host is None:
+        return None
+    if not isinstance(host, dict):
+        raise rp.InvalidTypeError("host: expected an object", field="host")
+    _envelope(host, ("retry_after_ms",), (), at="host.")
+    ms = host["retry_after_ms"]
+    if isinstance(ms, str):
+        if not ms.isdigit():
+            raise rp.InvalidDurationError("host.retry_after_ms: invalid duration", field="host.retry_after_ms")
+        # A u64 past what timedelta holds (999,999,999 days): the core caps any answer to the
+        # timeout, so the longest timedelta decides the same.
+        ms = min(int(ms), timedelta.max // timedelta(milliseconds=1))
+    elif isinstance(ms, bool) or not (ms is None or isinstance(ms, (int, float))):
+        raise rp.InvalidTypeError("host.retry_after_ms: expected milliseconds", field="host.retry_after_ms")
+    elif isinstance(ms, float):
+        if not ms.is_integer():
+            raise rp.InvalidDurationError("host.retry_after_ms: invalid duration", field="host.retry_after_ms")
+        ms = int(ms)
+    return FixedAnswer(ms)
+
+
 def _decide(i: dict[str, Any]) -> dict[str, Any]:
     """`decide` and `decide_with`: the binding's public decide, with the host strategy when given."""
     request = rp.request_from_dict(i["request"])
     policy = rp.policy_from_dict(i["policy"]) if "policy" in i else None
-    strategy = FixedAnswer(**i["host"]) if "host" in i else None
+    strategy = _host(i)
     return _decision(rp.decide(request, i["reason"], policy, strategy=strategy))
 
 
@@ -215,7 +241,7 @@ def _run(i: dict[str, Any]) -> dict[str, Any]:
     if "breaker" in i:
         state = i.get("breaker_state")
         breaker = rp.CircuitBreaker(i["breaker"]) if state is None else rp.CircuitBreaker.restore(i["breaker"], state)
-    strategy = FixedAnswer(**i["host"]) if "host" in i else None
+    strategy = _host(i)
     run = rp.Run(i["run"], budget=budget, breaker=breaker, strategy=strategy)
     steps: list[rp.RunStep] = []
     for n, e in enumerate(_events(i)):
@@ -259,7 +285,10 @@ BREAKER_EVENT_ARGUMENTS = {"at_ms": "now_ms", "kind": "outcome"}
 def _field_name(function: str, field: str) -> str:
     """The name the Python API gives the fixture's `field`."""
     if function == "run":  # a run's event is a method call: its field is the argument's
-        return re.sub(r"^events\[\d+\]\.", "", field)
+        field = re.sub(r"^events\[\d+\]\.", "", field)
+        # the host strategy's answer: this runner names its shape (`host.retry_after_ms`), the
+        # binding a bad answer (`strategy.retry_after`)
+        return "retry_after" if field in ("retry_after_ms", "host.retry_after_ms") else field
     match = re.fullmatch(r"events\[\d+\]\.(\w+)", field)
     if match is not None:
         names = BREAKER_EVENT_ARGUMENTS if function == "breaker_run" else EVENT_ARGUMENTS
