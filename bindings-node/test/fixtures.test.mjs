@@ -73,6 +73,23 @@ function envelope(i, keys) {
 /** An error like the API's, for what only the fixture format holds. */
 const fixtureError = (code, field) => Object.assign(new Error(`${field}: ${code}`), { code, field })
 
+/**
+ * The fixture's host strategy (`{"retry_after_ms": N or null}`) as a real strategy function, its
+ * shape read as the wire reads it (an object with `retry_after_ms` only); a bad answer is left to
+ * the binding, which names it `retryAfter`.
+ */
+function hostStrategy(i) {
+  const host = i.host
+  if (host === undefined || host === null) return undefined
+  if (typeof host !== 'object' || Array.isArray(host)) throw fixtureError('invalid_type', 'host')
+  const extra = Object.keys(host).find((k) => k !== 'retry_after_ms')
+  if (extra !== undefined) throw fixtureError('unknown_field', `host.${extra}`)
+  if (!('retry_after_ms' in host)) throw fixtureError('missing_field', 'host.retry_after_ms')
+  const ms = host.retry_after_ms
+  if (ms !== null && !['number', 'string'].includes(typeof ms)) throw fixtureError('invalid_type', 'host.retry_after_ms')
+  return () => millisIn(ms)
+}
+
 /** A budget's or breaker's error field as the fixture names it. */
 const stateField = (f) => (f === 'nowMs' ? 'at_ms' : f === 'outcome' ? 'kind' : f.replace(/^event\./, ''))
 
@@ -149,7 +166,7 @@ function runFixture(i) {
   }
   const budget = guard(i.budget, i.budget_state, rp.RetryBudget, 'budget')
   const breaker = guard(i.breaker, i.breaker_state, rp.CircuitBreaker, 'breaker')
-  const strategy = i.host === undefined ? undefined : () => millisIn(i.host.retry_after_ms)
+  const strategy = hostStrategy(i)
   let run
   try {
     run = new rp.Run(camelInput(i.run), { budget, breaker, strategy })
@@ -212,8 +229,7 @@ const ADAPTERS = {
   decide: (i) => wire(rp.decide(rp.requestFromJson(i.request), i.reason, policyOf(i))),
   // The host strategy given as data becomes a real strategy function, so the callback path is tested.
   decide_with: (i) => {
-    const host = i.host === undefined ? undefined : () => millisIn(i.host.retry_after_ms)
-    return wire(rp.decide(rp.requestFromJson(i.request), i.reason, policyOf(i), host))
+    return wire(rp.decide(rp.requestFromJson(i.request), i.reason, policyOf(i), hostStrategy(i)))
   },
   decide_before_strategy: (i) => ({
     decision: wire(rp.decideBeforeStrategy(rp.requestFromJson(i.request), i.reason, policyOf(i))),
@@ -286,7 +302,9 @@ const ADAPTERS = {
 // strategy's answer, `host.retry_after_ms` in the fixture, is the strategy's `retryAfter`.
 function apiField(fn, f) {
   if (f === undefined) return undefined
-  if (fn === 'decide_with' && f === 'host.retry_after_ms') return ['retryAfter']
+  // this runner names the answer's shape (`host.retry_after_ms`), the binding a bad answer
+  if (fn === 'decide_with' && f === 'host.retry_after_ms') return ['retryAfter', f]
+  if (fn === 'run' && (f === 'host.retry_after_ms' || f === 'retry_after_ms')) return ['retryAfter', f]
   return [f, camel(f)]
 }
 
