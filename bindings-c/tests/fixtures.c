@@ -706,7 +706,8 @@ static int check_case(const char *file, const char *id, const char *function, ad
     int rc = typed(input, &out, &g);
     if (rc != 0 && g.inexpressible == HOST_STRATEGY_GAP && json_rc == 0) {
         t->host_gap++;
-        printf("SKIP %s: %s (typed): %s\n", file, id, g.message);
+        /* the id last on the line: a failure names its id followed by ":" or " (" */
+        printf("SKIP (typed C API: %s) %s %s\n", g.message, file, id);
     } else if (rc != 0 && g.inexpressible) {
         if (json_rc != 0) {
             t->no_c_form++;
