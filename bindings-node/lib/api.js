@@ -36,6 +36,11 @@
 //     cancel(budget, breaker, nowMs) → a camelCase step; attemptsSent. The strategy, budget and
 //     breaker are the same on every event of a run: a backend may bind them at construction
 //     (wasm) or take them per event (napi).
+// Optional, for the runners' fast path (./drive.js; the wasm backend has neither, and its runners
+// start a RunHandle per run): new RunConfigHandle(configText), a configuration checked once, whose
+// start(budget, breaker, nowMs, random, strategy, strategyPh, make) creates and starts a run in one
+// call → [runHandle, step]; RunHandle's events then take `make`, a function that builds the step
+// from positional arguments, and succeeded(budget, breaker, nowMs) tells a success without a step.
 
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi } = require('./json.js')
