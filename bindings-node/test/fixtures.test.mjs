@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import rp, { which } from './binding.mjs'
+import { camel, millisIn, AS_IS, camelInput, fixtureError, hostStrategy } from './fixture-format.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const CORPUS = path.resolve(here, '../../spec-fixtures/cases')
@@ -22,19 +23,8 @@ function jsonFiles(dir) {
   return out.sort()
 }
 
-const camel = (s) => s.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
 const snake = (s) => s.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
-
-// Wire milliseconds (a number, or a decimal string past 2^53 − 1) → what the JS API takes.
-function millisIn(v) {
-  return typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : v
-}
-
-// The keys whose values the MongoDB and HTTP API passes as they are (the caller's documents, and the
-// policy's `backoff`), listed here apart from the library's own list so that a slip in either shows.
-const AS_IS = new Set(['filter', 'update', 'documents', 'document_id', 'key_pattern', 'key_value', 'token',
-  'cleanup_pipeline', 'backoff'])
 
 // JS values → the fixture's JSON conventions: snake_case keys (but under AS_IS keys, given `asIs`),
 // big milliseconds as strings.
@@ -45,13 +35,6 @@ function wire(v, asIs) {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), asIs?.has(snake(k)) ? x : wire(x, asIs)]))
   }
   return v
-}
-
-// A fixture's MongoDB or HTTP input in the API's camelCase, AS_IS values as they are.
-function camelInput(v) {
-  if (Array.isArray(v)) return v.map(camelInput)
-  if (v === null || typeof v !== 'object') return v
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), AS_IS.has(k) ? x : camelInput(x)]))
 }
 
 // A MongoDB or HTTP adapter: the input in camelCase, the output back in the fixture's snake_case.
@@ -68,26 +51,6 @@ function envelope(i, keys) {
   if (extra !== undefined) throw fixtureError('unknown_field', extra)
   if (i.events === undefined) throw fixtureError('missing_field', 'events')
   return i.events
-}
-
-/** An error like the API's, for what only the fixture format holds. */
-const fixtureError = (code, field) => Object.assign(new Error(`${field}: ${code}`), { code, field })
-
-/**
- * The fixture's host strategy (`{"retry_after_ms": N or null}`) as a real strategy function, its
- * shape read as the wire reads it (an object with `retry_after_ms` only); a bad answer is left to
- * the binding, which names it `retryAfter`.
- */
-function hostStrategy(i) {
-  const host = i.host
-  if (host === undefined || host === null) return undefined
-  if (typeof host !== 'object' || Array.isArray(host)) throw fixtureError('invalid_type', 'host')
-  const extra = Object.keys(host).find((k) => k !== 'retry_after_ms')
-  if (extra !== undefined) throw fixtureError('unknown_field', `host.${extra}`)
-  if (!('retry_after_ms' in host)) throw fixtureError('missing_field', 'host.retry_after_ms')
-  const ms = host.retry_after_ms
-  if (ms !== null && !['number', 'string'].includes(typeof ms)) throw fixtureError('invalid_type', 'host.retry_after_ms')
-  return () => millisIn(ms)
 }
 
 /** A budget's or breaker's error field as the fixture names it. */

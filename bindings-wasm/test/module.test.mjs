@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
+import { camelInput, fixtureError, hostStrategy } from '../../bindings-node/test/fixture-format.mjs'
 
 const require = createRequire(import.meta.url)
 const rp = require('../pkg/nodejs/retrypolicy_wasm.js')
@@ -33,9 +34,6 @@ function eq (a, b) {
 const camel = (k) => k.replace(/_([a-z])/g, (_m, c) => c.toUpperCase())
 const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 /** `o`'s own keys camelCased, its values as they are (`deep`: all the way down). */
-/** The keys whose values the API passes as they are (as in the Node package's fixture runner). */
-const AS_IS = new Set(['filter', 'update', 'documents', 'document_id', 'key_pattern', 'key_value', 'token',
-  'cleanup_pipeline', 'backoff'])
 const camelKeys = (o, deep) => Object.fromEntries(Object.entries(o).map(([k, v]) => [camel(k), deep && v && typeof v === 'object' && !Array.isArray(v) ? camelKeys(v, deep) : v]))
 /** An API value in the fixture's form: snake_case keys, bigints as numbers or decimal strings. */
 function wire (v) {
@@ -70,27 +68,13 @@ function replayRun (rp, i) {
   const budget = shared(rp.RetryBudget, i.budget, i.budget_state, 'budget')
   const breaker = shared(rp.CircuitBreaker, i.breaker, i.breaker_state, 'breaker')
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
-  // The configuration camelCased all through as the Node package's fixture runner does (the
-  // caller's documents and a policy's backoff as they are); any other shape goes to Run as it is.
-  const camelInput = (v) => Array.isArray(v) ? v.map(camelInput)
-    : isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), AS_IS.has(k) ? x : camelInput(x)])) : v
+  // The configuration and the host strategy read as the Node package's fixture runner reads them.
   const config = camelInput(i.run)
-  const coded = (code, field) => Object.assign(new Error(`${field}: ${code}`), { code, field })
-  // The host strategy given as data, its shape read as the wire reads it (as the Node runner does).
-  if (i.host !== undefined && i.host !== null) {
-    if (!isObject(i.host)) throw coded('invalid_type', 'host')
-    const extra = Object.keys(i.host).find((k) => k !== 'retry_after_ms')
-    if (extra !== undefined) throw coded('unknown_field', `host.${extra}`)
-    if (!('retry_after_ms' in i.host)) throw coded('missing_field', 'host.retry_after_ms')
-    const ms = i.host.retry_after_ms
-    if (ms !== null && !['number', 'string'].includes(typeof ms)) throw coded('invalid_type', 'host.retry_after_ms')
-  }
+  const strategy = hostStrategy(i)
+  const coded = fixtureError
   // The events are a list of objects in the fixture format (Run takes them one call at a time).
   if (!Array.isArray(i.events)) throw coded('invalid_type', 'events')
   i.events.forEach((e, k) => { if (!isObject(e)) throw coded('invalid_type', `events[${k}]`) })
-  const answer = i.host?.retry_after_ms
-  const strategy = i.host === undefined || i.host === null ? undefined
-    : () => (typeof answer === 'string' && /^[0-9]+$/.test(answer) ? BigInt(answer) : answer)
   const run = placed('', () => new rp.Run(config, { budget, breaker, strategy }))
   const steps = i.events.map((e, k) => placed(`events[${k}].`, () => {
     switch (e.event) {
