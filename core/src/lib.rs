@@ -39,8 +39,8 @@ pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
 pub use breaker::{
-    BreakerConfig, BreakerDocument, BreakerOutcome, BreakerRule, BreakerSnapshot, BreakerState,
-    BreakerVerdict, CircuitBreaker,
+    BreakerChange, BreakerChangeRule, BreakerConfig, BreakerDocument, BreakerOutcome, BreakerRule,
+    BreakerSnapshot, BreakerState, BreakerVerdict, CircuitBreaker,
 };
 pub use budget::{
     is_aws_throttling_error, BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetEventKind,
@@ -87,7 +87,7 @@ pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
 pub use run::{
     Clock, DecideRules, Guards, HttpRules, MongodbRules, Outcome, Run, RunAction, RunConfig, RunDecision,
-    RunEnd, RunPhase, RunRules, RunStep,
+    RunEnd, RunPhase, RunRules, RunStats, RunStep,
 };
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
 pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_ATTEMPTS, MAX_STORM_REQUESTS};

@@ -71,7 +71,8 @@ pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
 }
 
 /// `breaker_run`: a `request` event asks the breaker (and may send the canary); an outcome is
-/// recorded. `verdicts` and `permitted` hold null for outcomes; `states` the state after each.
+/// recorded. `verdicts` and `permitted` hold null for outcomes; `states` the state after each;
+/// `changes` the state change each event made, or null.
 pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
     let config = BreakerConfig::from_document(&input.breaker, "breaker")?;
     let mut breaker = match &input.state {
@@ -80,6 +81,7 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
     };
     let mut verdicts = Vec::with_capacity(input.events.len());
     let mut states = Vec::with_capacity(input.events.len());
+    let mut changes = Vec::with_capacity(input.events.len());
     for e in &input.events {
         let outcome = match e.kind {
             BreakerEventKind::Request => None,
@@ -95,19 +97,21 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
             }
         });
         states.push(breaker.state(e.at_ms).name());
+        changes.push(breaker.last_change());
     }
     Ok(json!({
         "breaker": to_value(&config.to_document()),
         "verdicts": to_value(&verdicts),
         "permitted": verdicts.iter().map(|v| v.map(|v| v.permitted)).collect::<Vec<_>>(),
         "states": states,
+        "changes": to_value(&changes),
         "state": to_value(&breaker.snapshot()),
     }))
 }
 
 /// `run`: a retry run replayed through its events; each event's step, then summaries: `actions`,
-/// `delays_ms` (each wait's), `rules`, `end`, `attempts_sent`, the budget's and the breaker's
-/// state after the run. A machine error names its event (`events[2].outcome.status`).
+/// `delays_ms` (each wait's), `rules`, `end`, `attempts_sent`, the run's `stats`, the breaker's
+/// state changes (`breaker_changes`, in order), the budget's and the breaker's state after the run. A machine error names its event (`events[2].outcome.status`).
 pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
     let mut budget = match &input.budget {
         Some(doc) => {
@@ -185,6 +189,8 @@ pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
         "end": last.and_then(|s| s.end),
         "last": to_value(&last),
         "attempts_sent": machine.attempts_sent(),
+        "stats": to_value(&machine.stats()),
+        "breaker_changes": to_value(&steps.iter().filter_map(|s| s.breaker_change).collect::<Vec<_>>()),
         "budget_state": to_value(&budget.as_ref().map(RetryBudget::snapshot)),
         "breaker_state": to_value(&breaker.as_ref().map(CircuitBreaker::snapshot)),
     }))

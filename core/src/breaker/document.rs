@@ -215,6 +215,7 @@ impl CircuitBreaker {
             window_start_ms,
             total,
             failures,
+            change: None,
         })
     }
 }

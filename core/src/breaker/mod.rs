@@ -118,6 +118,54 @@ impl BreakerRule {
     }
 }
 
+/// What moved a circuit from one state to another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerChangeRule {
+    /// Closed (or open, counting on): the window's failures reached the threshold, so it opened.
+    BreakerTripped,
+    /// Open past the sleep window: a request went out as the canary (half-open).
+    BreakerCanary,
+    /// The canary succeeded: closed, counts reset.
+    CanarySucceeded,
+    /// The canary failed: open again for a sleep window.
+    CanaryFailed,
+    /// The canary went unanswered past `canary_timeout_ms`: open again, as if it failed then.
+    CanaryTimedOut,
+    /// The host cancelled the canary: open, its sleep window over, so the next request is the canary.
+    CanaryReleased,
+}
+
+impl BreakerChangeRule {
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BreakerChangeRule::BreakerTripped => "breaker_tripped",
+            BreakerChangeRule::BreakerCanary => "breaker_canary",
+            BreakerChangeRule::CanarySucceeded => "canary_succeeded",
+            BreakerChangeRule::CanaryFailed => "canary_failed",
+            BreakerChangeRule::CanaryTimedOut => "canary_timed_out",
+            BreakerChangeRule::CanaryReleased => "canary_released",
+        }
+    }
+}
+
+/// A change of a circuit's state made by one call of [`CircuitBreaker::permit`],
+/// [`CircuitBreaker::record`] or [`CircuitBreaker::release`]: for a breaker's state-change event.
+///
+/// One call can make two changes (a canary past its timeout counts as failed, then the request
+/// that noticed becomes the next canary): `from` is the state before the call, `to` the state
+/// after it, and `rule` the last change's, so `from` may equal `to` (half-open, a new canary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BreakerChange {
+    /// The state before the call.
+    pub from: BreakerState,
+    /// The state after it.
+    pub to: BreakerState,
+    /// What moved it (the last change, when the call made two).
+    pub rule: BreakerChangeRule,
+}
+
 /// The source of every breaker rule.
 pub const BREAKER_SOURCE: &str = "Couchbase circuit breaker (couchbase-jvm-clients core-io \
      endpoint/LazyCircuitBreaker.java and CircuitBreakerConfig.java: volumeThreshold 20, \
@@ -143,7 +191,9 @@ pub struct BreakerVerdict {
 
 /// A circuit breaker: its configuration and state. A host calling it from several threads wraps
 /// it in its own lock: [`CircuitBreaker::permit`] changes state (it lets out at most one canary).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Two breakers are equal when their configuration and state are (the last call's change is not
+/// state: a restored snapshot equals the breaker it was taken of).
+#[derive(Debug, Clone)]
 pub struct CircuitBreaker {
     config: BreakerConfig,
     state: BreakerState,
@@ -155,7 +205,31 @@ pub struct CircuitBreaker {
     window_start_ms: u64,
     total: u64,
     failures: u64,
+    /// The change the last `permit`, `record` or `release` made; not part of a snapshot.
+    change: Option<BreakerChange>,
 }
+
+impl PartialEq for CircuitBreaker {
+    fn eq(&self, other: &CircuitBreaker) -> bool {
+        (
+            self.config,
+            self.state,
+            self.since_ms,
+            self.window_start_ms,
+            self.total,
+            self.failures,
+        ) == (
+            other.config,
+            other.state,
+            other.since_ms,
+            other.window_start_ms,
+            other.total,
+            other.failures,
+        )
+    }
+}
+
+impl Eq for CircuitBreaker {}
 
 impl CircuitBreaker {
     /// A closed breaker of `config` with empty counts.
@@ -167,7 +241,29 @@ impl CircuitBreaker {
             window_start_ms: NO_WINDOW,
             total: 0,
             failures: 0,
+            change: None,
         }
+    }
+
+    /// The state change the last [`CircuitBreaker::permit`], [`CircuitBreaker::record`] or
+    /// [`CircuitBreaker::release`] made, if it made one (for the host's state-change event).
+    pub fn last_change(&self) -> Option<BreakerChange> {
+        self.change
+    }
+
+    /// Starts a state-changing call: forgets the last call's change; returns the state before.
+    fn begin(&mut self) -> BreakerState {
+        self.change = None;
+        self.state
+    }
+
+    /// Notes that the call that began in state `from` changed the state by `rule`.
+    fn changed(&mut self, from: BreakerState, rule: BreakerChangeRule) {
+        self.change = Some(BreakerChange {
+            from,
+            to: self.state,
+            rule,
+        });
     }
 
     /// This breaker's configuration.
@@ -194,13 +290,22 @@ impl CircuitBreaker {
         now
     }
 
-    /// A canary unanswered for `canary_timeout_ms` failed when that time ran out.
-    fn settle_canary(&mut self, now_ms: u64) {
-        if self.state == BreakerState::HalfOpen
-            && now_ms.saturating_sub(self.since_ms) >= self.config.canary_timeout_ms
-        {
+    /// A canary unanswered for `canary_timeout_ms` failed when that time ran out; says whether
+    /// it did.
+    fn settle_canary(&mut self, now_ms: u64) -> bool {
+        let timed_out = self.state == BreakerState::HalfOpen
+            && now_ms.saturating_sub(self.since_ms) >= self.config.canary_timeout_ms;
+        if timed_out {
             self.state = BreakerState::Open;
             self.since_ms = self.since_ms.saturating_add(self.config.canary_timeout_ms);
+        }
+        timed_out
+    }
+
+    /// Settles the canary for a call that began in state `from`, noting the change if it timed out.
+    fn settle_canary_noting(&mut self, from: BreakerState, now_ms: u64) {
+        if self.settle_canary(now_ms) {
+            self.changed(from, BreakerChangeRule::CanaryTimedOut);
         }
     }
 
@@ -218,16 +323,18 @@ impl CircuitBreaker {
     /// Whether a request may be sent at `now_ms`. When the sleep window has passed, this request
     /// becomes the canary and the circuit half-open: call it only for a request about to be sent.
     pub fn permit(&mut self, now_ms: u64) -> BreakerVerdict {
+        let from = self.begin();
         if !self.config.enabled {
             return self.verdict(BreakerRule::BreakerDisabled);
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary(now_ms);
+        self.settle_canary_noting(from, now_ms);
         let rule = match self.state {
             BreakerState::Closed => BreakerRule::BreakerClosed,
             BreakerState::Open if now_ms.saturating_sub(self.since_ms) > self.config.sleep_window_ms => {
                 self.state = BreakerState::HalfOpen;
                 self.since_ms = now_ms;
+                self.changed(from, BreakerChangeRule::BreakerCanary);
                 BreakerRule::BreakerCanary
             }
             BreakerState::Open => BreakerRule::BreakerOpen,
@@ -265,33 +372,40 @@ impl CircuitBreaker {
     /// A cancelled canary says nothing of the endpoint's health, so it neither closes nor
     /// re-opens the circuit for another sleep window.
     pub fn release(&mut self, now_ms: u64, canary: bool) {
+        let from = self.begin();
         if !self.config.enabled || !canary {
             return;
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary(now_ms);
+        self.settle_canary_noting(from, now_ms);
         if self.state == BreakerState::HalfOpen {
             self.state = BreakerState::Open;
             // Opened long enough ago that the sleep window is over at `now_ms` (a canary went out,
             // so it was over before).
             self.since_ms = now_ms.saturating_sub(self.config.sleep_window_ms.saturating_add(1));
+            self.changed(from, BreakerChangeRule::CanaryReleased);
         }
     }
 
     /// Tells the breaker how a request ended at `now_ms`.
     pub fn record(&mut self, now_ms: u64, outcome: BreakerOutcome) {
+        let from = self.begin();
         if !self.config.enabled {
             return;
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary(now_ms);
+        self.settle_canary_noting(from, now_ms);
         let failed = outcome != BreakerOutcome::Success;
         match self.state {
             BreakerState::HalfOpen if failed => {
                 self.state = BreakerState::Open;
                 self.since_ms = now_ms;
+                self.changed(from, BreakerChangeRule::CanaryFailed);
             }
-            BreakerState::HalfOpen => *self = CircuitBreaker::new(&self.config),
+            BreakerState::HalfOpen => {
+                *self = CircuitBreaker::new(&self.config);
+                self.changed(from, BreakerChangeRule::CanarySucceeded);
+            }
             BreakerState::Closed | BreakerState::Open => {
                 let window_over = self.window_start_ms == NO_WINDOW
                     || now_ms.saturating_sub(self.window_start_ms) > self.config.rolling_window_ms;
@@ -304,8 +418,12 @@ impl CircuitBreaker {
                 if failed {
                     self.failures = self.failures.saturating_add(1);
                     if self.tripped() {
+                        let was = self.state;
                         self.state = BreakerState::Open;
                         self.since_ms = now_ms;
+                        if was == BreakerState::Closed {
+                            self.changed(from, BreakerChangeRule::BreakerTripped);
+                        }
                     }
                 }
             }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStep};
+pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStats, RunStep};
 
 use crate::backoff::{check_draw, Backoff, Jitter};
 use crate::breaker::{BreakerOutcome, CircuitBreaker, BREAKER_SOURCE};
@@ -292,6 +292,7 @@ pub struct Run {
     canary: bool,
     retry_cause: Option<RetryCause>,
     last_reason: Option<RetryReason>,
+    stats: RunStats,
 }
 
 impl Run {
@@ -312,6 +313,7 @@ impl Run {
             canary: false,
             retry_cause: None,
             last_reason: None,
+            stats: RunStats::default(),
         })
     }
 
@@ -330,6 +332,20 @@ impl Run {
         self.sent
     }
 
+    /// What the run did so far: attempts, retries, waiting, the budget's and breaker's verdicts.
+    pub fn stats(&self) -> RunStats {
+        RunStats {
+            attempts: self.sent,
+            ..self.stats
+        }
+    }
+
+    /// `step`, counted in the run's statistics.
+    fn noted(&mut self, step: RunStep) -> RunStep {
+        self.stats.note(&step);
+        step
+    }
+
     /// Starts the run at `clock.now_ms`: send attempt 1 (or wait for the breaker, or done).
     pub fn start(&mut self, clock: Clock, guards: Guards<'_>) -> Result<RunStep, Error> {
         self.start_with_strategy(clock, guards, None)
@@ -346,7 +362,8 @@ impl Run {
         let now = check_now(clock.now_ms)?;
         self.start_ms = now;
         self.now_ms = now;
-        self.send_or_hold(clock, guards, strategy)
+        let step = self.send_or_hold(clock, guards, strategy)?;
+        Ok(self.noted(step))
     }
 
     /// The wait of a `wait` step is over: send the next attempt (or wait for the breaker, or done).
@@ -363,7 +380,8 @@ impl Run {
     ) -> Result<RunStep, Error> {
         self.expect(RunPhase::Waiting, "wait_ended")?;
         self.tick(clock.now_ms)?;
-        self.send_or_hold(clock, guards, strategy)
+        let step = self.send_or_hold(clock, guards, strategy)?;
+        Ok(self.noted(step))
     }
 
     /// The attempt of a `send` step ended with `outcome`: wait, then retry; or done. A host
@@ -384,6 +402,7 @@ impl Run {
         let t = self.clock_ms();
         let (judged, verdict) = self.judge(outcome, clock, strategy)?;
         self.canary = false;
+        let mut breaker_change = None;
         if let Some(b) = breaker {
             b.record(
                 t,
@@ -393,6 +412,7 @@ impl Run {
                     Judged::Failure(RetryCause::Error | RetryCause::Throttling) => BreakerOutcome::Failure,
                 },
             );
+            breaker_change = b.last_change();
         }
         let mut budget = budget;
         if let Some(b) = budget.as_deref_mut() {
@@ -439,7 +459,8 @@ impl Run {
         }
         let mut step = self.finish_verdict(verdict);
         step.budget = budget_verdict;
-        Ok(step)
+        step.breaker_change = breaker_change;
+        Ok(self.noted(step))
     }
 
     /// The host cancelled the run (its caller aborted, or gave up waiting): done, cancelled. An
@@ -455,16 +476,20 @@ impl Run {
             self.start_ms = now;
             self.now_ms = now;
         }
+        let mut breaker_change = None;
         if self.phase == RunPhase::Sending {
             if let Some(b) = guards.breaker {
                 b.release(self.clock_ms(), self.canary);
+                breaker_change = b.last_change();
             }
         }
         self.canary = false;
         self.phase = RunPhase::Done;
-        Ok(self.step(RunAction::Done, "cancelled", RUN_SECTION, |s| {
+        let step = self.step(RunAction::Done, "cancelled", RUN_SECTION, |s| {
             s.end = Some(RunEnd::Cancelled);
-        }))
+            s.breaker_change = breaker_change;
+        });
+        Ok(self.noted(step))
     }
 
     fn expect(&self, phase: RunPhase, event: &str) -> Result<(), Error> {
@@ -534,6 +559,7 @@ impl Run {
             decision: None,
             budget: None,
             breaker: None,
+            breaker_change: None,
         };
         fill(&mut s);
         s
@@ -558,12 +584,15 @@ impl Run {
         let t = self.clock_ms();
         let Guards { budget, breaker } = guards;
         let mut breaker_verdict = None;
+        let mut breaker_change = None;
         if let Some(b) = breaker {
             let v = b.permit(t);
+            breaker_change = b.last_change();
             if !v.permitted {
                 let wait = b.retry_in_ms(t).max(1);
                 let mut step = self.breaker_refused(wait, clock, strategy)?;
                 step.breaker = Some(v);
+                step.breaker_change = breaker_change;
                 return Ok(step);
             }
             self.canary = v.canary;
@@ -589,6 +618,7 @@ impl Run {
         Ok(self.step(RunAction::Send, rule, section, |s| {
             s.timeout_ms = timeout;
             s.breaker = breaker_verdict;
+            s.breaker_change = breaker_change;
         }))
     }
 

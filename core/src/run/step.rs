@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::breaker::BreakerVerdict;
+use crate::breaker::{BreakerChange, BreakerVerdict};
 use crate::budget::BudgetVerdict;
 use crate::budgeted::BudgetedDecision;
 use crate::http::LoopDecision;
@@ -166,6 +166,69 @@ pub struct RunStep {
     pub budget: Option<BudgetVerdict>,
     /// The breaker's verdict, when it was asked for this step.
     pub breaker: Option<BreakerVerdict>,
+    /// The change of the breaker's state this step's call made (asking it, telling it the
+    /// attempt's end, or releasing a cancelled canary), if any: for a state-change event.
+    pub breaker_change: Option<BreakerChange>,
+}
+
+/// What a run did so far, for the host's statistics and its give-up error (tenacity keeps the
+/// like per call): counts, time, and the last step's rule and verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RunStats {
+    /// Attempts sent.
+    pub attempts: u32,
+    /// Waits the rules asked for after a failed attempt (retries decided).
+    pub retries: u32,
+    /// All the waiting asked for (retries' and the breaker's), in ms.
+    #[serde(with = "crate::serde_form::ms")]
+    pub waited_ms: u64,
+    /// Time since the run started at its last event, rounded up to whole ms.
+    #[serde(with = "crate::serde_form::ms")]
+    pub elapsed_ms: u64,
+    /// Retries the budget refused (each ends the run).
+    pub budget_refusals: u32,
+    /// Attempts the breaker kept back (each a wait for its window, or the end).
+    pub breaker_rejections: u32,
+    /// How the run ended, once it has.
+    pub end: Option<RunEnd>,
+    /// The rule of the last step.
+    pub last_rule: Option<&'static str>,
+    /// The reason of the last step that had one.
+    pub last_reason: Option<RetryReason>,
+    /// The budget's last verdict in this run.
+    pub last_budget: Option<BudgetVerdict>,
+    /// The breaker's last verdict in this run.
+    pub last_breaker: Option<BreakerVerdict>,
+}
+
+impl RunStats {
+    /// Adds what `step` did.
+    pub(super) fn note(&mut self, step: &RunStep) {
+        if let Some(d) = step.delay_ms {
+            self.waited_ms = self.waited_ms.saturating_add(d);
+        }
+        if let Some(b) = step.budget {
+            self.budget_refusals += u32::from(!b.permitted);
+            self.last_budget = Some(b);
+        }
+        if let Some(b) = step.breaker {
+            self.breaker_rejections += u32::from(!b.permitted);
+            self.last_breaker = Some(b);
+        }
+        let breaker_wait = step.breaker.is_some_and(|b| !b.permitted);
+        if step.action == RunAction::Wait && !breaker_wait {
+            self.retries = self.retries.saturating_add(1);
+        }
+        self.elapsed_ms = step.elapsed_ms;
+        self.end = step.end;
+        self.last_rule = Some(step.rule);
+        self.last_reason = step.reason.or(self.last_reason);
+    }
+
+    /// The statistics as a JSON object.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("statistics always serialize"))
+    }
 }
 
 impl RunStep {
