@@ -24,6 +24,7 @@ pub mod classify;
 pub mod decide;
 pub mod error;
 pub mod explain;
+pub mod grpc;
 pub mod http;
 pub mod mongodb;
 pub mod operation;
