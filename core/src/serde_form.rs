@@ -54,6 +54,7 @@ impl Rejection {
         Self::STATUS,
         Self::REASON,
         Self::VERSION,
+        crate::grpc::code::CODE_REJECTION,
         reject("missing_field", "service", ""),
         reject("missing_field", "operation", ""),
         reject("missing_field", "method", ""),

@@ -54,6 +54,9 @@ pub const FUNCTIONS: &[&str] = &[
     "run",
     "decide_with_budget",
     "explain_with_budget",
+    "grpc_service_config",
+    "grpc_retry",
+    "grpc_hedge",
     "parse_request",
     "decide_before_strategy",
     "decide_after_strategy",
@@ -99,6 +102,9 @@ pub fn call_text(function: &str, text: &str) -> Result<Value, Error> {
 /// - `format_decision` `{decision}` → `{message}`: the decision's one-line log message.
 /// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain()`] for a given decision.
 pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
+    if let Some(answer) = crate::grpc::call(function, input) {
+        return answer;
+    }
     match function {
         "reason_flags" => from_json_value::<ReasonInput>(input).and_then(|i| {
             let r = RetryReason::parse("reason", &i.reason)?;

@@ -8,6 +8,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::Error;
+use crate::serde_form::Rejection;
 
 /// The seventeen gRPC status codes, by number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,8 +71,16 @@ pub const GRPC_CODES: [GrpcCode; 17] = [
     GrpcCode::Unauthenticated,
 ];
 
-const EXPECTED: &str =
+/// What a status code field accepts.
+pub const EXPECTED: &str =
     "a gRPC status code: a number from 0 to 16 or its name (e.g. 14 or \"UNAVAILABLE\", any case)";
+
+/// The serde form's refusal of a value that is no status code (its message holds none of the input).
+pub const CODE_REJECTION: Rejection = Rejection {
+    code: "out_of_range",
+    field: "",
+    expected: EXPECTED,
+};
 
 impl GrpcCode {
     /// The canonical upper-case name, e.g. `UNAVAILABLE`.
@@ -149,16 +158,16 @@ impl<'de> Deserialize<'de> for GrpcCode {
                 f.write_str(EXPECTED)
             }
             fn visit_u64<E: de::Error>(self, n: u64) -> Result<GrpcCode, E> {
-                GrpcCode::from_number(n, "").map_err(|_| E::custom(format_args!("{n} is not {EXPECTED}")))
+                GrpcCode::from_number(n, "").map_err(|_| CODE_REJECTION.into_de())
             }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<GrpcCode, E> {
-                Err(E::custom(format_args!("{n} is not {EXPECTED}")))
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<GrpcCode, E> {
+                Err(CODE_REJECTION.into_de())
             }
-            fn visit_f64<E: de::Error>(self, n: f64) -> Result<GrpcCode, E> {
-                Err(E::custom(format_args!("{n} is not {EXPECTED}")))
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<GrpcCode, E> {
+                Err(CODE_REJECTION.into_de())
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<GrpcCode, E> {
-                GrpcCode::from_name(s, "").map_err(|_| E::custom(format_args!("{s:?} is not {EXPECTED}")))
+                GrpcCode::from_name(s, "").map_err(|_| CODE_REJECTION.into_de())
             }
         }
         d.deserialize_any(CodeVisitor)

@@ -97,6 +97,7 @@ pub enum GrpcJitter {
     #[default]
     Full,
     /// grpc-go (`stream.go`: `cur *= 0.8 + 0.4*rand.Float64()`) and grpc core: `bound × (0.8 + 0.4 r)`.
+    #[serde(rename = "plus_minus_20_percent")]
     PlusMinus20Percent,
 }
 
