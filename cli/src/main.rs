@@ -48,6 +48,9 @@ enum Command {
     /// HTTP and saga rules: one JSON document in (stdin or --input), its JSON answer out.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// gRPC retry and hedging (gRFC A6): one JSON document in (stdin or --input), its JSON answer out.
+    #[command(subcommand)]
+    Grpc(GrpcCommand),
     /// Replay a retry run through the run machine (the loop every runner follows): each event the
     /// host reports, and the step the machine answers, as a table (`--json` for the whole answer).
     #[command(after_help = r#"Example: an HTTP GET answered 503, then 200
@@ -120,6 +123,33 @@ enum HttpCommand {
     #[command(after_help = r#"Example:
   echo '{"value": "Sun, 06 Nov 1994 08:49:37 GMT", "now_unix_ms": 784111747000}' | retrypolicy http retry-after"#)]
     RetryAfter(JsonArgs),
+}
+
+/// gRPC decisions (gRFC A6; the JSON shapes of spec-fixtures/README.md). Policies are gRPC's
+/// own service-config JSON.
+#[derive(Subcommand)]
+enum GrpcCommand {
+    /// A service config validated, and the policy one method gets (exact, service or default match).
+    #[command(after_help = r#"Example:
+  echo '{"service_config": {"methodConfig": [{"name": [{"service": "helloworld.Greeter"}],
+        "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s",
+        "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]},
+        "service": "helloworld.Greeter", "method": "SayHello"}' | retrypolicy grpc config"#)]
+    Config(JsonArgs),
+    /// After one failed attempt of a retried call: retry after a delay, or fail, with the rule.
+    #[command(
+        after_help = r#"Example: the first attempt answered UNAVAILABLE, with a draw of 0.5
+  echo '{"retry_policy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s",
+        "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]},
+        "state": {"attempts": 1}, "attempt": {"status": "UNAVAILABLE"}, "random": 0.5}' | retrypolicy grpc retry"#
+    )]
+    Retry(JsonArgs),
+    /// A hedged call's events replayed: how many attempts to send at each, and how it ends.
+    #[command(after_help = r#"Example:
+  echo '{"hedging_policy": {"maxAttempts": 3, "hedgingDelay": "0.5s", "nonFatalStatusCodes": ["UNAVAILABLE"]},
+        "events": [{"event": "start"}, {"event": "hedge_due"},
+                   {"event": "attempt_ended", "attempt": {"status": "OK"}}]}' | retrypolicy grpc hedge"#)]
+    Hedge(JsonArgs),
 }
 
 /// One JSON document to answer.
@@ -524,6 +554,9 @@ fn main() -> ExitCode {
         Command::Http(HttpCommand::Next(a)) => run_json("http_next", a, &mut out),
         Command::Http(HttpCommand::Classify(a)) => run_json("http_classify", a, &mut out),
         Command::Http(HttpCommand::RetryAfter(a)) => run_json("http_retry_after", a, &mut out),
+        Command::Grpc(GrpcCommand::Config(a)) => run_json("grpc_service_config", a, &mut out),
+        Command::Grpc(GrpcCommand::Retry(a)) => run_json("grpc_retry", a, &mut out),
+        Command::Grpc(GrpcCommand::Hedge(a)) => run_json("grpc_hedge", a, &mut out),
         Command::Run(a) => run_run(a, &mut out),
         Command::Demo(a) => demo::render(a.json)
             .map_err(Failure::from)

@@ -329,6 +329,48 @@ fn mongodb_and_http_commands_answer_one_json_document() {
 }
 
 #[test]
+fn grpc_commands_answer_one_json_document() {
+    let policy = r#"{"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s",
+                     "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}"#;
+    let config = format!(
+        r#"{{"service_config": {{"methodConfig": [{{"name": [{{"service": "helloworld.Greeter"}}],
+             "retryPolicy": {policy}}}]}}, "service": "helloworld.Greeter", "method": "SayHello"}}"#
+    );
+    let v: serde_json::Value = serde_json::from_slice(&run(&["grpc", "config"], &config).stdout).unwrap();
+    assert_eq!(
+        (v["matched"].as_str(), v["policy"]["max_attempts"].as_u64()),
+        (Some("service"), Some(4))
+    );
+    // gRFC A6: the first retry waits random(0, initialBackoff): 50 ms with a draw of 0.5.
+    let attempt = format!(
+        r#"{{"retry_policy": {policy}, "state": {{"attempts": 1}}, "attempt": {{"status": "UNAVAILABLE"}}, "random": 0.5}}"#
+    );
+    let v: serde_json::Value = serde_json::from_slice(&run(&["grpc", "retry"], &attempt).stdout).unwrap();
+    assert_eq!(
+        (v["action"].as_str(), v["delay_ms"].as_u64()),
+        (Some("retry"), Some(50))
+    );
+    let hedge = r#"{"hedging_policy": {"maxAttempts": 3, "hedgingDelay": "0.5s", "nonFatalStatusCodes": ["UNAVAILABLE"]},
+                    "events": [{"event": "start"}, {"event": "hedge_due"},
+                               {"event": "attempt_ended", "attempt": {"status": "OK"}}]}"#;
+    let v: serde_json::Value = serde_json::from_slice(&run(&["grpc", "hedge"], hedge).stdout).unwrap();
+    assert_eq!(
+        (v["sends"].clone(), v["end"].as_str()),
+        (serde_json::json!([1, 1, 0]), Some("succeeded"))
+    );
+    let out = run(
+        &["grpc", "retry"],
+        &attempt.replace("\"maxAttempts\": 4", "\"maxAttempts\": 1"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("out_of_range: retry_policy.maxAttempts"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn mongodb_and_http_bad_input_exits_2_naming_the_field() {
     let out = run(
         &["http", "next"],
