@@ -9,13 +9,25 @@ static void print_decision(const rp_decision *d) {
     rp_string_free(line);
 }
 
+/* The breaker's state-change callback: runs after the call that made the change has let go of the
+ * breaker's lock, so it may call the breaker too. */
+static void print_change(void *user_data, rp_breaker *breaker, rp_breaker_change change) {
+    const char *from = NULL, *to = NULL, *rule = NULL;
+    (void)user_data, (void)breaker;
+    rp_enum_name(RP_ENUM_BREAKER_STATE, change.from, &from);
+    rp_enum_name(RP_ENUM_BREAKER_STATE, change.to, &to);
+    rp_enum_name(RP_ENUM_BREAKER_CHANGE_RULE, change.rule, &rule);
+    printf("breaker: %s -> %s (%s)\n", from, to, rule);
+}
+
 int main(void) {
     /* One budget and one breaker per endpoint, shared by every thread that sends to it. */
     const char *json = "{\"version\": 1, \"kind\": \"token_bucket\", \"max_tokens\": 10, \"token_ratio\": 0.1}";
     rp_budget *budget = NULL;
     rp_breaker *breaker = NULL;
     if (rp_budget_from_json(json, strlen(json), &budget) != RP_RESULT_OK ||
-        rp_breaker_from_json("{}", 2, &breaker) != RP_RESULT_OK) /* {}: Couchbase's defaults */
+        rp_breaker_from_json("{}", 2, &breaker) != RP_RESULT_OK || /* {}: Couchbase's defaults */
+        rp_breaker_on_change(breaker, print_change, NULL) != RP_RESULT_OK)
         return 1;
 
     rp_request request;

@@ -41,6 +41,10 @@
  *   the last retry). A call that panicked while holding the lock leaves it poisoned: every later
  *   call on that handle returns RP_RESULT_POISONED. Free a handle only once no thread uses it. The last-error detail is kept per thread. A strategy callback runs
  *   synchronously on the thread that called rp_decide, only during that call.
+ * - A breaker's state-change callback (rp_breaker_on_change) runs on the thread whose call changed
+ *   the state (rp_breaker_permit, rp_breaker_record, or a run's step), after that call has released
+ *   every lock it took: the callback may call the breaker and the run again. Changes made on two
+ *   threads at once may reach it in either order.
  */
 
 #ifndef RETRYPOLICY_H
@@ -155,6 +159,43 @@ typedef struct rp_breaker_verdict {
  * How a request sent through a breaker ended (an `RP_BREAKER_OUTCOME_*` constant).
  */
 typedef uint32_t rp_breaker_outcome;
+
+/**
+ * What moved a circuit from one state to another (an `RP_BREAKER_CHANGE_*` constant; names
+ * "breaker_tripped", "breaker_canary", "canary_succeeded", ...).
+ */
+typedef uint32_t rp_breaker_change_rule;
+
+/**
+ * A change of a circuit's state made by one call (`rp_breaker_permit`, `rp_breaker_record`, or a
+ * run's step): the state before the call, the state after it, and what moved it. One call can
+ * make two changes (a canary found timed out, then the next canary sent): `from` and `to` are
+ * then both half-open and `rule` is the last change's.
+ */
+typedef struct rp_breaker_change {
+  /**
+   * The state before the call.
+   */
+  rp_breaker_state from;
+  /**
+   * The state after it.
+   */
+  rp_breaker_state to;
+  /**
+   * What moved it (the last change, when the call made two).
+   */
+  rp_breaker_change_rule rule;
+} rp_breaker_change;
+
+/**
+ * A breaker's state-change callback (`rp_breaker_on_change`): `breaker` is the handle whose state
+ * changed, `change` what changed. Called on the thread whose call made the change, once that call
+ * has released the breaker's lock (and a run's lock), so it may call the breaker (and the run)
+ * again; it must return normally (no longjmp, no C++ exception).
+ */
+typedef void (*rp_breaker_change_fn)(void *user_data,
+                                     struct rp_breaker *breaker,
+                                     struct rp_breaker_change change);
 
 /**
  * What failed, for a retry a budget is asked about or told of (an `RP_RETRY_CAUSE_*` constant):
@@ -531,6 +572,69 @@ typedef struct rp_outcome {
   const char *mongodb_error;
 } rp_outcome;
 
+/**
+ * What a run did so far (`rp_run_statistics`): counts, time, and its last step's rule, reason and
+ * verdicts, as tenacity's `statistics`.
+ */
+typedef struct rp_run_stats {
+  /**
+   * Attempts sent.
+   */
+  uint32_t attempts;
+  /**
+   * Retries decided: waits after a failed attempt (a wait for the breaker is none).
+   */
+  uint32_t retries;
+  /**
+   * All the waiting the run asked for (retries' and the breaker's), in ms.
+   */
+  uint64_t waited_ms;
+  /**
+   * Time since the run started at its last event, rounded up to whole ms.
+   */
+  uint64_t elapsed_ms;
+  /**
+   * Retries the budget refused (each ends the run).
+   */
+  uint32_t budget_refusals;
+  /**
+   * Attempts the breaker kept back (each a wait for its window, or the end).
+   */
+  uint32_t breaker_rejections;
+  /**
+   * How the run ended; RP_RUN_END_NONE while it goes on.
+   */
+  rp_run_end end;
+  /**
+   * The stable name of the last step's rule (static, owned by the library); NULL before the start.
+   */
+  const char *last_rule;
+  /**
+   * Whether `last_reason` holds the reason of the last step that had one.
+   */
+  bool has_last_reason;
+  /**
+   * That reason when `has_last_reason`, else RP_REASON_UNKNOWN.
+   */
+  rp_reason last_reason;
+  /**
+   * Whether the run's budget was asked in this run (`last_budget` holds its last verdict).
+   */
+  bool has_last_budget;
+  /**
+   * The budget's last verdict in this run when `has_last_budget`.
+   */
+  struct rp_budget_verdict last_budget;
+  /**
+   * Whether the run's breaker was asked in this run (`last_breaker` holds its last verdict).
+   */
+  bool has_last_breaker;
+  /**
+   * The breaker's last verdict in this run when `has_last_breaker`.
+   */
+  struct rp_breaker_verdict last_breaker;
+} rp_run_stats;
+
 #define RP_RETRY_CAUSE_NONE 0
 
 #define RP_RETRY_CAUSE_ERROR 1
@@ -597,6 +701,36 @@ typedef struct rp_outcome {
 #define RP_BREAKER_RULE_OPEN 3
 
 #define RP_BREAKER_RULE_CANARY_IN_FLIGHT 4
+
+/**
+ * "breaker_tripped": the window's failures reached the threshold; closed to open.
+ */
+#define RP_BREAKER_CHANGE_TRIPPED 0
+
+/**
+ * "breaker_canary": open past the sleep window, a request went out as the canary; to half-open.
+ */
+#define RP_BREAKER_CHANGE_CANARY 1
+
+/**
+ * "canary_succeeded": the canary succeeded; half-open to closed, counts reset.
+ */
+#define RP_BREAKER_CHANGE_CANARY_SUCCEEDED 2
+
+/**
+ * "canary_failed": the canary failed; half-open to open for another sleep window.
+ */
+#define RP_BREAKER_CHANGE_CANARY_FAILED 3
+
+/**
+ * "canary_timed_out": the canary went unanswered past `canary_timeout_ms`; half-open to open.
+ */
+#define RP_BREAKER_CHANGE_CANARY_TIMED_OUT 4
+
+/**
+ * "canary_released": the host cancelled the canary (`rp_run_cancel`); open, its sleep window over.
+ */
+#define RP_BREAKER_CHANGE_CANARY_RELEASED 5
 
 #define RP_REASON_UNKNOWN 0
 
@@ -939,6 +1073,12 @@ typedef struct rp_outcome {
 #define RP_ENUM_RUN_END 15
 
 /**
+ * `rp_breaker_change_rule`: "breaker_tripped", "breaker_canary", "canary_succeeded", "canary_failed",
+ * "canary_timed_out", "canary_released".
+ */
+#define RP_ENUM_BREAKER_CHANGE_RULE 16
+
+/**
  * The call returned what the caller wanted.
  */
 #define RP_OUTCOME_SUCCESS 0
@@ -1060,14 +1200,14 @@ void rp_breaker_free(struct rp_breaker *breaker);
 
 /**
  * Asks whether a request may be sent at `now_ms`. Changes state: past the sleep window it lets
- * this request out as the one canary (the circuit turns half-open).
+ * this request out as the one canary (the circuit turns half-open); a change goes to the callback.
  */
 rp_result rp_breaker_permit(struct rp_breaker *breaker,
                             uint64_t now_ms,
                             struct rp_breaker_verdict *verdict_out);
 
 /**
- * Tells the breaker how a request ended at `now_ms`.
+ * Tells the breaker how a request ended at `now_ms`; a change of state goes to the callback.
  */
 rp_result rp_breaker_record(struct rp_breaker *breaker,
                             uint64_t now_ms,
@@ -1092,6 +1232,28 @@ rp_result rp_breaker_snapshot(const struct rp_breaker *breaker, char **json_out)
  * defaults filled in), as JSON the caller frees with `rp_string_free`.
  */
 rp_result rp_breaker_document(const struct rp_breaker *breaker, char **json_out);
+
+/**
+ * Registers `callback` (with `user_data`, handed back on each call) as the breaker's state-change
+ * callback, in place of any before; NULL unregisters. From then on every change of the circuit's
+ * state, by `rp_breaker_permit`, `rp_breaker_record` or a run using the breaker, calls it once,
+ * after the call that made it has released the breaker's lock (see `rp_breaker_change_fn`).
+ * `callback` and `user_data` must stay usable, from any thread that calls the breaker or its runs,
+ * until unregistered; a call that made its change before this one returned (on another thread)
+ * may still hand that change to the callback registered before.
+ */
+rp_result rp_breaker_on_change(struct rp_breaker *breaker,
+                               rp_breaker_change_fn callback,
+                               void *user_data);
+
+/**
+ * The change of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
+ * a run's asking, telling or releasing it; on whichever thread): `*changed_out` says whether it
+ * made one, and only then is `*change_out` written.
+ */
+rp_result rp_breaker_last_change(const struct rp_breaker *breaker,
+                                 bool *changed_out,
+                                 struct rp_breaker_change *change_out);
 
 /**
  * A new budget from its document (`{"version": 1, "kind": "token_bucket", "max_tokens": 10,
@@ -1379,6 +1541,13 @@ rp_result rp_run_cancel(struct rp_run *run, double now_ms, struct rp_run_step *s
  * Attempts the run has sent so far.
  */
 rp_result rp_run_attempts_sent(const struct rp_run *run, uint32_t *attempts_out);
+
+/**
+ * What the run did so far (attempts, retries, waiting, elapsed time, the budget's and breaker's
+ * refusals and last verdicts, the end and the last rule and reason), at any point of the run and
+ * after it ends: for the host's statistics, logs and give-up error.
+ */
+rp_result rp_run_statistics(const struct rp_run *run, struct rp_run_stats *stats_out);
 
 /**
  * The decision steps before a host strategy (deadline, UNKNOWN, always-retry, the request's own

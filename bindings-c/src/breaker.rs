@@ -1,14 +1,17 @@
-//! `rp_breaker`: a circuit breaker (the core's `CircuitBreaker`) behind a lock, shared between threads.
+//! `rp_breaker`: a circuit breaker (the core's `CircuitBreaker`) behind a lock, shared between
+//! threads, with the host's state-change callback.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 
-use retrypolicy::{BreakerConfig, BreakerDocument, BreakerSnapshot, BreakerVerdict, CircuitBreaker};
+use retrypolicy::{
+    BreakerChange, BreakerConfig, BreakerDocument, BreakerSnapshot, BreakerVerdict, CircuitBreaker,
+};
 
 use crate::budget_enums::*;
 use crate::enums::{from_c, rp_reason, to_c, RP_REASON_UNKNOWN};
 use crate::error::{rp_result, Failure};
-use crate::ffi::{intern, lock, output, text, CBool};
+use crate::ffi::{intern, lock, non_null, output, text, CBool};
 use crate::handle::{get, register, release};
 use crate::json::{snapshot_from_json, to_json};
 use crate::panic::ffi_boundary;
@@ -16,7 +19,79 @@ use crate::panic::ffi_boundary;
 /// A circuit breaker with Couchbase's parameters: create with `rp_breaker_from_json` or
 /// `rp_breaker_restore`, free with `rp_breaker_free`. Every call locks it, so one handle may be
 /// shared by any number of threads (and lets out at most one canary between them).
-pub struct rp_breaker(pub(crate) Mutex<CircuitBreaker>);
+pub struct rp_breaker(pub(crate) Mutex<Watched>);
+
+/// A change of a circuit's state made by one call (`rp_breaker_permit`, `rp_breaker_record`, or a
+/// run's step): the state before the call, the state after it, and what moved it. One call can
+/// make two changes (a canary found timed out, then the next canary sent): `from` and `to` are
+/// then both half-open and `rule` is the last change's.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rp_breaker_change {
+    /// The state before the call.
+    pub from: rp_breaker_state,
+    /// The state after it.
+    pub to: rp_breaker_state,
+    /// What moved it (the last change, when the call made two).
+    pub rule: rp_breaker_change_rule,
+}
+
+/// A breaker's state-change callback (`rp_breaker_on_change`): `breaker` is the handle whose state
+/// changed, `change` what changed. Called on the thread whose call made the change, once that call
+/// has released the breaker's lock (and a run's lock), so it may call the breaker (and the run)
+/// again; it must return normally (no longjmp, no C++ exception).
+pub type rp_breaker_change_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, breaker: *mut rp_breaker, change: rp_breaker_change)>;
+
+/// A registered callback and its `user_data`.
+#[derive(Clone, Copy)]
+struct Listener(
+    unsafe extern "C" fn(*mut c_void, *mut rp_breaker, rp_breaker_change),
+    *mut c_void,
+);
+
+// SAFETY: the header's contract for `rp_breaker_on_change`: the callback and its `user_data` may be
+// used from any thread that calls the breaker or a run using it.
+unsafe impl Send for Listener {}
+
+/// A breaker's state and its host's callback, behind the handle's one lock: a change is told to the
+/// callback that was registered when the change was made.
+pub(crate) struct Watched {
+    /// The core's breaker.
+    pub(crate) breaker: CircuitBreaker,
+    /// The host's state-change callback, if one is registered.
+    listener: Option<Listener>,
+}
+
+impl Watched {
+    /// What to tell the host of `change` (a call's), once the lock is released; None without a
+    /// change or a callback.
+    pub(crate) fn notice(&self, change: Option<BreakerChange>) -> Option<Notice> {
+        Some(Notice(self.listener?, change_to_c(&change?)))
+    }
+}
+
+/// A state change to hand the host's callback after the lock is released (`Notice::deliver`).
+pub(crate) struct Notice(Listener, rp_breaker_change);
+
+impl Notice {
+    /// Calls the callback with the change; `breaker` is the handle C holds. Call it with no lock held.
+    pub(crate) fn deliver(self, breaker: *const rp_breaker) {
+        let Notice(Listener(callback, user_data), change) = self;
+        // SAFETY: the callback and user_data were registered by the host for this breaker
+        // (`rp_breaker_on_change`'s contract); the handle's lock is not held.
+        unsafe { callback(user_data, breaker.cast_mut(), change) }
+    }
+}
+
+/// A core change as a C struct.
+pub(crate) fn change_to_c(c: &BreakerChange) -> rp_breaker_change {
+    rp_breaker_change {
+        from: to_c(c.from),
+        to: to_c(c.to),
+        rule: to_c(c.rule),
+    }
+}
 
 /// A breaker's answer to "may a request be sent now?".
 #[repr(C)]
@@ -67,12 +142,34 @@ pub(crate) fn with_locked<R>(
 ) -> Result<R, Failure> {
     let handle = get(breaker, "breaker")?;
     let mut locked = lock(&handle.0, "breaker")?;
-    Ok(f(&mut locked))
+    Ok(f(&mut locked.breaker))
 }
 
-/// A new handle of `breaker`.
+/// `f` on the breaker behind `breaker` as `with_locked`, for a call that may change its state: the
+/// change it made goes to the host's callback once the lock is released.
+fn with_watched<R>(
+    breaker: *const rp_breaker,
+    f: impl FnOnce(&mut CircuitBreaker) -> R,
+) -> Result<R, Failure> {
+    let handle = get(breaker, "breaker")?;
+    let (result, notice) = {
+        let mut locked = lock(&handle.0, "breaker")?;
+        let result = f(&mut locked.breaker);
+        let change = locked.breaker.last_change();
+        (result, locked.notice(change))
+    };
+    if let Some(notice) = notice {
+        notice.deliver(breaker);
+    }
+    Ok(result)
+}
+
+/// A new handle of `breaker`, with no callback.
 fn handle(breaker: CircuitBreaker) -> *mut rp_breaker {
-    register(rp_breaker(Mutex::new(breaker)))
+    register(rp_breaker(Mutex::new(Watched {
+        breaker,
+        listener: None,
+    })))
 }
 
 /// A new, closed breaker from its document (`{"volume_threshold": 20, "error_threshold_percentage":
@@ -117,7 +214,7 @@ pub extern "C" fn rp_breaker_free(breaker: *mut rp_breaker) {
 }
 
 /// Asks whether a request may be sent at `now_ms`. Changes state: past the sleep window it lets
-/// this request out as the one canary (the circuit turns half-open).
+/// this request out as the one canary (the circuit turns half-open); a change goes to the callback.
 #[no_mangle]
 pub unsafe extern "C" fn rp_breaker_permit(
     breaker: *mut rp_breaker,
@@ -126,11 +223,11 @@ pub unsafe extern "C" fn rp_breaker_permit(
 ) -> rp_result {
     output!(
         verdict_out,
-        with_locked(breaker, |b| verdict_to_c(&b.permit(now_ms)))
+        with_watched(breaker, |b| verdict_to_c(&b.permit(now_ms)))
     )
 }
 
-/// Tells the breaker how a request ended at `now_ms`.
+/// Tells the breaker how a request ended at `now_ms`; a change of state goes to the callback.
 #[no_mangle]
 pub unsafe extern "C" fn rp_breaker_record(
     breaker: *mut rp_breaker,
@@ -139,7 +236,7 @@ pub unsafe extern "C" fn rp_breaker_record(
 ) -> rp_result {
     ffi_boundary(|| {
         let outcome = from_c(outcome, "outcome")?;
-        with_locked(breaker, |b| b.record(now_ms, outcome))?;
+        with_watched(breaker, |b| b.record(now_ms, outcome))?;
         Ok(())
     })
 }
@@ -178,10 +275,52 @@ pub unsafe extern "C" fn rp_breaker_document(
     )
 }
 
+/// Registers `callback` (with `user_data`, handed back on each call) as the breaker's state-change
+/// callback, in place of any before; NULL unregisters. From then on every change of the circuit's
+/// state, by `rp_breaker_permit`, `rp_breaker_record` or a run using the breaker, calls it once,
+/// after the call that made it has released the breaker's lock (see `rp_breaker_change_fn`).
+/// `callback` and `user_data` must stay usable, from any thread that calls the breaker or its runs,
+/// until unregistered; a call that made its change before this one returned (on another thread)
+/// may still hand that change to the callback registered before.
+#[no_mangle]
+pub unsafe extern "C" fn rp_breaker_on_change(
+    breaker: *mut rp_breaker,
+    callback: rp_breaker_change_fn,
+    user_data: *mut c_void,
+) -> rp_result {
+    ffi_boundary(|| {
+        let handle = get(breaker.cast_const(), "breaker")?;
+        lock(&handle.0, "breaker")?.listener = callback.map(|c| Listener(c, user_data));
+        Ok(())
+    })
+}
+
+/// The change of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
+/// a run's asking, telling or releasing it; on whichever thread): `*changed_out` says whether it
+/// made one, and only then is `*change_out` written.
+#[no_mangle]
+pub unsafe extern "C" fn rp_breaker_last_change(
+    breaker: *const rp_breaker,
+    changed_out: *mut bool,
+    change_out: *mut rp_breaker_change,
+) -> rp_result {
+    ffi_boundary(|| {
+        non_null(changed_out, "changed_out")?;
+        non_null(change_out, "change_out")?;
+        let change = with_locked(breaker, |b| b.last_change())?;
+        // SAFETY (both): the pointer contract (lib.rs); both outputs are checked non-NULL.
+        unsafe { changed_out.write(change.is_some()) };
+        if let Some(c) = change {
+            unsafe { change_out.write(change_to_c(&c)) };
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 impl rp_breaker {
     /// The lock, for the unit test that poisons it.
-    pub(crate) fn lock_for_test(&self) -> std::sync::MutexGuard<'_, CircuitBreaker> {
+    pub(crate) fn lock_for_test(&self) -> std::sync::MutexGuard<'_, Watched> {
         self.0.lock().unwrap()
     }
 }

@@ -4,8 +4,8 @@
 #![allow(missing_docs)]
 
 use retrypolicy::{
-    BreakerOutcome, BreakerRule, BreakerState, BudgetEvent, BudgetEventKind, BudgetKind, BudgetRule, Error,
-    RetryCause,
+    BreakerChangeRule, BreakerOutcome, BreakerRule, BreakerState, BudgetEvent, BudgetEventKind, BudgetKind,
+    BudgetRule, Error, RetryCause,
 };
 
 use crate::enums::{c_enum, CEnum};
@@ -87,6 +87,25 @@ pub const RP_BREAKER_RULE_CANARY: rp_breaker_rule = rp_breaker_rule(2);
 pub const RP_BREAKER_RULE_OPEN: rp_breaker_rule = rp_breaker_rule(3);
 pub const RP_BREAKER_RULE_CANARY_IN_FLIGHT: rp_breaker_rule = rp_breaker_rule(4);
 
+/// What moved a circuit from one state to another (an `RP_BREAKER_CHANGE_*` constant; names
+/// "breaker_tripped", "breaker_canary", "canary_succeeded", ...).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_breaker_change_rule(pub u32);
+
+/// "breaker_tripped": the window's failures reached the threshold; closed to open.
+pub const RP_BREAKER_CHANGE_TRIPPED: rp_breaker_change_rule = rp_breaker_change_rule(0);
+/// "breaker_canary": open past the sleep window, a request went out as the canary; to half-open.
+pub const RP_BREAKER_CHANGE_CANARY: rp_breaker_change_rule = rp_breaker_change_rule(1);
+/// "canary_succeeded": the canary succeeded; half-open to closed, counts reset.
+pub const RP_BREAKER_CHANGE_CANARY_SUCCEEDED: rp_breaker_change_rule = rp_breaker_change_rule(2);
+/// "canary_failed": the canary failed; half-open to open for another sleep window.
+pub const RP_BREAKER_CHANGE_CANARY_FAILED: rp_breaker_change_rule = rp_breaker_change_rule(3);
+/// "canary_timed_out": the canary went unanswered past `canary_timeout_ms`; half-open to open.
+pub const RP_BREAKER_CHANGE_CANARY_TIMED_OUT: rp_breaker_change_rule = rp_breaker_change_rule(4);
+/// "canary_released": the host cancelled the canary (`rp_run_cancel`); open, its sleep window over.
+pub const RP_BREAKER_CHANGE_CANARY_RELEASED: rp_breaker_change_rule = rp_breaker_change_rule(5);
+
 /// The core's event of `kind` with C's one `cause` argument: a success's `after_retry`, a
 /// retry's cause; the core refuses it for any other kind (`unknown_field` naming `cause`).
 pub(crate) fn budget_event(kind: BudgetEventKind, cause: Option<RetryCause>) -> Result<BudgetEvent, Error> {
@@ -143,4 +162,13 @@ c_enum!(rp_breaker_rule <=> BreakerRule, [
     (RP_BREAKER_RULE_CANARY => BreakerRule::BreakerCanary),
     (RP_BREAKER_RULE_OPEN => BreakerRule::BreakerOpen),
     (RP_BREAKER_RULE_CANARY_IN_FLIGHT => BreakerRule::BreakerCanaryInFlight),
+]);
+
+c_enum!(rp_breaker_change_rule <=> BreakerChangeRule, [
+    (RP_BREAKER_CHANGE_TRIPPED => BreakerChangeRule::BreakerTripped),
+    (RP_BREAKER_CHANGE_CANARY => BreakerChangeRule::BreakerCanary),
+    (RP_BREAKER_CHANGE_CANARY_SUCCEEDED => BreakerChangeRule::CanarySucceeded),
+    (RP_BREAKER_CHANGE_CANARY_FAILED => BreakerChangeRule::CanaryFailed),
+    (RP_BREAKER_CHANGE_CANARY_TIMED_OUT => BreakerChangeRule::CanaryTimedOut),
+    (RP_BREAKER_CHANGE_CANARY_RELEASED => BreakerChangeRule::CanaryReleased),
 ]);

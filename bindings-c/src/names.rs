@@ -45,6 +45,9 @@ pub const RP_ENUM_BREAKER_RULE: rp_enum = rp_enum(13);
 pub const RP_ENUM_RUN_ACTION: rp_enum = rp_enum(14);
 /// `rp_run_end`: "succeeded", "final", "gave_up", "timed_out", "cancelled"; RP_RUN_END_NONE has no name (NULL).
 pub const RP_ENUM_RUN_END: rp_enum = rp_enum(15);
+/// `rp_breaker_change_rule`: "breaker_tripped", "breaker_canary", "canary_succeeded", "canary_failed",
+/// "canary_timed_out", "canary_released".
+pub const RP_ENUM_BREAKER_CHANGE_RULE: rp_enum = rp_enum(16);
 
 /// The name of constant `value` of `C`: static, NULL for a constant without one.
 fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
@@ -96,6 +99,7 @@ fn names(kind: rp_enum) -> Result<Names, Failure> {
         RP_ENUM_BREAKER_RULE => of::<rp_breaker_rule>(),
         RP_ENUM_RUN_ACTION => of::<rp_run_action>(),
         RP_ENUM_RUN_END => of::<rp_run_end>(),
+        RP_ENUM_BREAKER_CHANGE_RULE => of::<rp_breaker_change_rule>(),
         _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }

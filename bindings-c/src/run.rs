@@ -8,7 +8,9 @@
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
-use retrypolicy::{Clock, Error, Guards, MongoError, Outcome, Run, RunAction, RunConfig, RunEnd, RunStep};
+use retrypolicy::{
+    Clock, Error, Guards, MongoError, Outcome, Run, RunAction, RunConfig, RunEnd, RunStats, RunStep,
+};
 
 use crate::breaker::{rp_breaker_verdict, verdict_to_c as breaker_verdict_to_c};
 use crate::budget::{rp_budget_verdict, verdict_to_c as budget_verdict_to_c};
@@ -160,6 +162,61 @@ pub struct rp_run_step {
     pub breaker: rp_breaker_verdict,
 }
 
+/// What a run did so far (`rp_run_statistics`): counts, time, and its last step's rule, reason and
+/// verdicts, as tenacity's `statistics`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rp_run_stats {
+    /// Attempts sent.
+    pub attempts: u32,
+    /// Retries decided: waits after a failed attempt (a wait for the breaker is none).
+    pub retries: u32,
+    /// All the waiting the run asked for (retries' and the breaker's), in ms.
+    pub waited_ms: u64,
+    /// Time since the run started at its last event, rounded up to whole ms.
+    pub elapsed_ms: u64,
+    /// Retries the budget refused (each ends the run).
+    pub budget_refusals: u32,
+    /// Attempts the breaker kept back (each a wait for its window, or the end).
+    pub breaker_rejections: u32,
+    /// How the run ended; RP_RUN_END_NONE while it goes on.
+    pub end: rp_run_end,
+    /// The stable name of the last step's rule (static, owned by the library); NULL before the start.
+    pub last_rule: *const c_char,
+    /// Whether `last_reason` holds the reason of the last step that had one.
+    pub has_last_reason: CBool,
+    /// That reason when `has_last_reason`, else RP_REASON_UNKNOWN.
+    pub last_reason: rp_reason,
+    /// Whether the run's budget was asked in this run (`last_budget` holds its last verdict).
+    pub has_last_budget: CBool,
+    /// The budget's last verdict in this run when `has_last_budget`.
+    pub last_budget: rp_budget_verdict,
+    /// Whether the run's breaker was asked in this run (`last_breaker` holds its last verdict).
+    pub has_last_breaker: CBool,
+    /// The breaker's last verdict in this run when `has_last_breaker`.
+    pub last_breaker: rp_breaker_verdict,
+}
+
+/// The core's statistics as a C struct.
+fn stats_to_c(s: &RunStats) -> rp_run_stats {
+    rp_run_stats {
+        attempts: s.attempts,
+        retries: s.retries,
+        waited_ms: s.waited_ms,
+        elapsed_ms: s.elapsed_ms,
+        budget_refusals: s.budget_refusals,
+        breaker_rejections: s.breaker_rejections,
+        end: to_c(s.end),
+        last_rule: s.last_rule.map_or(std::ptr::null(), |r| intern(r).as_ptr()),
+        has_last_reason: s.last_reason.is_some().into(),
+        last_reason: s.last_reason.map_or(RP_REASON_UNKNOWN, to_c),
+        has_last_budget: s.last_budget.is_some().into(),
+        last_budget: s.last_budget.as_ref().map_or_else(blank, budget_verdict_to_c),
+        has_last_breaker: s.last_breaker.is_some().into(),
+        last_breaker: s.last_breaker.as_ref().map_or_else(blank, breaker_verdict_to_c),
+    }
+}
+
 /// An i64 for a C field where -1 is none (durations never come near i64::MAX).
 fn or_minus_one(v: Option<u64>) -> i64 {
     v.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX))
@@ -270,24 +327,33 @@ unsafe fn outcome_from_c(o: &rp_outcome) -> Result<Outcome, Failure> {
 }
 
 /// Runs `event` on the run with its budget and breaker locked (the run first, then the budget,
-/// then the breaker). A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
+/// then the breaker); a change of the breaker's state goes to its callback once all three locks
+/// are released. A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
 fn with_guards(
     run: *mut rp_run,
     event: impl FnOnce(&mut Run, Guards<'_>) -> Result<RunStep, Error>,
 ) -> Result<rp_run_step, Failure> {
     let handle = get(run.cast_const(), "run")?;
-    let mut run = lock(&handle.run, "run")?;
-    let mut budget = handle.budget.as_ref().map(|b| lock(&b.0, "budget")).transpose()?;
-    let mut breaker = handle
-        .breaker
-        .as_ref()
-        .map(|b| lock(&b.0, "breaker"))
-        .transpose()?;
-    let guards = Guards {
-        budget: budget.as_deref_mut(),
-        breaker: breaker.as_deref_mut(),
+    let (step, notice) = {
+        let mut run = lock(&handle.run, "run")?;
+        let mut budget = handle.budget.as_ref().map(|b| lock(&b.0, "budget")).transpose()?;
+        let mut breaker = handle
+            .breaker
+            .as_ref()
+            .map(|b| lock(&b.0, "breaker"))
+            .transpose()?;
+        let guards = Guards {
+            budget: budget.as_deref_mut(),
+            breaker: breaker.as_deref_mut().map(|w| &mut w.breaker),
+        };
+        let step = event(&mut run, guards)?;
+        let notice = breaker.as_ref().and_then(|w| w.notice(step.breaker_change));
+        (step_to_c(&step), notice)
     };
-    Ok(step_to_c(&event(&mut run, guards)?))
+    if let (Some(notice), Some(breaker)) = (notice, &handle.breaker) {
+        notice.deliver(Arc::as_ptr(breaker));
+    }
+    Ok(step)
 }
 
 /// A new run of `config_json` (the core's RunConfig: `{"rules": {"decide": {"operation": {"service":
@@ -394,5 +460,17 @@ pub unsafe extern "C" fn rp_run_attempts_sent(run: *const rp_run, attempts_out: 
         let handle = get(run, "run")?;
         let sent = lock(&handle.run, "run")?.attempts_sent();
         Ok(sent)
+    })
+}
+
+/// What the run did so far (attempts, retries, waiting, elapsed time, the budget's and breaker's
+/// refusals and last verdicts, the end and the last rule and reason), at any point of the run and
+/// after it ends: for the host's statistics, logs and give-up error.
+#[no_mangle]
+pub unsafe extern "C" fn rp_run_statistics(run: *const rp_run, stats_out: *mut rp_run_stats) -> rp_result {
+    output!(stats_out, {
+        let handle = get(run, "run")?;
+        let stats = lock(&handle.run, "run")?.stats();
+        Ok(stats_to_c(&stats))
     })
 }

@@ -4,10 +4,14 @@
  * (spec-fixtures/README.md). A budget `retry` event is rp_budget_try_retry; any other event is
  * recorded, then a retry is asked for (rp_budget_permit): of a timeout after a `timeout` event, of
  * an error otherwise. A breaker `request` is rp_breaker_permit; an outcome is recorded (its verdict
- * null); after each event comes the state at that moment (rp_breaker_state_at).
+ * null); after each event comes the state at that moment (rp_breaker_state_at) and the change the
+ * event made (rp_breaker_last_change, null for none), which must be what the breaker's state-change
+ * callback (rp_breaker_on_change) was handed during the event: that change once, or nothing.
  */
 #ifndef RP_FIXTURES_BUDGET_H
 #define RP_FIXTURES_BUDGET_H
+
+static int json_eq(const cJSON *a, const cJSON *b); /* fixtures.c */
 
 /* A failure of a document the runner passed as an argument of its own: the library names the field
  * inside it ("max_tokens", or under `inside`: "snapshot.balance"); the case holds it at `at`. */
@@ -147,17 +151,58 @@ static cJSON *breaker_verdict_json(const rp_breaker_verdict *v) {
     return out;
 }
 
-/* breaker_run's events on `b`, into `out`'s verdicts, permitted and states, then its document and state. */
-static int breaker_events(rp_breaker *b, const cJSON *events, cJSON *out, failure *f) {
+/* A breaker's state change as JSON: {"from": "closed", "to": "open", "rule": "breaker_tripped"}. */
+static cJSON *breaker_change_json(const rp_breaker_change *c) {
+    cJSON *out = cJSON_CreateObject();
+    add_name(out, "from", RP_ENUM_BREAKER_STATE, c->from);
+    add_name(out, "to", RP_ENUM_BREAKER_STATE, c->to);
+    add_name(out, "rule", RP_ENUM_BREAKER_CHANGE_RULE, c->rule);
+    return out;
+}
+
+/* A breaker's state-change callback: appends each change, as JSON, to the array `user_data`. */
+static void note_change(void *user_data, rp_breaker *breaker, rp_breaker_change change) {
+    (void)breaker;
+    cJSON_AddItemToArray(user_data, breaker_change_json(&change));
+}
+
+/* The change event `path` made by rp_breaker_last_change (JSON null for none), checked against what
+ * the callback appended to `heard` during the event (it had `before` items before). */
+static int event_change(rp_breaker *b, const cJSON *heard, int before, const char *path, cJSON **change,
+                        failure *f) {
+    bool changed = false;
+    rp_breaker_change c;
+    TRY(rp_breaker_last_change(b, &changed, &c), path);
+    *change = changed ? breaker_change_json(&c) : cJSON_CreateNull();
+    int told = cJSON_GetArraySize(heard) - before;
+    if (told == (changed ? 1 : 0) && (!changed || json_eq(cJSON_GetArrayItem(heard, before), *change))) return 0;
+    char *last = print_exact(*change), *all = print_exact(heard);
+    snprintf(f->code, sizeof f->code, "(callback)");
+    snprintf(f->message, sizeof f->message,
+             "%s: rp_breaker_last_change says %s, but the callback was handed %d change(s) (all so far: %s)", path,
+             last ? last : "?", told, all ? all : "?");
+    cJSON_free(last);
+    cJSON_free(all);
+    cJSON_Delete(*change);
+    *change = NULL;
+    return -1;
+}
+
+/* breaker_run's events on `b`, into `out`'s verdicts, permitted, states and changes, then its
+ * document and state. */
+static int breaker_events(rp_breaker *b, const cJSON *events, cJSON *out, cJSON *heard, failure *f) {
     cJSON *verdicts = cJSON_AddArrayToObject(out, "verdicts");
     cJSON *permitted = cJSON_AddArrayToObject(out, "permitted");
     cJSON *states = cJSON_AddArrayToObject(out, "states");
+    cJSON *changes = cJSON_AddArrayToObject(out, "changes");
     char path[64], where[96];
     size_t i = 0;
     for (const cJSON *e = events->child; e; e = e->next, i++) {
         uint64_t at_ms;
         const char *name;
         rp_breaker_state state;
+        cJSON *change = NULL;
+        int before = cJSON_GetArraySize(heard);
         snprintf(path, sizeof path, "events[%zu]", i);
         if (read_event(e, path, KEYS("at_ms", "kind"), &at_ms, &name, f)) return -1;
         if (strcmp(name, "request") == 0) {
@@ -173,6 +218,8 @@ static int breaker_events(rp_breaker *b, const cJSON *events, cJSON *out, failur
             cJSON_AddItemToArray(verdicts, cJSON_CreateNull());
             cJSON_AddItemToArray(permitted, cJSON_CreateNull());
         }
+        if (event_change(b, heard, before, path, &change, f)) return -1;
+        cJSON_AddItemToArray(changes, change);
         TRY(rp_breaker_state_at(b, at_ms, &state), path);
         const char *state_name = NULL;
         TRY(rp_enum_name(RP_ENUM_BREAKER_STATE, state, &state_name), path);
@@ -191,9 +238,17 @@ static int breaker_run(const cJSON *in, cJSON **out, failure *f) {
     if (check_keys(in, "", KEYS("breaker", "state", "events"), KEYS("events"), f)) return -1;
     if (!cJSON_IsArray(ITEM("events"))) return cannot_express(f, "events", "not an array");
     OPEN_HANDLE(rp_breaker_from_json, rp_breaker_restore, OPT("breaker"), "breaker", &b); /* none: Couchbase's */
-    *out = cJSON_CreateObject();
-    int rc = breaker_events(b, ITEM("events"), *out, f);
+    cJSON *heard = cJSON_CreateArray();
+    int rc = -1;
+    rp_result rc_ = rp_breaker_on_change(b, note_change, heard);
+    if (rc_ != RP_RESULT_OK) {
+        lib_failure(f, rc_, "breaker");
+    } else {
+        *out = cJSON_CreateObject();
+        rc = breaker_events(b, ITEM("events"), *out, heard, f);
+    }
     rp_breaker_free(b);
+    cJSON_Delete(heard);
     return rc;
 }
 

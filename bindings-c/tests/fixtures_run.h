@@ -3,7 +3,9 @@
  * case's events through an rp_run handle (rp_run_start, rp_run_attempt_ended, rp_run_wait_ended,
  * rp_run_cancel), its outcomes as rp_outcome structs, with the case's budget and breaker as
  * rp_budget / rp_breaker handles. It writes the summary keys actions, delays_ms, rules, end,
- * attempts_sent, budget_state and breaker_state (through rp_budget_snapshot and rp_breaker_snapshot);
+ * attempts_sent, stats (rp_run_statistics), breaker_changes (the changes the breaker's state-change
+ * callback was handed during the run, in order), budget_state and breaker_state (through
+ * rp_budget_snapshot and rp_breaker_snapshot);
  * `steps` and `last` (the whole steps as JSON) are left out: no case compares them, and the typed
  * step is checked field by field in test_run.c. A host strategy (`host`) has no C form in a run: such a
  * case is counted apart (fixtures.c, HOST_STRATEGY_GAP), its JSON answer checked through rp_call_json.
@@ -160,10 +162,36 @@ static int run_event(rp_run *run, const cJSON *e, size_t i, rp_run_step *step, f
         }                                                                     \
     } while (0)
 
+/* A run's statistics as the JSON API's `stats`. */
+static cJSON *run_stats_json(const rp_run_stats *s) {
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(out, "attempts", s->attempts);
+    cJSON_AddNumberToObject(out, "retries", s->retries);
+    add_ms(out, "waited_ms", s->waited_ms);
+    add_ms(out, "elapsed_ms", s->elapsed_ms);
+    cJSON_AddNumberToObject(out, "budget_refusals", s->budget_refusals);
+    cJSON_AddNumberToObject(out, "breaker_rejections", s->breaker_rejections);
+    add_name(out, "end", RP_ENUM_RUN_END, s->end);
+    if (s->last_rule)
+        cJSON_AddStringToObject(out, "last_rule", s->last_rule);
+    else
+        cJSON_AddNullToObject(out, "last_rule");
+    if (s->has_last_reason)
+        add_name(out, "last_reason", RP_ENUM_REASON, s->last_reason);
+    else
+        cJSON_AddNullToObject(out, "last_reason");
+    cJSON_AddItemToObject(out, "last_budget",
+                          s->has_last_budget ? budget_verdict_json(&s->last_budget) : cJSON_CreateNull());
+    cJSON_AddItemToObject(out, "last_breaker",
+                          s->has_last_breaker ? breaker_verdict_json(&s->last_breaker) : cJSON_CreateNull());
+    return out;
+}
+
 static int run_machine(const cJSON *in, cJSON **out, failure *f) {
     rp_budget *budget = NULL;
     rp_breaker *breaker = NULL;
     rp_run *machine = NULL;
+    cJSON *heard = NULL; /* the breaker's changes, as its callback was handed them */
     rp_result rc_;
     int rc = -1;
     if (OPT("host")) {
@@ -183,6 +211,11 @@ static int run_machine(const cJSON *in, cJSON **out, failure *f) {
     if (OPT("breaker"))
         OPEN_RUN_HANDLE(rp_breaker_from_json, rp_breaker_restore, ITEM("breaker"), "breaker", OPT("breaker_state"),
                         "breaker_state", &breaker);
+    heard = cJSON_CreateArray();
+    if (breaker && (rc_ = rp_breaker_on_change(breaker, note_change, heard)) != RP_RESULT_OK) {
+        rc = lib_failure(f, rc_, "breaker");
+        goto done;
+    }
     char *config = print_exact(ITEM("run"));
     rc_ = rp_run_new(config, strlen(config), budget, breaker, &machine);
     cJSON_free(config);
@@ -217,6 +250,14 @@ static int run_machine(const cJSON *in, cJSON **out, failure *f) {
         goto done;
     }
     cJSON_AddNumberToObject(*out, "attempts_sent", sent);
+    rp_run_stats stats;
+    if ((rc_ = rp_run_statistics(machine, &stats)) != RP_RESULT_OK) {
+        rc = lib_failure(f, rc_, "stats");
+        goto done;
+    }
+    cJSON_AddItemToObject(*out, "stats", run_stats_json(&stats));
+    cJSON_AddItemToObject(*out, "breaker_changes", heard);
+    heard = NULL;
     ADD_STATE(rp_budget_snapshot, budget, "budget_state");
     ADD_STATE(rp_breaker_snapshot, breaker, "breaker_state");
     rc = 0;
@@ -228,6 +269,7 @@ done:
     rp_run_free(machine);
     rp_breaker_free(breaker);
     rp_budget_free(budget);
+    cJSON_Delete(heard);
     return rc;
 }
 

@@ -3,7 +3,8 @@
  * handle, host strategies with per-thread user_data, and per-thread last-error details. Each
  * thread compares every answer with the one computed on the main thread before they started.
  * Shared rp_budget and rp_breaker handles (locked inside) give out exactly their quota of retries
- * and exactly one canary between all threads.
+ * and exactly one canary between all threads; a shared breaker's state-change callback hears every
+ * change exactly once, on the thread that made it, and may call the breaker.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <pthread.h>
 #include <retrypolicy.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -214,11 +216,115 @@ static void threads_sharing_a_breaker_let_one_canary_through(void **state) {
     rp_breaker_free(breaker);
 }
 
+/* ---- a shared breaker's state-change callback -------------------------------------------- */
+
+#define CHANGE_ROUNDS 500
+#define CHANGE_RULES 6
+
+/* What the callback heard from every thread: counts by rule, and anything that was wrong. */
+typedef struct {
+    rp_breaker *breaker;
+    atomic_ullong clock; /* a shared virtual clock: each call takes the next ms */
+    atomic_long by_rule[CHANGE_RULES];
+    atomic_long illegal;   /* a change whose states do not match its rule */
+    atomic_long elsewhere; /* heard outside a call of the hearing thread */
+    atomic_long errors;    /* a call failed, in a worker or in the callback */
+} changes_heard;
+
+/* Whether this thread is inside a breaker call of its own (the callback must run only then). */
+static _Thread_local int in_call;
+
+static void count_change(void *user_data, rp_breaker *breaker, rp_breaker_change c) {
+    changes_heard *h = user_data;
+    static const rp_breaker_state FROM[CHANGE_RULES] = {
+        RP_BREAKER_STATE_CLOSED, RP_BREAKER_STATE_OPEN, RP_BREAKER_STATE_HALF_OPEN,
+        RP_BREAKER_STATE_HALF_OPEN, RP_BREAKER_STATE_HALF_OPEN, RP_BREAKER_STATE_HALF_OPEN};
+    static const rp_breaker_state TO[CHANGE_RULES] = {
+        RP_BREAKER_STATE_OPEN, RP_BREAKER_STATE_HALF_OPEN, RP_BREAKER_STATE_CLOSED,
+        RP_BREAKER_STATE_OPEN, RP_BREAKER_STATE_OPEN, RP_BREAKER_STATE_OPEN};
+    if (!in_call) atomic_fetch_add(&h->elsewhere, 1);
+    if (c.rule >= CHANGE_RULES || c.from != FROM[c.rule] || c.to != TO[c.rule] || breaker != h->breaker) {
+        atomic_fetch_add(&h->illegal, 1);
+        return;
+    }
+    atomic_fetch_add(&h->by_rule[c.rule], 1);
+    /* The lock is not held: the callback may read the breaker (it would deadlock otherwise). */
+    rp_breaker_state now;
+    if (rp_breaker_state_at(breaker, atomic_load(&h->clock), &now) != RP_RESULT_OK) atomic_fetch_add(&h->errors, 1);
+}
+
+/* One thread of the test: the shared record and the thread's number. */
+typedef struct {
+    changes_heard *heard;
+    int id;
+} changer;
+
+/* Asks, and records each permitted request: one in three of a thread's requests sent succeeds
+ * (counted by request, not by round: a thread's rounds between two canaries are as many each time,
+ * and would give every canary the same outcome). */
+static void *change_states(void *arg) {
+    const changer *c = arg;
+    changes_heard *h = c->heard;
+    int sent = c->id;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < CHANGE_ROUNDS; i++) {
+        rp_breaker_verdict v;
+        rp_breaker_outcome outcome = sent % 3 == 0 ? RP_BREAKER_OUTCOME_SUCCESS : RP_BREAKER_OUTCOME_FAILURE;
+        in_call = 1;
+        if (rp_breaker_permit(h->breaker, atomic_fetch_add(&h->clock, 1), &v) != RP_RESULT_OK ||
+            (v.permitted && rp_breaker_record(h->breaker, atomic_fetch_add(&h->clock, 1), outcome) != RP_RESULT_OK))
+            atomic_fetch_add(&h->errors, 1);
+        in_call = 0;
+        sent += v.permitted;
+    }
+    return NULL;
+}
+
+/* THREADS threads ask a breaker (volume 2, 50 %, a 5 ms window, canaries never time out) and record
+ * what they send. Every change reaches the callback once, on its own thread, with states that fit
+ * its rule; counted over all threads, each state is entered as often as it is left, but for the
+ * final one: trips = closes + (final state not closed), canaries = canaries answered + (final
+ * state half-open). A change lost or heard twice breaks these counts. */
+static void threads_sharing_a_breaker_hear_every_change_once(void **state) {
+    (void)state;
+    const char *json = "{\"volume_threshold\": 2, \"error_threshold_percentage\": 50, \"sleep_window_ms\": 5, "
+                       "\"rolling_window_ms\": 1000, \"canary_timeout_ms\": 1000000000}";
+    changes_heard h;
+    memset(&h, 0, sizeof h);
+    assert_int_equal(rp_breaker_from_json(json, strlen(json), &h.breaker), RP_RESULT_OK);
+    assert_int_equal(rp_breaker_on_change(h.breaker, count_change, &h), RP_RESULT_OK);
+    pthread_t threads[THREADS];
+    changer changers[THREADS];
+    assert_int_equal(pthread_barrier_init(&start, NULL, THREADS), 0);
+    for (int t = 0; t < THREADS; t++) {
+        changers[t] = (changer){&h, t};
+        assert_int_equal(pthread_create(&threads[t], NULL, change_states, &changers[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) assert_int_equal(pthread_join(threads[t], NULL), 0);
+    pthread_barrier_destroy(&start);
+    rp_breaker_state final;
+    assert_int_equal(rp_breaker_state_at(h.breaker, atomic_load(&h.clock), &final), RP_RESULT_OK);
+    long tripped = h.by_rule[RP_BREAKER_CHANGE_TRIPPED], canaries = h.by_rule[RP_BREAKER_CHANGE_CANARY];
+    long succeeded = h.by_rule[RP_BREAKER_CHANGE_CANARY_SUCCEEDED], failed = h.by_rule[RP_BREAKER_CHANGE_CANARY_FAILED];
+    printf("breaker changes heard from %d threads: %ld trips, %ld canaries, %ld closes, %ld canaries failed\n", THREADS,
+           tripped, canaries, succeeded, failed);
+    assert_int_equal(h.errors, 0);
+    assert_int_equal(h.illegal, 0);
+    assert_int_equal(h.elsewhere, 0);
+    assert_int_equal(h.by_rule[RP_BREAKER_CHANGE_CANARY_TIMED_OUT], 0);
+    assert_int_equal(h.by_rule[RP_BREAKER_CHANGE_CANARY_RELEASED], 0);
+    assert_true(tripped > 1 && succeeded > 0); /* round the circuit, more than once */
+    assert_int_equal(tripped, succeeded + (final != RP_BREAKER_STATE_CLOSED));
+    assert_int_equal(canaries, succeeded + failed + (final == RP_BREAKER_STATE_HALF_OPEN));
+    rp_breaker_free(h.breaker);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_decide_at_once_with_a_shared_policy),
         cmocka_unit_test(threads_sharing_a_budget_get_exactly_its_quota),
         cmocka_unit_test(threads_sharing_a_breaker_let_one_canary_through),
+        cmocka_unit_test(threads_sharing_a_breaker_hear_every_change_once),
     };
     return cmocka_run_group_tests_name("retrypolicy C API, threads", tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* A complete retry loop around a KV get over retrypolicy's run machine (rp_run): the loop calls the
  * function, turns its result into an rp_outcome and does what each step says (send, wait, done);
  * the machine decides every retry, wait and stop. The loop keeps the host's work only: the clock,
- * sleeping (nanosleep), the call, and the log of each decision (RFC 0049 asks for it).
+ * sleeping (nanosleep), the call, the log of each decision (RFC 0049 asks for it), and the run's
+ * statistics at the end (rp_run_statistics).
  *
  *   cc -std=c11 retry_loop.c -I bindings-c/include -L bindings-c/build/lib -lretrypolicy
  *
@@ -11,6 +12,7 @@
  * 40 ms timeout. Built and run by `make test`. */
 #define _POSIX_C_SOURCE 199309L
 #include <errno.h>
+#include <inttypes.h>
 #include <retrypolicy.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,14 +58,18 @@ static int get_with_retries(const char *name, kv_get_fn get, const char *config)
             printf("%s: attempt %u: rule %s; %s\n", name, attempt, step.rule, step.section);
         rp_string_free(line);
     }
+    rp_run_stats stats; /* what the run did: for the host's metrics, or its error */
+    if (rc == RP_RESULT_OK) rc = rp_run_statistics(run, &stats);
     rp_run_free(run);
     if (rc != RP_RESULT_OK) {
         fprintf(stderr, "%s: %s\n", name, rp_last_error_message());
         return 2;
     }
-    if (step.end == RP_RUN_END_SUCCEEDED) printf("%s: succeeded after %u retries\n", name, step.attempt - 1);
-    else if (step.end == RP_RUN_END_TIMED_OUT) printf("%s: timed out after %u attempts\n", name, step.attempt);
-    else printf("%s: failed\n", name);
+    if (step.end == RP_RUN_END_SUCCEEDED) printf("%s: succeeded after %u retries", name, stats.retries);
+    else if (step.end == RP_RUN_END_TIMED_OUT) printf("%s: timed out after %u attempts", name, stats.attempts);
+    else printf("%s: failed", name);
+    printf(" (%" PRIu64 " ms waited, %" PRIu64 " ms in all; last rule %s)\n", stats.waited_ms, stats.elapsed_ms,
+           stats.last_rule);
     return step.end == RP_RUN_END_SUCCEEDED ? 0 : 1;
 }
 

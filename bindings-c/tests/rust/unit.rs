@@ -100,6 +100,7 @@ fn every_core_value_has_exactly_one_c_constant() {
     one_to_one::<rp_breaker_outcome>();
     one_to_one::<rp_breaker_state>();
     one_to_one::<rp_breaker_rule>();
+    one_to_one::<rp_breaker_change_rule>();
     one_to_one::<rp_run_action>();
     one_to_one::<rp_run_end>();
     assert_eq!(rp_reason(21).core(), None);
@@ -138,13 +139,14 @@ fn every_named_constant_round_trips_through_its_name() {
     names_round_trip::<rp_breaker_outcome>(RP_ENUM_BREAKER_OUTCOME);
     names_round_trip::<rp_breaker_state>(RP_ENUM_BREAKER_STATE);
     names_round_trip::<rp_breaker_rule>(RP_ENUM_BREAKER_RULE);
+    names_round_trip::<rp_breaker_change_rule>(RP_ENUM_BREAKER_CHANGE_RULE);
     names_round_trip::<rp_run_action>(RP_ENUM_RUN_ACTION);
     names_round_trip::<rp_run_end>(RP_ENUM_RUN_END);
 }
 
 #[test]
 fn every_budget_and_breaker_value_has_a_c_constant() {
-    use retrypolicy::{BreakerState, BudgetKind, BudgetRule};
+    use retrypolicy::{BreakerChangeRule, BreakerState, BudgetKind, BudgetRule};
     use serde_json::json;
     // Every core value of these enums, read from its name (the core's own list is its serde form).
     for name in ["token_bucket", "retry_quota", "percentage"] {
@@ -170,6 +172,17 @@ fn every_budget_and_breaker_value_has_a_c_constant() {
     }
     for state in [BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen] {
         assert!(rp_breaker_state::from_core(state).is_some(), "{}", state.name());
+    }
+    for name in [
+        "breaker_tripped",
+        "breaker_canary",
+        "canary_succeeded",
+        "canary_failed",
+        "canary_timed_out",
+        "canary_released",
+    ] {
+        let rule: BreakerChangeRule = serde_json::from_value(json!(name)).unwrap();
+        assert!(rp_breaker_change_rule::from_core(rule).is_some(), "{name}");
     }
 }
 
