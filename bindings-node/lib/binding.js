@@ -1,10 +1,15 @@
 'use strict'
 // Which build this package runs on. The native addon when it loads: `../index.js`, napi's
-// generated loader, finds this folder's `.node` (a build from source) or the platform package
-// npm installed from `optionalDependencies` (`retrypolicy-linux-x64-gnu`, ...). When none loads,
-// the WebAssembly build with the same API (the optional dependency `retrypolicy-wasm`), with one
-// warning naming the platform package that is missing. The loader's own error, which sends users
-// to npm's "bug related to optional dependencies", is never shown: only its causes are kept.
+// generated loader, finds this folder's `.node` (a build from source: `npm run build`, or the
+// install script ../install.js in a source checkout) or the platform package npm installed from
+// `optionalDependencies` (`retrypolicy-linux-x64-gnu`, ...). When none loads, the WebAssembly
+// build with the same API (the optional dependency `retrypolicy-wasm`), with one warning naming
+// the platform package that is missing. When neither loads, an error naming the platform package
+// and how to build the addon from source. The loader's own error, which sends users to npm's "bug
+// related to optional dependencies", is never shown: only its causes are kept.
+
+const path = require('node:path')
+const fs = require('node:fs')
 
 /** Whether this Linux runs glibc (else musl), as napi's loader tells them apart. */
 function glibc() {
@@ -13,11 +18,29 @@ function glibc() {
   return Boolean(process.report.getReport().header.glibcVersionRuntime)
 }
 
-/** The platform package napi's loader looks for on this machine, e.g. `retrypolicy-linux-arm64-musl`. */
-function platformPackage() {
+/** napi's name for this machine, e.g. `linux-arm64-musl`: its platform package's suffix and its `.node` file's. */
+function platformName() {
   const { platform, arch } = process
   const abi = platform === 'linux' ? (glibc() ? '-gnu' : '-musl') : platform === 'win32' ? '-msvc' : ''
-  return `retrypolicy-${platform}-${arch}${abi}`
+  return `${platform}-${arch}${abi}`
+}
+
+/** The platform package napi's loader looks for on this machine, e.g. `retrypolicy-linux-arm64-musl`. */
+function platformPackage() {
+  return `retrypolicy-${platformName()}`
+}
+
+/** This package's folder when it is a source checkout (its crate's Cargo.toml beside it), else null. */
+function sourceCheckout() {
+  const dir = path.join(__dirname, '..')
+  return fs.existsSync(path.join(dir, 'Cargo.toml')) ? dir : null
+}
+
+/** How to build the addon from source: in this folder when it is a source checkout, else in a checkout's. */
+function buildFromSource() {
+  const source = sourceCheckout()
+  const where = source === null ? 'in bindings-node of a retrypolicy checkout' : `in ${source}`
+  return `\`npm install && npm run build\` ${where}, or \`make -C bindings-node build\` from the checkout's root`
 }
 
 /** `{native}`: the addon; or `{wasm}`: the wasm build's API, after its one warning. Throws when neither loads. */
@@ -38,7 +61,8 @@ function load() {
     const e = new Error(
       `retrypolicy: no native binding loaded (the platform package ${missing} is not installed or did not load) ` +
         `and the WebAssembly fallback retrypolicy-wasm did not load either (${why}). ` +
-        `Install one of them: npm install ${missing}, or npm install retrypolicy-wasm (Node >= 20.19).`,
+        `Get the native addon: npm install ${missing}, or build it from source, which needs Rust (https://rustup.rs): ` +
+        `${buildFromSource()}. Or npm install retrypolicy-wasm (Node >= 20.19).`,
     )
     e.code = 'ERR_RETRYPOLICY_NO_BINDING'
     e.cause = [nativeError.cause ?? nativeError, wasmError]
@@ -55,4 +79,4 @@ function load() {
   return { wasm }
 }
 
-module.exports = { load, platformPackage }
+module.exports = { load, platformName, platformPackage, sourceCheckout, buildFromSource }

@@ -1,6 +1,7 @@
-// A fresh directory installs the packed tarballs (the main package and the linux-x64-gnu platform
-// package around this folder's own build of the addon), requires and imports the package, and runs
-// the quickstart and the realistic example (examples/node/flaky-counter.mjs) against it.
+// A fresh directory installs the packed tarballs (the main package as released, scripts/pack.mjs,
+// and the linux-x64-gnu platform package around this folder's own build of the addon), requires
+// and imports the package, and runs the quickstart and the realistic example
+// (examples/node/flaky-counter.mjs) against it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -10,6 +11,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { which } from './binding.mjs'
 import { sh, pack, freshInstall, writeQuickstart, QUICKSTART_OUTPUT } from './packing.mjs'
+import { packPublished } from '../scripts/pack.mjs'
 
 const pkg = fileURLToPath(new URL('..', import.meta.url))
 const onLinuxX64 = process.platform === 'linux' && process.arch === 'x64' && fs.existsSync(path.join(pkg, 'retrypolicy.linux-x64-gnu.node'))
@@ -18,7 +20,7 @@ test('npm pack → npm install --offline in a fresh folder → require, import, 
   const packs = fs.mkdtempSync(path.join(os.tmpdir(), 'retrypolicy-packs-'))
   let dir
   try {
-    const main = pack(pkg, packs)
+    const main = packPublished(packs)
     const files = main.files.map((f) => f.path)
     for (const f of ['lib/retrypolicy.js', 'lib/binding.js', 'lib/retrypolicy.d.ts', 'lib/mongodb.d.ts', 'lib/http.d.ts', 'lib/retry-runners.d.ts', 'lib/budget.d.ts', 'lib/budget.js', 'index.js', 'index.d.ts', 'README.md']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
