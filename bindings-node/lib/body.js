@@ -22,14 +22,23 @@ const BODY_CODE = 'ERR_RETRYPOLICY_BODY_NOT_REPLAYABLE'
 
 /** The machine would retry, but the streamed body (past `maxBodyBytes`) was sent once and cannot be resent. */
 class BodyNotReplayableError extends Error {
-  /** `step`: the machine's wait step that was refused; `cause`: the failure (a Response or an error). */
+  /** `step`: the machine's wait step that was refused (`retryStep`); `cause`: the failure (a Response or an error). */
   constructor(step, cause, maxBodyBytes) {
     super(`retryFetch: the streamed body was longer than maxBodyBytes (${maxBodyBytes}) and was sent once; it cannot be resent for attempt ${step.attempt}`, { cause })
     this.name = 'BodyNotReplayableError'
     this.code = BODY_CODE
-    this.step = step
-    this.decision = step.decision
+    this.retryStep = step
     if (cause instanceof Response) this.response = cause
+  }
+
+  /** Deprecated alias of `retryStep`. */
+  get step() {
+    return this.retryStep
+  }
+
+  /** Deprecated: `retryStep.decision`. */
+  get decision() {
+    return this.retryStep.decision
   }
 }
 

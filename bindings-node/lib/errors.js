@@ -29,17 +29,29 @@ function renamed(e, field) {
 /** The code of a run's own timeout error: no classifier retries it (an outer run surfaces it as it is). */
 const TIMEOUT_CODE = 'ERR_RETRYPOLICY_TIMEOUT'
 
-/** The run ended at its deadline: `step` is the machine's last step, `decision` its decision, `cause` the last error. */
+/** The run ended at its deadline: `retryStep` is the decision that ended it, `cause` the last error. */
 class RetryTimeoutError extends Error {
-  /** `step`: the step that ended the run (or a transaction's action); `cause`: the last failure. */
+  /** `step`: the machine's done step (or a transaction's `raise_timeout` action); `cause`: the last failure. */
   constructor(message, step, cause) {
     super(message, { cause })
     this.name = 'RetryTimeoutError'
     this.code = TIMEOUT_CODE
-    this.step = step
-    this.decision = step?.decision !== undefined ? step.decision : step
+    this.retryStep = step
+  }
+
+  /** Deprecated alias of `retryStep`. */
+  get step() {
+    return this.retryStep
+  }
+
+  /** Deprecated: the step's domain decision (`retryStep.decision`; a transaction's action itself). */
+  get decision() {
+    return stepDecision(this.retryStep)
   }
 }
+
+/** A step's domain decision; a transaction's action is its own. */
+const stepDecision = (step) => (step?.decision !== undefined ? step.decision : step)
 
 /** A circuit breaker refused the attempt: nothing was sent. `verdict` is the breaker's. */
 class CircuitOpenError extends Error {
@@ -68,11 +80,15 @@ function withCause(err, failure) {
   return new Error(`retrypolicy: ${String(err)} while handling a failed attempt`, { cause: failure })
 }
 
-/** `err` with `retryDecision` (the machine's decision) and `retryStep` set (when it is an object that can take them). */
+/**
+ * `err` (the error a runner gives up on) with `retryStep`, the decision that ended the run (the
+ * machine's done step, or a transaction's action), when it is an object that can take it; and
+ * `retryDecision`, the deprecated name of its domain decision, not enumerable.
+ */
 function withDecision(err, step) {
   if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
-    err.retryDecision = step.decision
     err.retryStep = step
+    Object.defineProperty(err, 'retryDecision', { value: stepDecision(step), writable: true, configurable: true, enumerable: false })
   }
   return err
 }

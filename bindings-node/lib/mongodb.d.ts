@@ -259,8 +259,11 @@ export interface TransactionSession {
   readonly transaction?: { readonly state: string }
 }
 
-/** Options of `mongodb.runTransaction`. */
-export interface RunTransactionOptions extends RunnerOptions<TransactionAction> {
+/** A transaction's action of kind `A`, e.g. `TransactionActionOf<'raise_timeout'>`. */
+export type TransactionActionOf<A extends TransactionAction['action']> = Extract<TransactionAction, { readonly action: A }>
+
+/** Options of `mongodb.runTransaction`: `onRetry` gets its `retry_commit` and `retry_transaction` actions, `onGiveUp` its `raise_timeout`. */
+export interface RunTransactionOptions extends RunnerOptions<TransactionActionOf<'retry_commit' | 'retry_transaction'>, TransactionActionOf<'raise_timeout'>> {
   /** The CSOT timeoutMS (default: the spec's 120 s retry limit). */
   timeoutMs?: number
   /** Passed to `session.startTransaction`. */

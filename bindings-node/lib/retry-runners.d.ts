@@ -3,7 +3,7 @@
 
 import type { MillisInput, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
-import type { MongoDecision, MongoError, MongoOperation, TransactionAction } from './mongodb.js'
+import type { MongoDecision, MongoError, MongoOperation, TransactionAction, TransactionActionOf } from './mongodb.js'
 import type { BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
 
 // ---- the retry run: the core's machine ------------------------------------------------------------
@@ -156,13 +156,17 @@ export interface DecisionMessage {
   readonly attempt: number
 }
 
-/** What every runner accepts besides its own inputs: cancellation, hooks, and time and chance for tests. */
-export interface RunnerOptions<D = RunStep, G = D> {
+/**
+ * What every runner accepts besides its own inputs: cancellation, hooks, and time and chance for
+ * tests. `R`: the decision `onRetry` gets, `G`: the one `onGiveUp` gets (retry, retryFetch: the
+ * machine's wait and done steps; runTransaction: its retry and timeout actions).
+ */
+export interface RunnerOptions<R = RunWaitStep, G = RunDoneStep> {
   /** Cancels the wait and the run: the promise rejects with the signal's reason. */
   signal?: AbortSignal
-  /** Called before each wait (retry, retryFetch: with the machine's wait step). */
-  onRetry?: (step: D, error: unknown) => void
-  /** Called when the run gives up (retry, retryFetch: with the machine's done step). */
+  /** Called before each wait, with the decision to retry (retry, retryFetch: the wait step, its `delayMs` a number). */
+  onRetry?: (step: R, error: unknown) => void
+  /** Called when the run gives up, with the decision that ended it (retry, retryFetch: the done step). */
   onGiveUp?: (step: G, error: unknown) => void
   /** A monotonic clock in ms (default `performance.now`). */
   clock?: () => number
@@ -223,16 +227,32 @@ export interface RetryOptions extends RunnerOptions, GuardOptions {
   classify?: Classifier
 }
 
-/** Runs `fn` until it succeeds or the run machine says stop; rejects with the last error (`retryDecision`, `retryStep` set) or a RetryTimeoutError. */
+/**
+ * What a runner sets on the error it gives up on (the last error: the rules, the attempts, the budget
+ * or the breaker said stop): `retryStep`, the decision that ended the run (retry, retryFetch: the
+ * machine's done step; runTransaction: its `raise` action, `TransactionActionOf<'raise'>`). The one
+ * name every runner error carries its decision under: `RetryTimeoutError` and
+ * `BodyNotReplayableError` have it too. Prefixed, as it goes on your own error objects.
+ */
+export interface RetryGaveUp<S extends RunDoneStep | TransactionAction = RunDoneStep> {
+  readonly retryStep: S
+  /** @deprecated Use `retryStep.decision` (a transaction's: `retryStep`). Not enumerable. */
+  readonly retryDecision: S extends RunDoneStep ? S['decision'] : S
+}
+
+/** Runs `fn` until it succeeds or the run machine says stop; rejects with the last error (a `RetryGaveUp`: `retryStep` set) or a RetryTimeoutError. */
 export declare function retry<T>(fn: (context: AttemptContext) => T | PromiseLike<T>, options: RetryOptions): Promise<T>
 
-/** A run ended at its deadline (or a transaction ran out of time): `decision` says why, `cause` is the last failure. */
+/** A run ended at its deadline (or a transaction ran out of time): `retryStep` says why, `cause` is the last failure. */
 export declare class RetryTimeoutError extends Error {
   readonly name: 'RetryTimeoutError'
   /** No classifier retries it: an outer run surfaces it as it is. */
   readonly code: 'ERR_RETRYPOLICY_TIMEOUT'
-  /** The step that ended the run (retry, retryFetch), or a transaction's action. */
-  readonly step: RunStep | TransactionAction
+  /** The decision that ended the run: the machine's done step (retry, retryFetch; `end: 'timed_out'`), or a transaction's `raise_timeout` action. */
+  readonly retryStep: RunDoneStep | TransactionActionOf<'raise_timeout'>
+  /** @deprecated Use `retryStep`. */
+  readonly step: RunDoneStep | TransactionActionOf<'raise_timeout'>
+  /** @deprecated Use `retryStep.decision` (a transaction's: `retryStep`). */
   readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | TransactionAction | null
   readonly cause: unknown
   /** For a transaction: the last error's labels. */
@@ -277,8 +297,11 @@ export declare class BodyNotReplayableError extends Error {
   readonly name: 'BodyNotReplayableError'
   readonly code: 'ERR_RETRYPOLICY_BODY_NOT_REPLAYABLE'
   /** The machine's wait step that was refused. */
-  readonly step: RunStep
-  readonly decision: RunStep['decision']
+  readonly retryStep: RunWaitStep
+  /** @deprecated Use `retryStep`. */
+  readonly step: RunWaitStep
+  /** @deprecated Use `retryStep.decision`. */
+  readonly decision: RunWaitStep['decision']
   /** The failure: the response (also in `response`, its body cancelled) or the network error. */
   readonly cause: unknown
   readonly response?: Response

@@ -4,7 +4,7 @@
 // core's state machine (`mongodb.transactionStep`): the runner reports each event and does each
 // action; every retry, backoff and timeout is the core's.
 
-const { invalidType, RetryTimeoutError } = require('./errors.js')
+const { invalidType, RetryTimeoutError, withDecision } = require('./errors.js')
 const { publishMessage, runnerOptions } = require('./drive.js')
 const { pause } = require('./timers.js')
 
@@ -42,12 +42,6 @@ function mongoError(err) {
     labels: Array.isArray(e.errorLabels) ? e.errorLabels : [],
     writeConcernCode: Number.isInteger(wc) ? wc : undefined,
   }
-}
-
-/** `err` with `retryDecision` set to the machine's action `a` (when it is an object that can take it). */
-function raised(err, a) {
-  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) err.retryDecision = a
-  return err
 }
 
 /** `runTransaction` over the core's `mongodb` namespace. */
@@ -97,7 +91,7 @@ function makeRunTransaction(mongodb) {
       publishMessage({ runner: 'transaction', decision: a, error: lastError, attempt: state.transactionAttempt })
       if (a.abortFirst) await Promise.resolve().then(() => session.abortTransaction()).catch(() => {})
       if (a.action === 'return') return result
-      if (a.action === 'raise') throw raised(lastError, a)
+      if (a.action === 'raise') throw withDecision(lastError, a)
       if (a.action === 'raise_timeout') {
         o.onGiveUp?.(a, lastError)
         const e = new RetryTimeoutError('runTransaction: no time left for another attempt', a, lastError)

@@ -108,7 +108,7 @@ test('retry with an A6 token bucket: a 100% failure storm stops retrying once th
         operation: KV_GET, timeoutMs: 2500, budget, classify: (e) => e.reason, clock: t.clock, sleep: t.sleep,
         onGiveUp: (d) => gaveUp.push(d),
       }),
-      (e) => e.reason === 'KV_TEMPORARY_FAILURE' && e.retryDecision.cause === 'budget_exhausted',
+      (e) => e.reason === 'KV_TEMPORARY_FAILURE' && e.retryStep.decision.cause === 'budget_exhausted',
     )
     attemptsPerRun.push(calls)
   }
@@ -166,7 +166,7 @@ test("retryFetch with a budget and a breaker: a 503 storm ends with the core's s
   const breaker = rp.CircuitBreaker.restore(null, { state: 'open', since_ms: t.now, total: 20, failures: 20 })
   await assert.rejects(
     rp.retryFetch('http://127.0.0.1:9/', undefined, { timeoutMs: 1000, fetch, breaker, clock: t.clock, sleep: t.sleep }),
-    (e) => e instanceof rp.RetryTimeoutError && e.step.rule === 'breaker_open_at_deadline' && e.cause instanceof rp.CircuitOpenError &&
+    (e) => e instanceof rp.RetryTimeoutError && e.retryStep.rule === 'breaker_open_at_deadline' && e.cause instanceof rp.CircuitOpenError &&
       e.cause.verdict.reason === 'CIRCUIT_BREAKER_OPEN',
   )
   assert.equal(sent, 5) // nothing more was sent

@@ -103,7 +103,8 @@ test('POST is not retried once sent (a 503, a reset) unless marked idempotent', 
   assert.deepEqual([d.action, d.outcome, d.rule, d.section], ['stop', 'transient', 'not_idempotent_after_send', 'RFC 9110 §9.2.2 Idempotent Methods'])
   assert.equal(arrivals.get('/post-503').length, 1)
   await assert.rejects(rp.retryFetch(`${base}/post-reset`, { method: 'POST', body: 'x' }, { maxAttempts: 3 }), (e) =>
-    e.retryDecision.rule === 'not_idempotent_after_send')
+    e.retryStep.rule === 'not_idempotent_after_send' && e.retryStep.end === 'gave_up' && e.retryStep.decision.action === 'stop' &&
+    e.retryDecision === e.retryStep.decision)
   assert.equal(arrivals.get('/post-reset').length, 1)
   const ok = await rp.retryFetch(`${base}/post-reset-idempotent`, { method: 'POST', body: 'x' }, { maxAttempts: 3, idempotent: true, backoff: { kind: 'fixed', delay_ms: 10 } })
   assert.equal(ok.status, 200)
@@ -131,7 +132,7 @@ test('a refused connection (nothing sent) is retried even for POST, up to the at
   const counting = (...args) => (calls++, fetch(...args))
   await assert.rejects(
     rp.retryFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' }, { maxAttempts: 3, fetch: counting, backoff: { kind: 'fixed', delay_ms: 1 } }),
-    (e) => e instanceof TypeError && e.retryDecision.rule === 'max_attempts_reached',
+    (e) => e instanceof TypeError && e.retryStep.rule === 'max_attempts_reached' && e.retryStep.end === 'gave_up',
   )
   assert.equal(calls, 3)
 })
@@ -214,7 +215,7 @@ test('a streamed body past maxBodyBytes is sent once; a retry is refused with th
         maxAttempts: 3, maxBodyBytes: 15, backoff: { kind: 'fixed', delay_ms: 1 }, onRetry: () => retried++,
       }),
       (e) => e instanceof rp.BodyNotReplayableError && e.code === 'ERR_RETRYPOLICY_BODY_NOT_REPLAYABLE' && e.cause.status === 503 &&
-        e.response === e.cause && e.cause.bodyUsed && e.step.action === 'wait',
+        e.response === e.cause && e.cause.bodyUsed && e.retryStep.action === 'wait' && e.step === e.retryStep && e.decision === e.retryStep.decision,
     )
     assert.deepEqual(srv.bodies, ['a'.repeat(10) + 'b'.repeat(10)]) // sent once, whole
     assert.equal(retried, 1)

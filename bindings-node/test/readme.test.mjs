@@ -65,8 +65,8 @@ test('"wrap a call" runs as written against a server answering 503, 503, then 20
   try {
     const out = await runAsync(wrap, { PRICE_URL: url })
     assert.equal(out, [
-      'HTTP 503: retry after 1 ms (best_effort_backoff)',
-      'HTTP 503: retry after 2 ms (best_effort_backoff)',
+      'retry after 1 ms (best_effort_backoff): Error: HTTP 503',
+      'retry after 2 ms (best_effort_backoff): Error: HTTP 503',
       'price 42',
       '',
     ].join('\n'))
@@ -80,7 +80,7 @@ test('"wrap a call" honours a 429 Retry-After of 1 s, then succeeds', { skip }, 
   const { server, arrivals, url } = await priceServer([[429, { 'retry-after': '1' }]])
   try {
     const out = await runAsync(wrap, { PRICE_URL: url })
-    assert.equal(out, ['HTTP 429: retry after 1000 ms (retry_after)', 'price 42', ''].join('\n'))
+    assert.equal(out, ['retry after 1000 ms (retry_after): Error: HTTP 429', 'price 42', ''].join('\n'))
     assert.equal(arrivals.length, 2)
     // a lower bound by the server's own clock (the timer may fire a hair early: 1 ms of slack)
     assert.ok(arrivals[1] - arrivals[0] >= 999, `second request ${arrivals[1] - arrivals[0]} ms after the first`)

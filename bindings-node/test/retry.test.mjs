@@ -114,7 +114,7 @@ test('success needs no decision; an error classified null surfaces at once, unto
   assert.equal(await rp.retry(async ({ attempt }) => attempt * 10, { operation: GET, timeoutMs: 100 }), 10)
   const boom = new Error('bad input')
   let calls = 0
-  await assert.rejects(rp.retry(async () => { calls++; throw boom }, { operation: GET, timeoutMs: 1000 }), (e) => e === boom && e.retryDecision === undefined)
+  await assert.rejects(rp.retry(async () => { calls++; throw boom }, { operation: GET, timeoutMs: 1000 }), (e) => e === boom && e.retryStep === undefined && e.retryDecision === undefined)
   assert.equal(calls, 1)
 })
 
@@ -123,14 +123,20 @@ test('giving up: not idempotent → the last error with the decision; the deadli
   let gaveUp
   await assert.rejects(
     rp.retry(async () => { throw reset }, { operation: { service: 'management', method: 'POST' }, timeoutMs: 1000, onGiveUp: (d, e) => (gaveUp = [d, e]) }),
-    (e) => e === reset && e.retryDecision.cause === 'not_idempotent' && e.retryDecision.rule === 'best_effort_not_idempotent',
+    (e) => e === reset && e.retryStep.end === 'gave_up' && e.retryStep.decision.cause === 'not_idempotent' &&
+      e.retryStep.decision.rule === 'best_effort_not_idempotent',
   )
+  assert.equal(gaveUp[0], reset.retryStep) // what onGiveUp got
   assert.equal(gaveUp[1], reset)
+  // The deprecated name: the step's decision, not enumerable (console.log of the error shows retryStep alone).
+  assert.equal(reset.retryDecision, reset.retryStep.decision)
+  assert.deepEqual(Object.keys(reset).filter((k) => k.startsWith('retry')), ['retryStep'])
   const t = fakeTime()
   const refused = coded('ECONNREFUSED')
   await assert.rejects(
     rp.retry(async () => { t.now += 40; throw refused }, { operation: GET, timeoutMs: 100, clock: t.clock, sleep: t.sleep }),
-    (e) => e instanceof rp.RetryTimeoutError && e.cause === refused && e.code === 'ERR_RETRYPOLICY_TIMEOUT' && e.step.end === 'timed_out',
+    (e) => e instanceof rp.RetryTimeoutError && e.cause === refused && e.code === 'ERR_RETRYPOLICY_TIMEOUT' && e.retryStep.end === 'timed_out' &&
+      e.retryStep.action === 'done' && e.step === e.retryStep && e.decision === e.retryStep.decision && Object.keys(e).includes('retryStep'),
   )
   assert.ok(t.now - 1000 <= 100 + 40)
 })
@@ -262,7 +268,7 @@ test('attemptTimeoutMs cuts a hung attempt (a timeout for the budget); the run e
     rp.retry(() => { calls++; return new Promise(() => {}) }, {
       operation: GET, timeoutMs: 1000, attemptTimeoutMs: 300, budget, clock: t.clock, sleep: t.sleep,
     }),
-    (e) => e instanceof rp.RetryTimeoutError && e.step.end === 'timed_out',
+    (e) => e instanceof rp.RetryTimeoutError && e.retryStep.end === 'timed_out',
   )
   assert.ok(calls >= 2, String(calls))
   // the cut attempts were timeouts: each retry of one cost the quota its timeout_cost of 10
@@ -287,7 +293,7 @@ test('an attempt that never settles: its signal fires at the deadline and the ru
   let given
   await assert.rejects(
     rp.retry(({ signal }) => { given = signal; return new Promise(() => {}) }, { operation: GET, timeoutMs: 200 }),
-    (e) => e instanceof rp.RetryTimeoutError && e.step.end === 'timed_out' && e.cause.name === 'TimeoutError',
+    (e) => e instanceof rp.RetryTimeoutError && e.retryStep.end === 'timed_out' && e.cause.name === 'TimeoutError',
   )
   assert.equal(given.aborted, true)
   assert.equal(given.reason.name, 'TimeoutError')

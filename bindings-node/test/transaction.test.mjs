@@ -100,7 +100,9 @@ const callbackOf = (ops) => async (session) => {
 
 /** Whether the raised error matches the case's expectError (labels: the core's, on the decision). */
 function checkError(e, expect, where) {
-  const decided = e.retryDecision ?? e.decision
+  const decided = e.retryStep // a raise's action, or the timeout's
+  assert.ok(decided === undefined || ['raise', 'raise_timeout'].includes(decided.action), where)
+  assert.equal(e.retryDecision ?? e.decision, decided, `${where}: the deprecated names`)
   const labels = decided?.error?.labels ?? decided?.labels ?? []
   if (expect.errorContains) assert.match(e.message, new RegExp(expect.errorContains), where)
   if (expect.errorCodeName) assert.equal(e.codeName, expect.errorCodeName, where)
@@ -165,13 +167,14 @@ test('prose: the retry timeout ends with a timeout error carrying the last error
   const transient = Object.assign(new Error('write conflict'), { name: 'MongoServerError', code: 112, errorLabels: ['TransientTransactionError'] })
   const client = scriptedClient()
   const run = rp.mongodb.runTransaction(scriptedSession(client), async (s) => { await s.insertOne({ _id: 1 }); now += 70_000; throw transient }, { clock, sleep: noSleep })
-  await assert.rejects(run, (e) => e instanceof rp.RetryTimeoutError && e.cause === transient && e.errorLabels.includes('TransientTransactionError'))
+  await assert.rejects(run, (e) => e instanceof rp.RetryTimeoutError && e.cause === transient && e.errorLabels.includes('TransientTransactionError') &&
+    e.retryStep.action === 'raise_timeout' && e.step === e.retryStep && e.decision === e.retryStep)
   assert.deepEqual(client.calls, ['startTransaction', 'abortTransaction', 'startTransaction', 'abortTransaction'])
   const commitClient = scriptedClient()
   commitClient.failPoint = { times: 99, data: { failCommands: ['commitTransaction'], closeConnection: true } }
   let ticks = 0 // each reading of this clock is 20 s later: failed commits at 20, 40, 60, 80 and 100 s
   const ticking = () => (ticks += 20_000)
   const commitRun = rp.mongodb.runTransaction(scriptedSession(commitClient), (s) => s.insertOne({ _id: 1 }), { clock: ticking, sleep: noSleep, timeoutMs: 100_000 })
-  await assert.rejects(commitRun, (e) => e instanceof rp.RetryTimeoutError && e.errorLabels.includes('UnknownTransactionCommitResult') && e.decision.csot === true)
+  await assert.rejects(commitRun, (e) => e instanceof rp.RetryTimeoutError && e.errorLabels.includes('UnknownTransactionCommitResult') && e.retryStep.csot === true)
   assert.deepEqual(commitClient.calls, ['startTransaction', ...Array(5).fill('commitTransaction')])
 })

@@ -6,6 +6,7 @@ import {
   DecisionMessage,
   Policy,
   RetryTimeoutError,
+  RetryGaveUp,
   BodyNotReplayableError,
   TransactionSession,
   classifyNetworkError,
@@ -15,6 +16,9 @@ import {
   Run,
   RunOutcome,
   RunStep,
+  RunDoneStep,
+  RunWaitStep,
+  TransactionActionOf,
 } from 'retrypolicy'
 
 diagnostics.subscribe(DECISION_CHANNEL, (message) => {
@@ -36,8 +40,9 @@ async function loadProfile(id: string, signal: AbortSignal): Promise<{ name: str
       policy: new Policy({ jitter: 'full' }),
       classify: classifyNetworkError,
       signal,
-      onRetry: (step, err) => console.log(`attempt ${step.attempt} after ${step.action === 'wait' ? step.delayMs : 0} ms`, err),
-      onGiveUp: (d) => console.log(d.rule, d.section),
+      // onRetry gets the wait step (its delay a number), onGiveUp the done step (its end).
+      onRetry: (step, err) => console.log(`attempt ${step.attempt} after ${step.delayMs.toFixed()} ms`, err),
+      onGiveUp: (d) => console.log(d.rule, d.section, d.end.toUpperCase()),
     },
   )
 }
@@ -54,10 +59,27 @@ async function postOrder(body: string): Promise<number> {
     })
     return res.status
   } catch (e) {
-    if (e instanceof RetryTimeoutError) console.log(e.decision?.action, e.cause)
+    if (e instanceof RetryTimeoutError) console.log(e.retryStep.action, e.cause)
     throw e
   }
 }
+
+/** How a run ended, from the error it rejects with: the decision under one name, `retryStep`. */
+function why(e: unknown): string {
+  if (e instanceof RetryTimeoutError) {
+    const step: RunDoneStep | TransactionActionOf<'raise_timeout'> = e.retryStep
+    return step.action === 'done' ? `${step.end} by ${step.rule}` : `transaction: ${step.labels.join(',')}`
+  }
+  if (e instanceof BodyNotReplayableError) return `refused a wait of ${e.retryStep.delayMs} ms`
+  const { retryStep } = e as RetryGaveUp
+  const end: 'succeeded' | 'final' | 'gave_up' | 'timed_out' | 'cancelled' = retryStep.end
+  // The deprecated names still type as they did.
+  const old: RunDoneStep['decision'] = (e as RetryGaveUp).retryDecision
+  const stepAlias = (t: RetryTimeoutError): RunDoneStep | TransactionActionOf<'raise_timeout'> => t.step
+  void [old, stepAlias]
+  return `${end}: ${retryStep.decision?.action ?? 'no decision'} (${retryStep.rule})`
+}
+void why
 
 /** A session as the MongoDB driver has it (only what the runner uses). */
 interface DriverSession extends TransactionSession {
@@ -69,7 +91,14 @@ async function transfer(session: DriverSession): Promise<string> {
   const id: string = await mongodb.runTransaction(session, async (s) => {
     await s.insert({ _id: 1 })
     return s.id
-  }, { timeoutMs: 30_000, onRetry: (a) => console.log(a.action, a.action === 'retry_transaction' ? a.backoffMs : 0) })
+  }, {
+    timeoutMs: 30_000,
+    onRetry: (a) => console.log(a.action, a.action === 'retry_transaction' ? a.backoffMs : 0, a.rule),
+    onGiveUp: (a) => console.log(a.labels, a.csot),
+  }).catch((e: unknown) => {
+    const raised = (e as RetryGaveUp<TransactionActionOf<'raise'>>).retryStep
+    throw new Error(`${raised.rule}: ${raised.error.labels.join(',')}`)
+  })
   return id
 }
 
@@ -85,6 +114,21 @@ void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, cl
 void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onRetry: (d) => d.delay_ms })
 // @ts-expect-error: a session needs commitTransaction and abortTransaction
 void mongodb.runTransaction({ startTransaction() {} }, async () => 1)
+// @ts-expect-error: onRetry gets a wait step, which has no end
+void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, onRetry: (step) => step.end.length })
+// @ts-expect-error: onGiveUp gets a done step, which has no delay
+void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onGiveUp: (step) => step.delayMs.toFixed() })
+// @ts-expect-error: a wait step is never done
+void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, onRetry: (step) => step.action === 'done' })
+const session: TransactionSession = { startTransaction() {}, async commitTransaction() {}, async abortTransaction() {} }
+// @ts-expect-error: a transaction's onRetry never gets its raise action
+void mongodb.runTransaction(session, async () => 1, { onRetry: (a) => a.action === 'raise' })
+// @ts-expect-error: a give-up's step is done, never a wait
+void ((e: RetryGaveUp) => e.retryStep.action === 'wait')
+// @ts-expect-error: a timeout's step has no delay
+void ((e: RetryTimeoutError) => e.retryStep.delayMs.toFixed())
+const waitStep = (s: RunWaitStep): number => s.delayMs
+void waitStep
 
 export { loadProfile, postOrder, transfer }
 
