@@ -16,6 +16,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod aws;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;

@@ -57,6 +57,9 @@ pub const FUNCTIONS: &[&str] = &[
     "grpc_service_config",
     "grpc_retry",
     "grpc_hedge",
+    "aws_retry",
+    "aws_retry_run",
+    "aws_rate_limiter_run",
     "parse_request",
     "decide_before_strategy",
     "decide_after_strategy",
@@ -103,6 +106,9 @@ pub fn call_text(function: &str, text: &str) -> Result<Value, Error> {
 /// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain()`] for a given decision.
 pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
     if let Some(answer) = crate::grpc::call(function, input) {
+        return answer;
+    }
+    if let Some(answer) = crate::aws::call(function, input) {
         return answer;
     }
     match function {

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+mod aws;
 mod grpc;
 mod input;
 pub mod json;
