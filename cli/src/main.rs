@@ -51,6 +51,10 @@ enum Command {
     /// gRPC retry and hedging (gRFC A6): one JSON document in (stdin or --input), its JSON answer out.
     #[command(subcommand)]
     Grpc(GrpcCommand),
+    /// The AWS SDKs' retry modes (standard, adaptive, legacy): one JSON document in (stdin or
+    /// --input), its JSON answer out.
+    #[command(subcommand)]
+    Aws(AwsCommand),
     /// Replay a retry run through the run machine (the loop every runner follows): each event the
     /// host reports, and the step the machine answers, as a table (`--json` for the whole answer).
     #[command(after_help = r#"Example: an HTTP GET answered 503, then 200
@@ -150,6 +154,27 @@ enum GrpcCommand {
         "events": [{"event": "start"}, {"event": "hedge_due"},
                    {"event": "attempt_ended", "attempt": {"status": "OK"}}]}' | retrypolicy grpc hedge"#)]
     Hedge(JsonArgs),
+}
+
+/// AWS SDK retry decisions (the JSON shapes of spec-fixtures/README.md).
+#[derive(Subcommand)]
+enum AwsCommand {
+    /// After one failed attempt: retry after a delay, or return the error, with the rule.
+    #[command(
+        after_help = r#"Example: a 503 on the first attempt, standard mode, a draw of 0.5
+  echo '{"attempts": 1, "error": {"status": 503}, "random": 0.5}' | retrypolicy aws retry"#
+    )]
+    Retry(JsonArgs),
+    /// A sequence of failures and successes through the decisions and the retry quota.
+    #[command(after_help = r#"Example: two 500s, then a success, with the 2026 behaviour
+  echo '{"config": {"behavior": "2026"}, "events": [{"error": {"status": 500}, "random": 0.5},
+        {"error": {"status": 500}, "random": 0.5}, {}]}' | retrypolicy aws run"#)]
+    Run(JsonArgs),
+    /// Adaptive mode's client-side rate limiter: each acquire (go, or wait) and response replayed.
+    #[command(after_help = r#"Example: a throttled response, then two acquires
+  echo '{"events": [{"at_ms": 0, "kind": "response", "throttled": true},
+        {"at_ms": 10, "kind": "acquire"}, {"at_ms": 20, "kind": "acquire"}]}' | retrypolicy aws rate-limiter"#)]
+    RateLimiter(JsonArgs),
 }
 
 /// One JSON document to answer.
@@ -557,6 +582,9 @@ fn main() -> ExitCode {
         Command::Grpc(GrpcCommand::Config(a)) => run_json("grpc_service_config", a, &mut out),
         Command::Grpc(GrpcCommand::Retry(a)) => run_json("grpc_retry", a, &mut out),
         Command::Grpc(GrpcCommand::Hedge(a)) => run_json("grpc_hedge", a, &mut out),
+        Command::Aws(AwsCommand::Retry(a)) => run_json("aws_retry", a, &mut out),
+        Command::Aws(AwsCommand::Run(a)) => run_json("aws_retry_run", a, &mut out),
+        Command::Aws(AwsCommand::RateLimiter(a)) => run_json("aws_rate_limiter_run", a, &mut out),
         Command::Run(a) => run_run(a, &mut out),
         Command::Demo(a) => demo::render(a.json)
             .map_err(Failure::from)

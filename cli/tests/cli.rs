@@ -371,6 +371,39 @@ fn grpc_commands_answer_one_json_document() {
 }
 
 #[test]
+fn aws_commands_answer_one_json_document() {
+    // Standard mode: a 503 is transient; the first retry waits floor(r x min(1 s x 2^0, 20 s)).
+    let v: serde_json::Value = serde_json::from_slice(
+        &run(
+            &["aws", "retry"],
+            r#"{"attempts": 1, "error": {"status": 503}, "random": 0.5}"#,
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        (v["action"].as_str(), v["delay_ms"].as_u64()),
+        (Some("retry"), Some(500))
+    );
+    // The 2026 behaviour: a 50 ms base, 14 tokens a retry, refunded by the success.
+    let events = r#"{"config": {"behavior": "2026"}, "events": [{"error": {"status": 500}, "random": 0.5},
+                    {"error": {"status": 500}, "random": 0.5}, {}]}"#;
+    let v: serde_json::Value = serde_json::from_slice(&run(&["aws", "run"], events).stdout).unwrap();
+    assert_eq!(v["delays_ms"], serde_json::json!([25, 50, null]));
+    assert_eq!(v["quota_balances"], serde_json::json!([486, 472, 486]));
+    // Adaptive mode: after a throttled response the bucket fills at the minimum 0.5 token/s.
+    let limiter = r#"{"events": [{"at_ms": 0, "kind": "response", "throttled": true},
+                     {"at_ms": 10, "kind": "acquire"}, {"at_ms": 20, "kind": "acquire"}]}"#;
+    let v: serde_json::Value =
+        serde_json::from_slice(&run(&["aws", "rate-limiter"], limiter).stdout).unwrap();
+    assert_eq!(v["acquired"], serde_json::json!([null, false, false]));
+    assert_eq!(v["capacities"], serde_json::json!([0.0, 0.005, 0.01]));
+    let out = run(&["aws", "retry"], r#"{"attempts": 0, "error": {"status": 503}}"#);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("attempts"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn mongodb_and_http_bad_input_exits_2_naming_the_field() {
     let out = run(
         &["http", "next"],
