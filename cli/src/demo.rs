@@ -32,6 +32,9 @@ const TERMS: &[(&str, &str)] = &[
     ("circuit breaker", "state shared by requests to one endpoint: after enough failures it opens and refuses attempts, after its sleep window it lets one attempt through (the canary), and it closes when that one succeeds"),
     ("retry budget", "state shared by requests that caps their retries, so a failing server is not hit harder: token_bucket (gRPC's retryThrottling), retry_quota (the AWS SDKs'), percentage (Finagle's)"),
     ("amplification", "attempts that reached the server per request: 1.00x is one each, no retry"),
+    ("gRFC A6", "gRPC's retry design: a service's config gives each method a retry policy or a hedging policy, servers may push back (grpc-retry-pushback-ms), and a token bucket throttles retries"),
+    ("hedging", "sending copies of a call before the first answers, one every hedgingDelay: the first success wins and the rest are cancelled; a non-fatal status sends the next copy at once"),
+    ("AWS standard mode", "the retry rules every AWS SDK shares: transient and throttling errors are retried, 3 attempts, an exponential backoff with full jitter (a shorter one for transient errors since the 2026 update), and a retry quota"),
 ];
 
 /// What a scene shows, and the input it shows it for.
@@ -52,6 +55,10 @@ enum Body {
     Run(&'static str, &'static str),
     /// A storm, with and without each budget.
     Storm(&'static str, &'static str),
+    /// A hedged gRPC call's events replayed (`retrypolicy grpc hedge`).
+    GrpcHedge(&'static str, &'static str),
+    /// AWS standard-mode attempts through the decisions and the quota (`retrypolicy aws run`).
+    AwsRun(&'static str, &'static str),
 }
 
 /// One scene: its title, what happens in one sentence, the terms it uses, and what it shows.
@@ -87,6 +94,8 @@ fn scenes() -> Vec<Scene> {
     let (r2, tr2) = example!("examples/runs/kv-breaker-open.json");
     let (st1, tst1) = example!("examples/storms/kv-get-all-failing.json");
     let (st2, tst2) = example!("examples/storms/kv-get-all-failing-with-breaker.json");
+    let (g1, tg1) = example!("examples/grpc/hedged-call.json");
+    let (a1, ta1) = example!("examples/aws/standard-2026-500-then-throttled.json");
     vec![
         Scene {
             title: "An upsert loses its socket",
@@ -184,6 +193,18 @@ fn scenes() -> Vec<Scene> {
             terms: &[],
             body: Body::Storm(st2, tst2),
         },
+        Scene {
+            title: "A hedged gRPC call",
+            says: "A copy goes every 500 ms; an UNAVAILABLE sends the next at once, a pushback of 100 ms delays the one after, and the first OK cancels the rest.",
+            terms: &["gRFC A6", "hedging"],
+            body: Body::GrpcHedge(g1, tg1),
+        },
+        Scene {
+            title: "An AWS call through a 500 and a throttling error",
+            says: "With the 2026 behaviour a 500 waits up to 50 ms and costs the quota 14 tokens; a ThrottlingException waits up to 2 s and costs 5; the success gives the last cost back.",
+            terms: &["AWS standard mode"],
+            body: Body::AwsRun(a1, ta1),
+        },
     ]
 }
 
@@ -253,6 +274,24 @@ fn show(body: &Body) -> Result<(String, Value, String), retrypolicy::Error> {
                 format!("retrypolicy run --input {path}"),
                 answer.clone(),
                 table::render_run(&input, &answer) + "\n",
+            )
+        }
+        Body::GrpcHedge(path, text) => {
+            let input = parse(text)?;
+            let answer = call("grpc_hedge", &input)?;
+            (
+                format!("retrypolicy grpc hedge --input {path}"),
+                answer.clone(),
+                table::hedge(&input, &answer),
+            )
+        }
+        Body::AwsRun(path, text) => {
+            let input = parse(text)?;
+            let answer = call("aws_retry_run", &input)?;
+            (
+                format!("retrypolicy aws run --input {path}"),
+                answer.clone(),
+                table::aws_run(&input, &answer),
             )
         }
         Body::Storm(path, text) => {

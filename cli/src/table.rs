@@ -287,3 +287,67 @@ pub fn http_step(input: &Value, answer: &Value) -> String {
     );
     s
 }
+
+/// A hedged gRPC call: each event (with the attempt's status and pushback) beside how many
+/// attempts go now, when the next hedge is due, and the rule; then how the call ended.
+pub fn hedge(input: &Value, answer: &Value) -> String {
+    let empty = Vec::new();
+    let events = input["events"].as_array().unwrap_or(&empty);
+    let steps = answer["steps"].as_array().unwrap_or(&empty);
+    let mut s = format!(
+        "  {:>5}  {:<14}  {:<22}  {:>4}  {:>13}  {}\n",
+        "at ms", "event", "attempt", "send", "next hedge ms", "rule"
+    );
+    for (e, step) in events.iter().zip(steps) {
+        let a = &e["attempt"];
+        let mut attempt = text(&a["status"]);
+        if let Some(p) = a["pushback"].as_array() {
+            attempt.push_str(&format!(
+                " pushback {}",
+                p.iter().map(text).collect::<Vec<_>>().join(",")
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "  {:>5}  {:<14}  {:<22}  {:>4}  {:>13}  {}",
+            text(&e["at_ms"]),
+            text(&e["event"]),
+            attempt,
+            text(&step["send"]),
+            text(&step["next_hedge_in_ms"]),
+            text(&step["rule"])
+        );
+    }
+    let _ = writeln!(s, "  => {}", text(&answer["end"]));
+    s
+}
+
+/// An AWS retry run: each attempt's error beside the decision, its wait and the quota after it.
+pub fn aws_run(input: &Value, answer: &Value) -> String {
+    let empty = Vec::new();
+    let events = input["events"].as_array().unwrap_or(&empty);
+    let steps = answer["steps"].as_array().unwrap_or(&empty);
+    let mut s = format!(
+        "  {:>7}  {:<28}  {:<8}  {:>8}  {:>5}  {}\n",
+        "attempt", "error", "action", "delay ms", "quota", "rule"
+    );
+    for (e, step) in events.iter().zip(steps) {
+        let error = &e["error"];
+        let shown = if error.is_null() {
+            "(success)".to_owned()
+        } else {
+            format!("{} {}", text(&error["status"]), text(&error["code"]))
+        };
+        let _ = writeln!(
+            s,
+            "  {:>7}  {:<28}  {:<8}  {:>8}  {:>5}  {}",
+            text(&step["attempts"]),
+            shown.trim(),
+            text(&step["action"]),
+            text(&step["decision"]["delay_ms"]),
+            text(&step["quota_balance"]),
+            text(&step["decision"]["rule"])
+        );
+    }
+    s
+}

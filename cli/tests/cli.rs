@@ -634,7 +634,7 @@ fn demo_scenes_reproduce_with_their_commands_and_explain_each_term_once() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(scenes.len(), 16);
+    assert_eq!(scenes.len(), 18);
     for (n, scene) in scenes.iter().enumerate() {
         assert_eq!(scene["scene"], n + 1);
         let title = scene["title"].as_str().unwrap();
