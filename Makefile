@@ -11,7 +11,7 @@ demo: setup-rust
 	@./target/release/retrypolicy demo
 
 ## Every test: formatting, lints, the core (with MongoDB's suites, test-core) and its fixtures, versions.
-test: lint test-core test-conformance-negative test-cli test-fixture-negative check-versions test-python test-c test-node test-wasm test-differential test-fuzz
+test: lint test-core test-features test-conformance-negative test-cli test-fixture-negative check-versions test-python test-c test-node test-wasm test-differential test-fuzz
 	@echo "make test: all suites passed"
 
 ## The edit-compile-test loop: formatting, clippy, the core and wire tests (the Rust fixture runner
@@ -40,6 +40,18 @@ lint: setup-rust
 ## The core's tests include `conformance` (below), so `make test` runs MongoDB's suites here, once.
 test-core: setup-rust
 	$(CARGO) test -p retrypolicy -p retrypolicy-wire
+
+## The core's rule domains as cargo features (README.md, "Features"; the list is core/Cargo.toml's
+## default): the core and the wire crate linted (clippy, every target) with no feature and with each
+## feature alone, then the HTTP-only set's tests (the wasm HTTP module's: the core's unit tests and
+## every spec fixture, each case of a left-out feature refused with the not-built error naming it).
+CORE_FEATURES := $(shell sed -n 's/^default = \[\(.*\)\]/\1/p' core/Cargo.toml | tr -d '",')
+.PHONY: test-features
+test-features: setup-rust
+	$(CARGO) clippy -q -p retrypolicy -p retrypolicy-wire --all-targets --no-default-features -- -D warnings
+	for f in $(CORE_FEATURES); do \
+	  $(CARGO) clippy -q -p retrypolicy -p retrypolicy-wire --all-targets --no-default-features --features retrypolicy-wire/$$f -- -D warnings || exit 1; done
+	$(CARGO) test -q -p retrypolicy -p retrypolicy-wire --no-default-features --features retrypolicy-wire/http --lib --tests
 
 ## MongoDB's own test suites (../shared/peer-specs/mongodb, or PEER_SPECS_DIR) replayed against the
 ## core. They fail when the specs are absent, unless RETRYPOLICY_SKIP_CONFORMANCE=1 says to skip.

@@ -7,10 +7,17 @@ use std::fmt;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use crate::budget::{BudgetRule, BudgetVerdict};
-use crate::decide::{decide, Decision, Request};
+#[cfg(feature = "guards")]
+use crate::budget::BudgetRule;
+use crate::budget::BudgetVerdict;
+use crate::decide::Decision;
+#[cfg(feature = "guards")]
+use crate::decide::{decide, Request};
+#[cfg(feature = "guards")]
 use crate::error::Error;
+#[cfg(feature = "guards")]
 use crate::explain::{describe_operation, explain};
+#[cfg(feature = "guards")]
 use crate::policy::Policy;
 use crate::reason::RetryReason;
 
@@ -120,6 +127,7 @@ impl fmt::Display for BudgetedDecision {
 
 /// Decides as [`decide`] does, then lets `verdict` (a budget's answer for this retry, from
 /// [`crate::RetryBudget::permit`]) refuse a retry; `None` gives `decide`'s decision unchanged.
+#[cfg(feature = "guards")]
 pub fn decide_with_budget(
     request: &Request,
     reason: RetryReason,
@@ -148,6 +156,7 @@ impl BudgetedDecision {
 }
 
 /// Why the budget refused, in words.
+#[cfg(feature = "guards")]
 fn budget_because(v: &BudgetVerdict) -> String {
     match v.rule {
         BudgetRule::TokenBucketAtOrBelowHalf => format!(
@@ -169,6 +178,7 @@ fn budget_because(v: &BudgetVerdict) -> String {
 
 /// The decision for `request` as one sentence naming the rule and its source, saying so when
 /// the budget refused the retry.
+#[cfg(feature = "guards")]
 pub fn explain_with_budget(request: &Request, decision: &BudgetedDecision) -> String {
     match decision {
         BudgetedDecision::Decided(d) => explain(request, d),

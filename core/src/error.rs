@@ -82,6 +82,19 @@ pub enum Error {
         /// 1-based column of the error.
         column: usize,
     },
+    /// A name this build knows but was built without (a function of the JSON API, a class of a
+    /// binding): its cargo feature is left out. Its code is `unknown_name`, as for a name no
+    /// build knows; the message names the feature.
+    #[serde(rename = "unknown_name")]
+    #[error("{}: {:?} is not in this build: it needs the feature {:?} ({}), which this build leaves out", shorten(.field), shorten(.value), .feature, crate::features::feature(.feature).map_or("", |f| f.adds))]
+    NotBuilt {
+        /// Where the name was found (`function` for the JSON API).
+        field: String,
+        /// The name.
+        value: String,
+        /// The cargo feature it needs.
+        feature: String,
+    },
     /// A document (a policy, a budget or breaker document or snapshot) whose `version` this
     /// release cannot read.
     #[error("version: unsupported document version {}; this release reads version 1", shorten(.value))]
@@ -104,7 +117,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnknownReason { .. } => "unknown_reason",
-            Error::UnknownName { .. } => "unknown_name",
+            Error::UnknownName { .. } | Error::NotBuilt { .. } => "unknown_name",
             Error::InvalidDuration { .. } => "invalid_duration",
             Error::InvalidRandom { .. } => "invalid_random",
             Error::OutOfRange { .. } => "out_of_range",
@@ -121,6 +134,7 @@ impl Error {
         match self {
             Error::UnknownReason { field, .. }
             | Error::UnknownName { field, .. }
+            | Error::NotBuilt { field, .. }
             | Error::InvalidDuration { field, .. }
             | Error::InvalidRandom { field, .. }
             | Error::OutOfRange { field, .. }
@@ -169,6 +183,11 @@ impl Error {
                 value,
                 expected,
             },
+            Error::NotBuilt { value, feature, .. } => Error::NotBuilt {
+                field,
+                value,
+                feature,
+            },
             Error::InvalidDuration { value, .. } => Error::InvalidDuration { field, value },
             Error::InvalidRandom { value, .. } => Error::InvalidRandom { field, value },
             Error::OutOfRange { value, expected, .. } => Error::OutOfRange {
@@ -185,6 +204,7 @@ impl Error {
 }
 
 /// `name` under `prefix` as an error's field path (`budget.max_tokens`); `name` alone at the top.
+#[cfg(feature = "guards")]
 pub(crate) fn join_field(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_owned()

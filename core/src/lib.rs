@@ -16,6 +16,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "aws")]
 pub mod aws;
 pub mod backoff;
 pub mod breaker;
@@ -25,8 +26,10 @@ pub mod classify;
 pub mod decide;
 pub mod error;
 pub mod explain;
+pub mod features;
 pub mod grpc;
 pub mod http;
+#[cfg(feature = "mongodb")]
 pub mod mongodb;
 pub mod operation;
 pub mod policy;
@@ -34,28 +37,43 @@ pub mod reason;
 pub mod request_form;
 pub mod run;
 pub mod serde_form;
+#[cfg(feature = "storms")]
 pub mod simulate;
+#[cfg(feature = "storms")]
 pub mod storm;
 pub mod strategy;
 pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
 pub use breaker::{
-    BreakerChange, BreakerChangeRule, BreakerConfig, BreakerDocument, BreakerOutcome, BreakerRule,
-    BreakerSnapshot, BreakerState, BreakerVerdict, CircuitBreaker,
+    BreakerChange, BreakerChangeRule, BreakerOutcome, BreakerRule, BreakerState, BreakerVerdict,
+    CircuitBreaker,
 };
+#[cfg(feature = "guards")]
+pub use breaker::{BreakerConfig, BreakerDocument, BreakerSnapshot};
+#[cfg(feature = "guards")]
 pub use budget::{
-    is_aws_throttling_error, BudgetCause, BudgetConfig, BudgetDocument, BudgetEvent, BudgetEventKind,
-    BudgetKind, BudgetRule, BudgetSnapshot, BudgetVerdict, RetryBudget, RetryCause, RetryQuotaCosts,
+    is_aws_throttling_error, BudgetConfig, BudgetDocument, BudgetSnapshot, RetryQuotaCosts,
     AWS_THROTTLING_ERROR_CODES,
 };
-pub use budgeted::{decide_with_budget, explain_with_budget, BudgetRefusal, BudgetedDecision};
+pub use budget::{
+    BudgetCause, BudgetEvent, BudgetEventKind, BudgetKind, BudgetRule, BudgetVerdict, RetryBudget, RetryCause,
+};
+#[cfg(feature = "guards")]
+pub use budgeted::{decide_with_budget, explain_with_budget};
+pub use budgeted::{BudgetRefusal, BudgetedDecision};
+#[cfg(feature = "couchbase")]
 pub use classify::analytics::classify_analytics;
 pub use classify::dispatch::{classify_dispatch, DispatchFailure};
+#[cfg(feature = "couchbase")]
 pub use classify::error_map::{ErrorMap, ErrorMapEntry};
+#[cfg(feature = "couchbase")]
 pub use classify::kv::classify_kv;
+#[cfg(feature = "couchbase")]
 pub use classify::query::classify_query;
+#[cfg(feature = "couchbase")]
 pub use classify::search::classify_search;
+#[cfg(feature = "couchbase")]
 pub use classify::views::classify_views;
 pub use classify::Classification;
 pub use decide::{
@@ -64,22 +82,33 @@ pub use decide::{
 };
 pub use error::Error;
 pub use explain::explain;
+pub use features::{Feature, FEATURES};
 pub use http::{
-    classify_attempt, classify_http_status, classify_network_error, next as http_next,
-    next_with_budget as http_next_with_budget, parse_http_date, parse_imf_fixdate, parse_retry_after,
-    HttpAttempt, HttpClass, HttpClassification, LoopAction, LoopDecision, LoopState, RetryLoop, StepOutcome,
+    classify_attempt, classify_http_status, classify_network_error, parse_http_date, parse_imf_fixdate,
+    parse_retry_after, HttpAttempt, HttpClass, HttpClassification, StepOutcome,
 };
+#[cfg(feature = "http")]
+pub use http::{
+    next as http_next, next_with_budget as http_next_with_budget, LoopAction, LoopDecision, LoopState,
+    RetryLoop,
+};
+#[cfg(feature = "mongodb")]
 pub use mongodb::backpressure::{is_overload_error, is_retryable_overload_error, overload_backoff_ms};
+#[cfg(feature = "mongodb")]
 pub use mongodb::errors::{
     classify_error, is_retryable_read_error, is_retryable_write_error, surfaced_read_error,
     surfaced_write_error, ErrorClass, FailureKind, MongoError, ServerKind,
 };
+#[cfg(feature = "mongodb")]
 pub use mongodb::idempotency::{
     analyze_idempotency, duplicate_key_on_retry, pending_token_rewrite, positional_hazards,
     IdempotencyReport, OperationDoc,
 };
+#[cfg(feature = "mongodb")]
 pub use mongodb::operations::{eligibility, Eligibility, MongoOperation, OperationName};
+#[cfg(feature = "mongodb")]
 pub use mongodb::retry::{decide_mongo, driver_labels, MongoAction, MongoDecision, MongoRequest};
+#[cfg(feature = "mongodb")]
 pub use mongodb::transaction::{
     run_transaction, step as transaction_step, transaction_backoff_ms, transaction_error_labels,
     SessionState, TransactionAction, TransactionCommand, TransactionEvent, TransactionState,
@@ -87,11 +116,17 @@ pub use mongodb::transaction::{
 pub use operation::{HttpMethod, KvOperation, Operation, Service};
 pub use policy::{Compat, Policy};
 pub use reason::RetryReason;
+#[cfg(feature = "http")]
+pub use run::HttpRules;
+#[cfg(feature = "mongodb")]
+pub use run::MongodbRules;
 pub use run::{
-    Clock, DecideRules, Guards, HttpRules, MongodbRules, Outcome, Run, RunAction, RunConfig, RunDecision,
-    RunEnd, RunPhase, RunRules, RunStats, RunStep,
+    Clock, DecideRules, Guards, Outcome, Run, RunAction, RunConfig, RunDecision, RunEnd, RunPhase, RunRules,
+    RunStats, RunStep,
 };
+#[cfg(feature = "storms")]
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};
+#[cfg(feature = "storms")]
 pub use storm::{simulate_storm, StormReport, StormScenario, MAX_STORM_ATTEMPTS, MAX_STORM_REQUESTS};
 pub use strategy::{BestEffort, FailFast, RetryStrategy, StrategyKind, StrategyVerdict};
 

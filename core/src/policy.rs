@@ -3,7 +3,9 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::backoff::{Backoff, FirstDelay, Jitter};
+#[cfg(feature = "guards")]
 use crate::breaker::{BreakerConfig, BreakerDocument};
+#[cfg(feature = "guards")]
 use crate::budget::{BudgetConfig, BudgetDocument};
 use crate::error::Error;
 use crate::reason::RetryReason;
@@ -81,10 +83,13 @@ pub struct Policy {
     pub compat: Compat,
     /// The retry budget a host shares across this policy's requests (a budget document: its kind
     /// and settings; the host builds the `RetryBudget` and keeps its state); none by default.
+    /// Only with the `guards` feature: a build without it refuses the field as unknown.
+    #[cfg(feature = "guards")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetDocument>,
     /// The circuit breaker a host keeps per endpoint for this policy's requests (a breaker
-    /// document); none by default.
+    /// document); none by default. Only with the `guards` feature.
+    #[cfg(feature = "guards")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaker: Option<BreakerDocument>,
 }
@@ -126,7 +131,9 @@ impl Policy {
             query_retry_4040_to_4090: false,
             retry_unknown_if_idempotent: false,
         },
+        #[cfg(feature = "guards")]
         budget: None,
+        #[cfg(feature = "guards")]
         breaker: None,
     };
 
@@ -143,9 +150,11 @@ impl Policy {
             });
         }
         self.backoff.validate("backoff")?;
+        #[cfg(feature = "guards")]
         if let Some(doc) = &self.budget {
             BudgetConfig::from_document(doc, "budget")?;
         }
+        #[cfg(feature = "guards")]
         if let Some(doc) = &self.breaker {
             BreakerConfig::from_document(doc, "breaker")?;
         }
@@ -153,6 +162,7 @@ impl Policy {
     }
 
     /// The policy's retry budget, its defaults filled in, when it names one.
+    #[cfg(feature = "guards")]
     pub fn budget_config(&self) -> Result<Option<BudgetConfig>, Error> {
         self.budget
             .as_ref()
@@ -161,6 +171,7 @@ impl Policy {
     }
 
     /// The policy's circuit breaker, Couchbase's defaults filled in, when it names one.
+    #[cfg(feature = "guards")]
     pub fn breaker_config(&self) -> Result<Option<BreakerConfig>, Error> {
         self.breaker
             .as_ref()

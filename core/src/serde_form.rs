@@ -110,11 +110,13 @@ impl fmt::Display for Rejection {
 }
 
 /// A snapshot's `version`: left out or null reads as 1 (restoring checks the value).
+#[cfg(feature = "guards")]
 pub(crate) fn version_or_one<'de, D: de::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     <Option<u64> as serde::Deserialize>::deserialize(d).map(|v| v.unwrap_or(1))
 }
 
 /// The version a snapshot left without one has.
+#[cfg(feature = "guards")]
 pub(crate) fn one() -> u64 {
     1
 }

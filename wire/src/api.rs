@@ -69,6 +69,60 @@ pub const FUNCTIONS: &[&str] = &[
     "explain_decision",
 ];
 
+/// The functions of [`FUNCTIONS`] that a cargo feature brings, each with that feature (the
+/// core's, `retrypolicy::FEATURES`); every other function is in every build. [`call`] answers a
+/// function of a feature this build leaves out with the core's `not_built` error (code
+/// `unknown_name`, naming the function and the feature).
+pub const FEATURED: &[(&str, &str)] = &[
+    ("classify_kv", "couchbase"),
+    ("classify_query", "couchbase"),
+    ("classify_analytics", "couchbase"),
+    ("classify_search", "couchbase"),
+    ("classify_views", "couchbase"),
+    ("simulate", "storms"),
+    ("simulate_storm", "storms"),
+    ("mongodb_classify_error", "mongodb"),
+    ("mongodb_retryable_write_error", "mongodb"),
+    ("mongodb_retryable_read_error", "mongodb"),
+    ("mongodb_surfaced_error", "mongodb"),
+    ("mongodb_eligibility", "mongodb"),
+    ("mongodb_decide", "mongodb"),
+    ("mongodb_overload_backoff", "mongodb"),
+    ("mongodb_transaction_labels", "mongodb"),
+    ("mongodb_transaction_backoff", "mongodb"),
+    ("mongodb_with_transaction", "mongodb"),
+    ("mongodb_transaction_step", "mongodb"),
+    ("mongodb_idempotency", "mongodb"),
+    ("mongodb_duplicate_key", "mongodb"),
+    ("mongodb_pending_token_rewrite", "mongodb"),
+    ("http_classify", "http"),
+    ("http_retry_after", "http"),
+    ("http_date", "http"),
+    ("http_next", "http"),
+    ("grpc_service_config", "grpc"),
+    ("grpc_retry", "grpc"),
+    ("grpc_hedge", "grpc"),
+    ("aws_retry", "aws"),
+    ("aws_retry_run", "aws"),
+    ("aws_rate_limiter_run", "aws"),
+    ("budget_run", "guards"),
+    ("breaker_run", "guards"),
+    ("decide_with_budget", "guards"),
+    ("explain_with_budget", "guards"),
+];
+
+/// The feature `function` needs that this build leaves out, if it needs one.
+pub fn unbuilt_feature(function: &str) -> Option<&'static str> {
+    let (_, feature) = FEATURED.iter().find(|(f, _)| *f == function)?;
+    let built = retrypolicy::features::feature(feature).is_some_and(|f| f.built);
+    (!built).then_some(*feature)
+}
+
+/// Whether this build has `function` (one of [`FUNCTIONS`]).
+pub fn is_built(function: &str) -> bool {
+    FUNCTIONS.contains(&function) && unbuilt_feature(function).is_none()
+}
+
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
@@ -78,6 +132,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 /// them (GBs); every other function parses the text first.
 pub fn call_text(function: &str, text: &str) -> Result<Value, Error> {
     match function {
+        #[cfg(feature = "guards")]
         "budget_run" => crate::json::from_json_str_streaming::<BudgetRunInput>(text)
             .and_then(|i| crate::runs::budget_run(&i)),
         _ => call(function, &crate::json::from_json_str::<Value>(text)?),
@@ -105,9 +160,14 @@ pub fn call_text(function: &str, text: &str) -> Result<Value, Error> {
 /// - `format_decision` `{decision}` → `{message}`: the decision's one-line log message.
 /// - `explain_decision` `{request, decision}` → `{sentence}`: [`explain()`] for a given decision.
 pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
+    if let Some(feature) = unbuilt_feature(function) {
+        return Err(retrypolicy::features::not_built("function", function, feature));
+    }
+    #[cfg(feature = "grpc")]
     if let Some(answer) = crate::grpc::call(function, input) {
         return answer;
     }
+    #[cfg(feature = "aws")]
     if let Some(answer) = crate::aws::call(function, input) {
         return answer;
     }
@@ -123,6 +183,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         "is_idempotent" => {
             from_json_value::<Operation>(input).map(|op| json!({ "idempotent": op.is_idempotent() }))
         }
+        #[cfg(feature = "couchbase")]
         "classify_kv" => from_json_value::<KvInput>(input).map(|i| {
             to_value(&classify_kv(
                 i.operation,
@@ -131,14 +192,18 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                 &i.compat,
             ))
         }),
+        #[cfg(feature = "couchbase")]
         "classify_query" => from_json_value::<QueryInput>(input)
             .map(|i| to_value(&classify_query(i.code, &i.message, i.retry, &i.compat))),
+        #[cfg(feature = "couchbase")]
         "classify_analytics" => {
             from_json_value::<CodeInput>(input).map(|i| to_value(&classify_analytics(i.code)))
         }
+        #[cfg(feature = "couchbase")]
         "classify_search" => {
             from_json_value::<HttpInput>(input).map(|i| to_value(&classify_search(i.http_status)))
         }
+        #[cfg(feature = "couchbase")]
         "classify_views" => {
             from_json_value::<HttpInput>(input).map(|i| to_value(&classify_views(i.http_status, &i.body)))
         }
@@ -161,13 +226,16 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             let d = decide(&i.request, i.reason, &i.policy)?;
             Ok(json!({ "decision": to_value(&d), "sentence": explain(&i.request, &d) }))
         }),
+        #[cfg(feature = "storms")]
         "simulate" => from_json_value::<Scenario>(input).and_then(|s| simulate(&s).map(|t| to_value(&t))),
+        #[cfg(feature = "storms")]
         "simulate_storm" => {
             from_json_value::<StormScenario>(input).and_then(|s| simulate_storm(&s).map(|r| to_value(&r)))
         }
         "parse_policy" => from_json_value::<PolicyInput>(input)
             .and_then(|i| crate::parse_policy(&i.json))
             .map(|p| json!({ "policy": to_value(&p) })),
+        #[cfg(feature = "mongodb")]
         "mongodb_classify_error" => from_json_value::<MongoErrorInput>(input).map(|i| {
             let row = i.error.code.and_then(retrypolicy::mongodb::errors::code_row);
             json!({
@@ -180,6 +248,7 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                     retrypolicy::mongodb::errors::unsupported_deployment_message(&i.error),
             })
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_retryable_write_error" => from_json_value::<MongoWriteErrorInput>(input).map(|i| {
             let mut out = to_value(&is_retryable_write_error(&i.error, i.server, i.retry_writes));
             out["labels"] = to_value(&retrypolicy::mongodb::errors::retryable_write_labels(
@@ -189,9 +258,11 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             ));
             out
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_retryable_read_error" => {
             from_json_value::<MongoErrorInput>(input).map(|i| to_value(&is_retryable_read_error(&i.error)))
         }
+        #[cfg(feature = "mongodb")]
         "mongodb_surfaced_error" => from_json_value::<MongoSurfacedInput>(input).and_then(|i| {
             use retrypolicy::mongodb::operations::CommandClass;
             let index = match i.kind {
@@ -204,21 +275,27 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                 "labels": i.errors[index].labels,
             }))
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_eligibility" => from_json_value::<MongoEligibilityInput>(input)
             .map(|i| to_value(&eligibility(&i.operation, i.retry_writes, i.retry_reads))),
+        #[cfg(feature = "mongodb")]
         "mongodb_decide" => from_json_value::<MongoDecideInput>(input)
             .and_then(|i| decide_mongo(&i.request, &i.error).map(|d| to_value(&d))),
+        #[cfg(feature = "mongodb")]
         "mongodb_overload_backoff" => from_json_value::<MongoOverloadBackoffInput>(input).and_then(|i| {
             let d = overload_backoff_ms(i.attempt, i.base_backoff_ms, i.random)?;
             let c =
                 retrypolicy::mongodb::backpressure::overload_backoff_ceiling_ms(i.attempt, i.base_backoff_ms);
             Ok(json!({ "delay_ms": d, "ceiling_ms": c }))
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_transaction_labels" => from_json_value::<MongoTxnLabelsInput>(input)
             .map(|i| json!({ "labels": transaction_error_labels(i.command, &i.error) })),
+        #[cfg(feature = "mongodb")]
         "mongodb_transaction_backoff" => from_json_value::<MongoTxnBackoffInput>(input).and_then(|i| {
             transaction_backoff_ms(i.transaction_attempt, i.random).map(|d| json!({ "backoff_ms": d }))
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_with_transaction" => from_json_value::<MongoWithTransactionInput>(input).and_then(|i| {
             let (actions, state) = run_transaction(i.timeout_ms, &i.events)?;
             let backoffs: Vec<u64> = actions
@@ -235,19 +312,24 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                 "state": to_value(&state),
             }))
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_transaction_step" => from_json_value::<MongoTxnStepInput>(input).and_then(|i| {
             let (state, action) = transaction_step(&i.state, &i.event)?;
             Ok(json!({ "state": to_value(&state), "action": to_value(&action) }))
         }),
+        #[cfg(feature = "mongodb")]
         "mongodb_idempotency" => {
             from_json_value::<OperationDoc>(input).and_then(|d| analyze_idempotency(&d).map(|r| to_value(&r)))
         }
+        #[cfg(feature = "mongodb")]
         "mongodb_duplicate_key" => from_json_value::<MongoDuplicateKeyInput>(input)
             .map(|i| to_value(&duplicate_key_on_retry(&i.document_id, &i.error))),
+        #[cfg(feature = "mongodb")]
         "mongodb_pending_token_rewrite" => from_json_value::<MongoRewriteInput>(input).and_then(|i| {
             pending_token_rewrite(&i.filter, &i.update, i.upsert, &i.token, &i.pending_field)
                 .map(|r| to_value(&r))
         }),
+        #[cfg(feature = "http")]
         "http_classify" => {
             from_json_value::<HttpClassifyInput>(input).and_then(|i| match (i.status, i.network_error) {
                 // The user's field is `status` (the core's function calls it `http_status`).
@@ -264,12 +346,18 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
                 }),
             })
         }
+        #[cfg(feature = "http")]
         "http_retry_after" => from_json_value::<HttpRetryAfterInput>(input)
             .and_then(|i| parse_retry_after(&i.value, i.now_unix_ms).map(|d| ms_json("delay_ms", d))),
+        #[cfg(feature = "http")]
         "http_date" => from_json_value::<HttpDateInput>(input)
             .and_then(|i| parse_http_date("value", &i.value, i.now_unix_ms).map(|t| json!({ "unix_ms": t }))),
+        #[cfg(feature = "http")]
         "http_next" => from_json_value::<HttpNextInput>(input).and_then(|i| {
+            #[cfg(feature = "guards")]
             let verdict = i.budget_verdict.as_ref().map(VerdictInput::verdict).transpose()?;
+            #[cfg(not(feature = "guards"))]
+            let verdict: Option<BudgetVerdict> = None;
             http_next_with_budget(
                 &i.retry_loop,
                 &i.state,
@@ -320,11 +408,15 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
             let decision = i.decision.into_decision()?;
             Ok(json!({ "sentence": explain(&i.request, &decision) }))
         }),
+        #[cfg(feature = "guards")]
         "budget_run" => from_json_value::<BudgetRunInput>(input).and_then(|i| crate::runs::budget_run(&i)),
+        #[cfg(feature = "guards")]
         "breaker_run" => from_json_value::<BreakerRunInput>(input).and_then(|i| crate::runs::breaker_run(&i)),
         "run" => from_json_value::<RunInput>(input).and_then(|i| crate::runs::run(&i)),
+        #[cfg(feature = "guards")]
         "decide_with_budget" => from_json_value::<DecideWithBudgetInput>(input)
             .and_then(|i| decide_budgeted(&i).map(|(_, d)| to_value(&d))),
+        #[cfg(feature = "guards")]
         "explain_with_budget" => from_json_value::<DecideWithBudgetInput>(input).and_then(|i| {
             let (request, d) = decide_budgeted(&i)?;
             Ok(json!({ "decision": to_value(&d), "sentence": explain_with_budget(request, &d) }))
@@ -332,12 +424,18 @@ pub fn call(function: &str, input: &Value) -> Result<Value, Error> {
         other => Err(Error::UnknownName {
             field: "function".to_owned(),
             value: retrypolicy::error::shorten(other),
-            expected: FUNCTIONS.join(", "),
+            expected: FUNCTIONS
+                .iter()
+                .copied()
+                .filter(|f| is_built(f))
+                .collect::<Vec<_>>()
+                .join(", "),
         }),
     }
 }
 
 /// [`decide_with_budget`] on a `decide_with_budget` input, with the request it decided for.
+#[cfg(feature = "guards")]
 fn decide_budgeted(i: &DecideWithBudgetInput) -> Result<(&Request, BudgetedDecision), Error> {
     i.policy.validate()?;
     let verdict = i.budget_verdict.as_ref().map(VerdictInput::verdict).transpose()?;
@@ -357,6 +455,23 @@ mod tests {
 
     fn ok(function: &str, input: Value) -> Value {
         call(function, &input).unwrap_or_else(|e| panic!("{function}: {e}"))
+    }
+
+    #[test]
+    fn every_featured_function_is_known_and_needs_a_feature_of_the_core() {
+        for (function, feature) in FEATURED {
+            assert!(FUNCTIONS.contains(function), "{function} is not in FUNCTIONS");
+            let f = retrypolicy::features::feature(feature);
+            assert!(f.is_some(), "{function}: no feature {feature:?} in the core");
+            assert_eq!(is_built(function), f.is_some_and(|f| f.built), "{function}");
+        }
+        // What a build without a function's feature answers (make test-features runs the fixtures
+        // so, each function of a left-out feature answering this).
+        let e = retrypolicy::features::not_built("function", "http_next", "http");
+        assert_eq!((e.code(), e.field()), ("unknown_name", "function"));
+        let unknown = call("no_such_function", &json!({})).unwrap_err();
+        assert_eq!((unknown.code(), unknown.field()), ("unknown_name", "function"));
+        assert!(unknown.to_string().contains("decide"), "{unknown}");
     }
 
     #[test]

@@ -428,9 +428,12 @@ mod tests {
     #[test]
     fn a_key_holding_a_backtick_cannot_name_a_valid_field() {
         // Found in review: a key `session`, x` made the error name the valid key `session`.
-        let event = json!({"event": "callback_returned", "session": "in_progress", "session`, x": 1});
-        let e = from_json_value::<retrypolicy::TransactionEvent>(&event).unwrap_err();
-        assert_eq!((e.code(), e.field()), ("unknown_field", "session`, x"));
+        #[cfg(feature = "mongodb")]
+        {
+            let event = json!({"event": "callback_returned", "session": "in_progress", "session`, x": 1});
+            let e = from_json_value::<retrypolicy::TransactionEvent>(&event).unwrap_err();
+            assert_eq!((e.code(), e.field()), ("unknown_field", "session`, x"));
+        }
         let policy = json!({"jitter": "none", "jitter`, expected": 1});
         let e = from_json_value::<Policy>(&policy).unwrap_err();
         assert_eq!((e.code(), e.field()), ("unknown_field", "jitter`, expected"));

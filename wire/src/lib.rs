@@ -6,7 +6,9 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+#[cfg(feature = "aws")]
 mod aws;
+#[cfg(feature = "grpc")]
 mod grpc;
 mod input;
 pub mod json;
@@ -15,7 +17,9 @@ mod runs;
 pub use json::{from_json_str, from_json_value, parse_name};
 pub use retrypolicy::Error;
 
-use retrypolicy::{BudgetVerdict, Policy};
+#[cfg(feature = "guards")]
+use retrypolicy::BudgetVerdict;
+use retrypolicy::Policy;
 
 /// Parses and validates a policy document.
 pub fn parse_policy(text: &str) -> Result<Policy, Error> {
@@ -33,6 +37,7 @@ pub fn policy_from_value(value: &serde_json::Value) -> Result<Policy, Error> {
 
 /// A budget verdict from its JSON form (as `budget_run` writes it), its fields checked against
 /// its rule; errors name `budget_verdict.<field>`.
+#[cfg(feature = "guards")]
 pub fn budget_verdict_from_value(value: &serde_json::Value) -> Result<BudgetVerdict, Error> {
     from_json_value::<input::VerdictInput>(value)
         .map_err(|e| {

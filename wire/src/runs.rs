@@ -3,7 +3,10 @@
 
 use serde_json::{json, Value};
 
-use crate::input::{BreakerEventKind, BreakerRunInput, BudgetRunInput, RunEventKind, RunInput};
+#[cfg(feature = "guards")]
+use crate::input::{BreakerEventKind, BreakerRunInput, BudgetRunInput};
+use crate::input::{RunEventKind, RunInput};
+#[cfg(feature = "guards")]
 use retrypolicy::BudgetEventKind;
 use retrypolicy::*;
 
@@ -16,6 +19,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 /// of an error otherwise. With `summary`, totals and the last verdict instead of one per event,
 /// so a run of any length answers in flat memory. An event's error is checked when it is reached
 /// (the events before it are replayed first).
+#[cfg(feature = "guards")]
 pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
     let config = BudgetConfig::from_document(&input.budget, "budget")?;
     let mut budget = match &input.state {
@@ -73,6 +77,7 @@ pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
 /// `breaker_run`: a `request` event asks the breaker (and may send the canary); an outcome is
 /// recorded. `verdicts` and `permitted` hold null for outcomes; `states` the state after each;
 /// `changes` the state change each event made, or null.
+#[cfg(feature = "guards")]
 pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
     let config = BreakerConfig::from_document(&input.breaker, "breaker")?;
     let mut breaker = match &input.state {
@@ -113,36 +118,7 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
 /// `delays_ms` (each wait's), `rules`, `end`, `attempts_sent`, the run's `stats`, the breaker's
 /// state changes (`breaker_changes`, in order), the budget's and the breaker's state after the run. A machine error names its event (`events[2].outcome.status`).
 pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
-    let mut budget = match &input.budget {
-        Some(doc) => {
-            let config = BudgetConfig::from_document(doc, "budget")?;
-            Some(match &input.budget_state {
-                Some(snapshot) => RetryBudget::restore(&config, snapshot, "budget_state")?,
-                None => RetryBudget::new(&config),
-            })
-        }
-        None if input.budget_state.is_some() => {
-            return Err(Error::MissingField {
-                field: "budget".to_owned(),
-            })
-        }
-        None => None,
-    };
-    let mut breaker = match &input.breaker {
-        Some(doc) => {
-            let config = BreakerConfig::from_document(doc, "breaker")?;
-            Some(match &input.breaker_state {
-                Some(snapshot) => CircuitBreaker::restore(&config, snapshot, "breaker_state")?,
-                None => CircuitBreaker::new(&config),
-            })
-        }
-        None if input.breaker_state.is_some() => {
-            return Err(Error::MissingField {
-                field: "breaker".to_owned(),
-            })
-        }
-        None => None,
-    };
+    let (mut budget, mut breaker) = run_guards(input)?;
     let host = input.host.as_ref().map(|h| h as &dyn RetryStrategy);
     let mut machine = Run::new(input.run.clone()).map_err(|e| placed("run", e))?;
     let mut steps = Vec::with_capacity(input.events.len());
@@ -181,6 +157,7 @@ pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
         steps.push(step);
     }
     let last = steps.last();
+    let guard_states = states(&budget, &breaker);
     Ok(json!({
         "steps": to_value(&steps),
         "actions": steps.iter().map(|s| s.action).collect::<Vec<_>>(),
@@ -191,9 +168,66 @@ pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
         "attempts_sent": machine.attempts_sent(),
         "stats": to_value(&machine.stats()),
         "breaker_changes": to_value(&steps.iter().filter_map(|s| s.breaker_change).collect::<Vec<_>>()),
-        "budget_state": to_value(&budget.as_ref().map(RetryBudget::snapshot)),
-        "breaker_state": to_value(&breaker.as_ref().map(CircuitBreaker::snapshot)),
+        "budget_state": guard_states.0,
+        "breaker_state": guard_states.1,
     }))
+}
+
+/// The run's budget and breaker, each from its document and its snapshot, if it has one.
+#[cfg(feature = "guards")]
+fn run_guards(input: &RunInput) -> Result<(Option<RetryBudget>, Option<CircuitBreaker>), Error> {
+    let budget = match &input.budget {
+        Some(doc) => {
+            let config = BudgetConfig::from_document(doc, "budget")?;
+            Some(match &input.budget_state {
+                Some(snapshot) => RetryBudget::restore(&config, snapshot, "budget_state")?,
+                None => RetryBudget::new(&config),
+            })
+        }
+        None if input.budget_state.is_some() => {
+            return Err(Error::MissingField {
+                field: "budget".to_owned(),
+            })
+        }
+        None => None,
+    };
+    let breaker = match &input.breaker {
+        Some(doc) => {
+            let config = BreakerConfig::from_document(doc, "breaker")?;
+            Some(match &input.breaker_state {
+                Some(snapshot) => CircuitBreaker::restore(&config, snapshot, "breaker_state")?,
+                None => CircuitBreaker::new(&config),
+            })
+        }
+        None if input.breaker_state.is_some() => {
+            return Err(Error::MissingField {
+                field: "breaker".to_owned(),
+            })
+        }
+        None => None,
+    };
+    Ok((budget, breaker))
+}
+
+/// No budget or breaker: this build has none (the `guards` feature), nor their fields in `input`.
+#[cfg(not(feature = "guards"))]
+fn run_guards(_input: &RunInput) -> Result<(Option<RetryBudget>, Option<CircuitBreaker>), Error> {
+    Ok((None, None))
+}
+
+/// The budget's and the breaker's snapshots after a run (null for none).
+#[cfg(feature = "guards")]
+fn states(budget: &Option<RetryBudget>, breaker: &Option<CircuitBreaker>) -> (Value, Value) {
+    (
+        to_value(&budget.as_ref().map(RetryBudget::snapshot)),
+        to_value(&breaker.as_ref().map(CircuitBreaker::snapshot)),
+    )
+}
+
+/// No budget or breaker, so no snapshots: null, null.
+#[cfg(not(feature = "guards"))]
+fn states(_budget: &Option<RetryBudget>, _breaker: &Option<CircuitBreaker>) -> (Value, Value) {
+    (Value::Null, Value::Null)
 }
 
 /// `e` with its field placed under `prefix`.

@@ -33,23 +33,37 @@
 //! assert_eq!(verdict.rule.name(), "token_bucket_at_or_below_half");
 //! ```
 
+// The budgets themselves are the `guards` feature's; their vocabulary (kinds, causes, events,
+// rules, verdicts) is in every build, since a run's steps and statistics speak it.
+#[cfg(feature = "guards")]
 mod document;
+#[cfg(feature = "guards")]
 mod percentage;
+#[cfg(feature = "guards")]
 mod retry_quota;
+#[cfg(feature = "guards")]
 mod token_bucket;
+#[cfg(not(feature = "guards"))]
+mod unbuilt;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
+#[cfg(feature = "guards")]
 pub use document::{
     BucketSnapshot, BudgetConfig, BudgetDocument, BudgetSnapshot, RetryQuotaCosts, BUDGET_VERSION,
 };
+#[cfg(feature = "guards")]
 pub use percentage::{PercentageConfig, PercentageState};
+#[cfg(feature = "guards")]
 pub use retry_quota::{
     is_aws_throttling_error, RetryQuotaConfig, RetryQuotaState, AWS_THROTTLING_ERROR_CODES,
 };
+#[cfg(feature = "guards")]
 pub use token_bucket::{TokenBucketConfig, TokenBucketState};
+#[cfg(not(feature = "guards"))]
+pub use unbuilt::RetryBudget;
 
 /// The kinds of retry budget, as named in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -291,6 +305,7 @@ impl BudgetVerdict {
 
 /// The state of one kind of budget. The percentage window's ten slices are inline (about 250
 /// bytes): a budget is one per endpoint, shared, and holds no allocation.
+#[cfg(feature = "guards")]
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 enum Kind {
@@ -302,11 +317,13 @@ enum Kind {
 /// A retry budget: its configuration and its current state. Not shared by itself: a host that
 /// calls it from several threads wraps it in its own lock (every call is short and allocation-free
 /// except [`RetryBudget::snapshot`]).
+#[cfg(feature = "guards")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryBudget {
     kind: Kind,
 }
 
+#[cfg(feature = "guards")]
 impl RetryBudget {
     /// A budget of `config`, in its initial state (full bucket or quota, empty window).
     pub fn new(config: &BudgetConfig) -> RetryBudget {

@@ -4,12 +4,18 @@ use serde::Serialize;
 
 use crate::reason::RetryReason;
 
+#[cfg(feature = "couchbase")]
 pub mod analytics;
 pub mod dispatch;
+#[cfg(feature = "couchbase")]
 pub mod error_map;
+#[cfg(feature = "couchbase")]
 pub mod kv;
+#[cfg(feature = "couchbase")]
 pub mod query;
+#[cfg(feature = "couchbase")]
 pub mod search;
+#[cfg(feature = "couchbase")]
 pub mod views;
 
 /// RFC 0049 section cited by the response-code rules.

@@ -289,12 +289,17 @@ pub fn classify_attempt(attempt: &HttpAttempt) -> Result<HttpClassification, Err
     }
 }
 
+mod attempt;
 mod date;
+#[cfg(feature = "http")]
 mod retry_loop;
 
+pub use attempt::DEADLINE_BEFORE_RETRY;
+pub(crate) use attempt::{AttemptView, RetryAfterHeader};
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
-pub(crate) use retry_loop::{default_loop_backoff, AttemptView, RetryAfterHeader};
+#[cfg(feature = "http")]
+pub(crate) use retry_loop::default_loop_backoff;
+#[cfg(feature = "http")]
 pub use retry_loop::{
-    next, next_with_budget, LoopAction, LoopDecision, LoopState, RetryLoop, DEADLINE_BEFORE_RETRY,
-    NOT_IDEMPOTENT_AFTER_SEND,
+    next, next_with_budget, LoopAction, LoopDecision, LoopState, RetryLoop, NOT_IDEMPOTENT_AFTER_SEND,
 };

@@ -33,20 +33,27 @@ use serde::{Deserialize, Serialize};
 
 pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStats, RunStep};
 
-use crate::backoff::{check_draw, Backoff, Jitter};
+use crate::backoff::check_draw;
+#[cfg(feature = "http")]
+use crate::backoff::{Backoff, Jitter};
 use crate::breaker::{BreakerOutcome, CircuitBreaker, BREAKER_SOURCE};
 use crate::budget::{BudgetEvent, RetryBudget, RetryCause};
 use crate::budgeted::BudgetedDecision;
 use crate::classify::dispatch::{classify_dispatch, DispatchFailure};
+#[cfg(feature = "couchbase")]
 use crate::classify::kv::classify_kv;
 use crate::decide::{decide_with, Decision, NoRetryCause, Request};
 use crate::error::Error;
+#[cfg(feature = "http")]
 use crate::http::{
-    default_loop_backoff, next_with_budget, AttemptView, HttpAttempt, HttpClass, LoopAction, LoopState,
-    RetryAfterHeader, RetryLoop, StepOutcome, DEADLINE_BEFORE_RETRY, RETRY_AFTER_SECTION,
+    default_loop_backoff, next_with_budget, HttpClass, LoopAction, LoopState, RetryLoop, StepOutcome,
 };
+use crate::http::{AttemptView, HttpAttempt, RetryAfterHeader, DEADLINE_BEFORE_RETRY, RETRY_AFTER_SECTION};
+#[cfg(feature = "mongodb")]
 use crate::mongodb::errors::{MongoError, ServerKind};
+#[cfg(feature = "mongodb")]
 use crate::mongodb::operations::MongoOperation;
+#[cfg(feature = "mongodb")]
 use crate::mongodb::retry::{decide_mongo, MongoAction, MongoDecision, MongoRequest};
 use crate::operation::Operation;
 use crate::policy::Policy;
@@ -74,6 +81,7 @@ pub struct DecideRules {
 }
 
 /// The HTTP loop's rules for a run (`http_next`): RFC 9110's method rule and the backoff.
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpRules {
@@ -92,6 +100,7 @@ pub struct HttpRules {
 }
 
 /// MongoDB's rules for a run (`decide_mongo`): retryable reads and writes, overload retries.
+#[cfg(feature = "mongodb")]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MongodbRules {
@@ -111,10 +120,12 @@ pub struct MongodbRules {
     pub max_adaptive_retries: u32,
 }
 
+#[cfg(feature = "mongodb")]
 fn yes() -> bool {
     true
 }
 
+#[cfg(feature = "mongodb")]
 fn two() -> u32 {
     crate::mongodb::backpressure::MAX_RETRIES
 }
@@ -126,8 +137,10 @@ pub enum RunRules {
     /// RFC 0049's `decide` (Couchbase operations, and any call whose failures the host names).
     Decide(Box<DecideRules>),
     /// The HTTP loop (`http_next`).
+    #[cfg(feature = "http")]
     Http(HttpRules),
     /// MongoDB's retryable reads and writes (`decide_mongo`).
+    #[cfg(feature = "mongodb")]
     Mongodb(MongodbRules),
 }
 
@@ -190,6 +203,7 @@ impl RunConfig {
                 }
                 d.policy.validate()
             }
+            #[cfg(feature = "http")]
             RunRules::Http(h) => {
                 if self.timeout_ms.is_none() && self.max_attempts.is_none() {
                     return Err(Error::MissingField {
@@ -198,6 +212,7 @@ impl RunConfig {
                 }
                 h.backoff.validate("rules.http.backoff")
             }
+            #[cfg(feature = "mongodb")]
             RunRules::Mongodb(_) => Ok(()),
         }
     }
@@ -624,6 +639,10 @@ impl Run {
 
     /// The breaker kept the attempt back: wait `wait_ms` for its window, unless that reaches the
     /// deadline (timed out) or the `decide` rules fail fast (gave up).
+    #[cfg_attr(
+        not(any(feature = "http", feature = "mongodb")),
+        allow(irrefutable_let_patterns)
+    )]
     fn breaker_refused(
         &mut self,
         wait_ms: u64,
@@ -739,7 +758,9 @@ impl Run {
         let config = Arc::clone(&self.config);
         match &config.rules {
             RunRules::Decide(rules) => self.judge_decide(rules, outcome, clock, strategy),
+            #[cfg(feature = "http")]
             RunRules::Http(rules) => self.judge_http(rules, outcome, clock, None),
+            #[cfg(feature = "mongodb")]
             RunRules::Mongodb(rules) => self.judge_mongodb(rules, outcome, clock),
         }
     }
@@ -776,6 +797,7 @@ impl Run {
                 let c = classify_dispatch(DispatchFailure::SocketClosedWhileInFlight);
                 (c.reason, RetryCause::Timeout, c.rule, c.section)
             }
+            #[cfg(feature = "couchbase")]
             Outcome::Kv { status } => {
                 let Operation::Kv(op) = rules.operation else {
                     return Err(not_for("outcome.kind", "kv", "a KV operation's run"));
@@ -800,6 +822,7 @@ impl Run {
                     view.class.section,
                 )
             }
+            #[cfg(feature = "mongodb")]
             Outcome::Mongodb { .. } => return Err(not_for("outcome.kind", "mongodb", "a mongodb run")),
             Outcome::Success | Outcome::Final => unreachable!("judged before the rules"),
         };
@@ -852,6 +875,7 @@ impl Run {
         Ok((Judged::Failure(cause), v))
     }
 
+    #[cfg(feature = "http")]
     fn judge_http(
         &mut self,
         rules: &HttpRules,
@@ -928,6 +952,7 @@ impl Run {
         Ok((judged, v))
     }
 
+    #[cfg(feature = "mongodb")]
     fn mongo_request(&self, rules: &MongodbRules, random: Option<f64>) -> MongoRequest {
         MongoRequest {
             operation: rules.operation,
@@ -943,6 +968,7 @@ impl Run {
         }
     }
 
+    #[cfg(feature = "mongodb")]
     fn judge_mongodb(
         &mut self,
         rules: &MongodbRules,
@@ -989,6 +1015,7 @@ impl Run {
     }
 
     /// The verdict once the budget refused the retry `v` wanted: the domain's own refusal.
+    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
     fn refused(
         &mut self,
         v: Verdict,
@@ -1014,10 +1041,12 @@ impl Run {
                     ..v
                 }
             }
+            #[cfg(feature = "http")]
             RunRules::Http(rules) => {
                 let (_, v2) = self.judge_http(rules, outcome, clock, Some(budget))?;
                 v2
             }
+            #[cfg(feature = "mongodb")]
             RunRules::Mongodb(_) => {
                 let decision = match v.decision {
                     Some(RunDecision::Mongodb(d)) => Some(RunDecision::Mongodb(MongoDecision {
@@ -1061,6 +1090,7 @@ fn check_now(now_ms: f64) -> Result<f64, Error> {
 
 /// The budget's cause for a transient HTTP status: 429 Too Many Requests is the server throttling
 /// (the AWS SDKs count it so: aws-sdk-ruby's `throttling_error?`), anything else an error.
+#[cfg(feature = "http")]
 fn http_cause(status: u16) -> RetryCause {
     if status == 429 {
         RetryCause::Throttling
@@ -1079,6 +1109,7 @@ fn outcome_error(e: Error) -> Error {
     }
 }
 
+#[cfg(any(feature = "couchbase", feature = "http", feature = "mongodb"))]
 fn not_for(field: &str, value: &str, expected: &str) -> Error {
     Error::OutOfRange {
         field: field.to_owned(),

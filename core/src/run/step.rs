@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 use crate::breaker::{BreakerChange, BreakerVerdict};
 use crate::budget::BudgetVerdict;
 use crate::budgeted::BudgetedDecision;
+#[cfg(feature = "http")]
 use crate::http::LoopDecision;
+#[cfg(feature = "mongodb")]
 use crate::mongodb::errors::MongoError;
+#[cfg(feature = "mongodb")]
 use crate::mongodb::retry::MongoDecision;
 use crate::reason::RetryReason;
 
@@ -46,12 +49,14 @@ pub enum Outcome {
         retry_after: Option<String>,
     },
     /// A Couchbase KV response status (classified with the policy's compat options).
+    #[cfg(feature = "couchbase")]
     Kv {
         /// The status, e.g. 0x07 (a number, or a `"0x.."` string).
         #[serde(deserialize_with = "crate::serde_form::status::deserialize")]
         status: u16,
     },
     /// A MongoDB error (the `mongodb` rules only).
+    #[cfg(feature = "mongodb")]
     Mongodb {
         /// The error as the driver saw it.
         error: MongoError,
@@ -69,7 +74,9 @@ impl Outcome {
             Outcome::Reason { .. } => "reason",
             Outcome::Network { .. } => "network",
             Outcome::Http { .. } => "http",
+            #[cfg(feature = "couchbase")]
             Outcome::Kv { .. } => "kv",
+            #[cfg(feature = "mongodb")]
             Outcome::Mongodb { .. } => "mongodb",
             Outcome::Timeout => "timeout",
         }
@@ -126,8 +133,10 @@ pub enum RunDecision {
     /// RFC 0049's `decide` (with the budget's verdict applied).
     Decide(BudgetedDecision),
     /// The HTTP loop's `http_next` (with the budget's verdict applied).
+    #[cfg(feature = "http")]
     Http(LoopDecision),
     /// MongoDB's `decide_mongo`.
+    #[cfg(feature = "mongodb")]
     Mongodb(MongoDecision),
 }
 

@@ -3,15 +3,19 @@
 //! serde helpers).
 
 use serde::Deserialize;
+#[cfg(feature = "mongodb")]
 use serde_json::Value;
 
 use retrypolicy::*;
 
+#[cfg(feature = "guards")]
 mod budget;
 mod run;
+#[cfg(feature = "guards")]
 pub(crate) use budget::*;
 pub(crate) use run::*;
 
+#[cfg(feature = "couchbase")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct KvInput {
@@ -24,6 +28,7 @@ pub(crate) struct KvInput {
     pub(crate) compat: Compat,
 }
 
+#[cfg(feature = "couchbase")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct QueryInput {
@@ -36,12 +41,14 @@ pub(crate) struct QueryInput {
     pub(crate) compat: Compat,
 }
 
+#[cfg(feature = "couchbase")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CodeInput {
     pub(crate) code: u32,
 }
 
+#[cfg(feature = "couchbase")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpInput {
@@ -95,6 +102,7 @@ pub(crate) struct PolicyInput {
     pub(crate) json: String,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoErrorInput {
@@ -103,16 +111,19 @@ pub(crate) struct MongoErrorInput {
 
 /// An optional field given `null` reads as not given (its default), as `None` or `undefined` does
 /// in the host languages.
+#[cfg(any(feature = "couchbase", feature = "guards"))]
 fn null_as_default<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(
     d: D,
 ) -> Result<T, D::Error> {
     Option::<T>::deserialize(d).map(Option::unwrap_or_default)
 }
 
+#[cfg(feature = "mongodb")]
 fn yes() -> bool {
     true
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoWriteErrorInput {
@@ -123,6 +134,7 @@ pub(crate) struct MongoWriteErrorInput {
     pub(crate) retry_writes: bool,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoSurfacedInput {
@@ -130,6 +142,7 @@ pub(crate) struct MongoSurfacedInput {
     pub(crate) errors: Vec<MongoError>,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoEligibilityInput {
@@ -140,6 +153,7 @@ pub(crate) struct MongoEligibilityInput {
     pub(crate) retry_reads: bool,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoDecideInput {
@@ -147,6 +161,7 @@ pub(crate) struct MongoDecideInput {
     pub(crate) error: MongoError,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoOverloadBackoffInput {
@@ -156,6 +171,7 @@ pub(crate) struct MongoOverloadBackoffInput {
     pub(crate) random: f64,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoTxnLabelsInput {
@@ -163,6 +179,7 @@ pub(crate) struct MongoTxnLabelsInput {
     pub(crate) error: MongoError,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoTxnBackoffInput {
@@ -170,6 +187,7 @@ pub(crate) struct MongoTxnBackoffInput {
     pub(crate) random: f64,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoWithTransactionInput {
@@ -178,6 +196,7 @@ pub(crate) struct MongoWithTransactionInput {
     pub(crate) events: Vec<TransactionEvent>,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoTxnStepInput {
@@ -185,6 +204,7 @@ pub(crate) struct MongoTxnStepInput {
     pub(crate) event: TransactionEvent,
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoDuplicateKeyInput {
@@ -192,10 +212,12 @@ pub(crate) struct MongoDuplicateKeyInput {
     pub(crate) error: retrypolicy::mongodb::idempotency::DuplicateKeyError,
 }
 
+#[cfg(feature = "mongodb")]
 fn default_pending_field() -> String {
     "pending".to_owned()
 }
 
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoRewriteInput {
@@ -208,6 +230,7 @@ pub(crate) struct MongoRewriteInput {
     pub(crate) pending_field: String,
 }
 
+#[cfg(feature = "http")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpClassifyInput {
@@ -217,6 +240,7 @@ pub(crate) struct HttpClassifyInput {
     pub(crate) network_error: bool,
 }
 
+#[cfg(feature = "http")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpRetryAfterInput {
@@ -225,6 +249,7 @@ pub(crate) struct HttpRetryAfterInput {
     pub(crate) now_unix_ms: Option<u64>,
 }
 
+#[cfg(feature = "http")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpDateInput {
@@ -233,6 +258,7 @@ pub(crate) struct HttpDateInput {
     pub(crate) now_unix_ms: Option<u64>,
 }
 
+#[cfg(feature = "http")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpNextInput {
@@ -244,6 +270,7 @@ pub(crate) struct HttpNextInput {
     pub(crate) now_unix_ms: Option<u64>,
     #[serde(default, deserialize_with = "retrypolicy::serde_form::draw::deserialize")]
     pub(crate) random: Option<f64>,
+    #[cfg(feature = "guards")]
     #[serde(default)]
     pub(crate) budget_verdict: Option<VerdictInput>,
 }

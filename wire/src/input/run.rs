@@ -12,12 +12,16 @@ use super::HostStrategyInput;
 #[serde(deny_unknown_fields)]
 pub(crate) struct RunInput {
     pub(crate) run: RunConfig,
+    #[cfg(feature = "guards")]
     #[serde(default)]
     pub(crate) budget: Option<BudgetDocument>,
+    #[cfg(feature = "guards")]
     #[serde(default)]
     pub(crate) budget_state: Option<BudgetSnapshot>,
+    #[cfg(feature = "guards")]
     #[serde(default)]
     pub(crate) breaker: Option<BreakerDocument>,
+    #[cfg(feature = "guards")]
     #[serde(default)]
     pub(crate) breaker_state: Option<BreakerSnapshot>,
     #[serde(default)]

@@ -56,10 +56,83 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The feature a case needs that this build leaves out (`api::FEATURED`'s for its function, or
+/// what its input names: a budget or breaker, `http` or `mongodb` rules, a `kv` or `mongodb`
+/// outcome), if any. Every build but the default one has some (`make test-features`).
+pub fn unbuilt_need(function: &str, input: &Value) -> Option<&'static str> {
+    if let Some(feature) = retrypolicy_wire::api::unbuilt_feature(function) {
+        return Some(feature);
+    }
+    let unbuilt = |name: &'static str| {
+        let built = retrypolicy::features::feature(name).is_some_and(|f| f.built);
+        (!built).then_some(name)
+    };
+    let mut need = None;
+    let mut stack = vec![input.clone()];
+    while let Some(v) = stack.pop() {
+        match v {
+            // A document given as JSON text (`parse_policy`'s `json`) is read for what it names too.
+            Value::String(text) if text.trim_start().starts_with('{') => {
+                stack.extend(serde_json::from_str::<Value>(&text).ok());
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let named = match (k.as_str(), &x) {
+                        (_, Value::Null) => None,
+                        ("budget" | "budget_state" | "breaker" | "breaker_state" | "budget_verdict", _) => {
+                            unbuilt("guards")
+                        }
+                        ("rules", Value::Object(r)) if r.contains_key("http") => unbuilt("http"),
+                        ("rules", Value::Object(r)) if r.contains_key("mongodb") => unbuilt("mongodb"),
+                        ("kind", Value::String(kind)) if kind == "kv" => unbuilt("couchbase"),
+                        ("kind", Value::String(kind)) if kind == "mongodb" => unbuilt("mongodb"),
+                        _ => None,
+                    };
+                    need = need.or(named);
+                    stack.push(x);
+                }
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    need
+}
+
+/// A case that needs a feature this build leaves out: a function of it answers the core's
+/// not-built error naming the function and the feature; any other call is refused with a typed error.
+fn check_unbuilt(
+    function: &str,
+    feature: &str,
+    outcome: Result<Value, retrypolicy::Error>,
+) -> Result<(), String> {
+    match outcome {
+        Ok(out) => Err(format!(
+            "needs the {feature:?} feature, which this build leaves out, yet answered {out}"
+        )),
+        Err(_) if retrypolicy_wire::api::is_built(function) => Ok(()),
+        Err(e) => {
+            let named = e.to_string().contains(&format!("{function:?}"))
+                && e.to_string().contains(&format!("{feature:?}"));
+            if (e.code(), e.field()) == ("unknown_name", "function") && named {
+                Ok(())
+            } else {
+                Err(format!(
+                    "a function of {feature:?}, not built, answered {} ({e})",
+                    e.code()
+                ))
+            }
+        }
+    }
+}
+
 /// The result of running one case: `Ok(())` or a one-line explanation.
 pub fn check_case(function: &str, case: &Value) -> Result<(), String> {
     let input = case.get("input").ok_or("case has no input")?;
     let outcome = call(function, input).ok_or_else(|| format!("unknown function {function:?}"))?;
+    if let Some(feature) = unbuilt_need(function, input) {
+        return check_unbuilt(function, feature, outcome);
+    }
     match (outcome, case.get("expect"), case.get("expect_error")) {
         (Ok(out), Some(Value::Object(expect)), None) => {
             for (k, want) in expect {
@@ -92,6 +165,8 @@ pub fn check_case(function: &str, case: &Value) -> Result<(), String> {
 pub struct Tally {
     /// Cases that matched.
     pub passed: usize,
+    /// Of those, cases that need a feature this build leaves out (refused as they must be).
+    pub unbuilt: usize,
     /// Cases (or files) that did not.
     pub failed: usize,
     /// One line per failure.
@@ -122,7 +197,11 @@ pub fn run_dir(dir: &Path, tally: &mut Tally) {
         for case in cases {
             let id = case["id"].as_str().unwrap_or("<no id>");
             match check_case(&function, case) {
-                Ok(()) => tally.passed += 1,
+                Ok(()) => {
+                    tally.passed += 1;
+                    let needs = case.get("input").and_then(|i| unbuilt_need(&function, i));
+                    tally.unbuilt += usize::from(needs.is_some());
+                }
                 Err(why) => {
                     tally.failed += 1;
                     tally.failures.push(format!("{name}: {id}: {why}"));
