@@ -1,15 +1,22 @@
-//! `CircuitBreaker` and its `BreakerVerdict`: the core's breaker (Couchbase's parameters) behind a
-//! lock, so one object may be shared by many threads. Arguments are converted before the lock is
-//! taken and nothing calls back into Python while it is held.
+//! `CircuitBreaker`, its `BreakerVerdict` and its `BreakerChange`: the core's breaker (Couchbase's
+//! parameters) behind a lock, so one object may be shared by many threads. Arguments are converted
+//! before the lock is taken and nothing calls back into Python while it is held: a state change is
+//! reported (the `on_state_change` callback, the `retrypolicy.breaker` log, OpenTelemetry) after
+//! the lock is released, by `retrypolicy._observe.breaker_changed`.
 
 use std::sync::{Mutex, MutexGuard};
 
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
+use pyo3::PyTraverseError;
 use retrypolicy as core;
 use retrypolicy::{BreakerConfig, BreakerDocument, BreakerOutcome, BreakerSnapshot};
 
-use crate::convert::{from_py_json, name, now_ms as clock_ms, required_json, to_json, to_py_json};
+use crate::convert::{
+    from_py_json, name, now_ms as clock_ms, required_json, to_json, to_py_json, wrong_type,
+};
 use crate::errors::IntoPy;
 use crate::reason;
 
@@ -61,11 +68,76 @@ impl BreakerVerdict {
     }
 }
 
+/// A change of a breaker's state made by one call (`permit`, `record`, a run's step); immutable.
+#[pyclass(frozen, eq, module = "retrypolicy._lowlevel")]
+#[derive(PartialEq)]
+pub struct BreakerChange {
+    pub inner: core::BreakerChange,
+}
+
+#[pymethods]
+impl BreakerChange {
+    /// The state before the call: `closed`, `open` or `half_open`.
+    #[getter(from_state)]
+    fn state_before(&self) -> &'static str {
+        self.inner.from.name()
+    }
+    /// The state after it (equal to `from_state` when a timed-out canary is replaced at once).
+    #[getter(to_state)]
+    fn state_after(&self) -> &'static str {
+        self.inner.to.name()
+    }
+    /// What moved it: `breaker_tripped`, `breaker_canary`, `canary_succeeded`, `canary_failed`,
+    /// `canary_timed_out` or `canary_released`.
+    #[getter]
+    fn rule(&self) -> &'static str {
+        self.inner.rule.name()
+    }
+    /// The change as JSON (`{"from", "to", "rule"}`, the `breaker_run` form).
+    fn to_json(&self) -> String {
+        to_json(&self.inner)
+    }
+    /// `BreakerChange(<JSON form>)`.
+    fn __repr__(&self) -> String {
+        format!("BreakerChange({})", self.to_json())
+    }
+}
+
 /// A circuit breaker with Couchbase's parameters, from its document (None: Couchbase's
 /// defaults); safe to share between threads. Errors name fields under `breaker.` and `state.`.
 #[pyclass(frozen, module = "retrypolicy._lowlevel")]
 pub struct CircuitBreaker {
     inner: Mutex<core::CircuitBreaker>,
+    /// Called with the old state, the new state and the rule after each change, or None.
+    on_state_change: Option<Py<PyAny>>,
+}
+
+/// The callback given as `on_state_change`: a callable or None (else `invalid_type`).
+fn callback(v: Option<Py<PyAny>>, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+    match v.filter(|c| !c.is_none(py)) {
+        Some(c) if !c.bind(py).is_callable() => Err(wrong_type(
+            "on_state_change",
+            "a callable (old state, new state, rule) or None",
+            c.bind(py),
+        )),
+        c => Ok(c),
+    }
+}
+
+/// Reports `change`, made by a call on `breaker` whose lock is released by now, to
+/// `retrypolicy._observe.breaker_changed` (the callback, the log, OpenTelemetry); nothing when
+/// the call changed nothing. An exception the callback raises is that function's to handle.
+pub(crate) fn report(
+    breaker: &Bound<'_, CircuitBreaker>,
+    change: Option<core::BreakerChange>,
+) -> PyResult<()> {
+    let Some(inner) = change else {
+        return Ok(());
+    };
+    static HOOK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let hook = HOOK.import(breaker.py(), "retrypolicy._observe", "breaker_changed")?;
+    hook.call1((breaker, BreakerChange { inner }))?;
+    Ok(())
 }
 
 /// A breaker's document, checked (errors under `breaker.`); None is Couchbase's defaults.
@@ -86,44 +158,80 @@ impl CircuitBreaker {
 
 #[pymethods]
 impl CircuitBreaker {
-    /// A closed breaker of `document` (a dict of Couchbase's fields, or None for its defaults).
+    /// A closed breaker of `document` (a dict of Couchbase's fields, or None for its defaults);
+    /// `on_state_change(old, new, rule)` is called after each change of its state.
     #[new]
-    #[pyo3(signature = (document = None))]
-    fn new(document: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (document = None, *, on_state_change = None))]
+    fn new(
+        py: Python<'_>,
+        document: Option<&Bound<'_, PyAny>>,
+        on_state_change: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let config = config_of(document)?;
         Ok(CircuitBreaker {
-            inner: Mutex::new(core::CircuitBreaker::new(&config_of(document)?)),
+            inner: Mutex::new(core::CircuitBreaker::new(&config)),
+            on_state_change: callback(on_state_change, py)?,
         })
     }
 
-    /// A breaker of `document` in the state `snapshot` (a dict from `snapshot()`).
+    /// A breaker of `document` in the state `snapshot` (a dict from `snapshot()`), with an
+    /// optional `on_state_change` callback.
     #[classmethod]
+    #[pyo3(signature = (document, snapshot, *, on_state_change = None))]
     fn restore(
-        _cls: &Bound<'_, PyType>,
+        cls: &Bound<'_, PyType>,
         document: Option<&Bound<'_, PyAny>>,
         snapshot: &Bound<'_, PyAny>,
+        on_state_change: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = config_of(document)?;
         let snapshot: BreakerSnapshot = required_json("state", snapshot)?;
         Ok(CircuitBreaker {
             inner: Mutex::new(core::CircuitBreaker::restore(&config, &snapshot, "state").py()?),
+            on_state_change: callback(on_state_change, cls.py())?,
         })
     }
 
     /// Whether a request may be sent at `now_ms`. After the sleep window this request becomes the
     /// one canary: call it only for a request about to be sent.
-    fn permit(&self, now_ms: &Bound<'_, PyAny>) -> PyResult<BreakerVerdict> {
+    fn permit(slf: &Bound<'_, Self>, now_ms: &Bound<'_, PyAny>) -> PyResult<BreakerVerdict> {
         let now = clock_ms("now_ms", now_ms)?;
-        Ok(BreakerVerdict {
-            inner: self.lock().permit(now),
-        })
+        let (inner, change) = {
+            let mut b = slf.get().lock();
+            (b.permit(now), b.last_change())
+        };
+        report(slf, change)?;
+        Ok(BreakerVerdict { inner })
     }
 
     /// Tells the breaker how a request ended at `now_ms`: `"success"`, `"failure"` or `"timeout"`.
-    fn record(&self, now_ms: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn record(slf: &Bound<'_, Self>, now_ms: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> PyResult<()> {
         let now = clock_ms("now_ms", now_ms)?;
         let outcome: BreakerOutcome = name("outcome", outcome)?;
-        self.lock().record(now, outcome);
-        Ok(())
+        let change = {
+            let mut b = slf.get().lock();
+            b.record(now, outcome);
+            b.last_change()
+        };
+        report(slf, change)
+    }
+
+    /// The change of state the last `permit` or `record` made (directly, or in a run's step), or
+    /// None when it made none.
+    #[getter]
+    fn last_change(&self) -> Option<BreakerChange> {
+        self.lock().last_change().map(|inner| BreakerChange { inner })
+    }
+
+    /// The callback given as `on_state_change`, or None.
+    #[getter]
+    fn on_state_change(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.on_state_change.as_ref().map(|c| c.clone_ref(py))
+    }
+
+    /// The garbage collector's view of the callback (it may refer back to this breaker).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.on_state_change)
     }
 
     /// The state at `now_ms` (`closed`, `open` or `half_open`); changes nothing.

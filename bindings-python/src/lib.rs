@@ -39,9 +39,11 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<budget::BudgetVerdict>()?;
     m.add_class::<breaker::CircuitBreaker>()?;
     m.add_class::<breaker::BreakerVerdict>()?;
+    m.add_class::<breaker::BreakerChange>()?;
     m.add_class::<run::RunConfig>()?;
     m.add_class::<run::Run>()?;
     m.add_class::<run::RunStep>()?;
+    m.add_class::<run::RunStats>()?;
     m.add_class::<strategy::BestEffort>()?;
     m.add_class::<strategy::FailFast>()?;
     m.add_function(wrap_pyfunction!(decision::decide, m)?)?;

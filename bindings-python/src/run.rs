@@ -10,7 +10,7 @@ use retrypolicy as core;
 use retrypolicy::run::{Clock, Guards, Outcome, RunAction, RunConfig as CoreConfig, RunDecision};
 use retrypolicy::{RetryStrategy, StrategyVerdict};
 
-use crate::breaker::{BreakerVerdict, CircuitBreaker};
+use crate::breaker::{BreakerChange, BreakerVerdict, CircuitBreaker};
 use crate::budget::{BudgetVerdict, RetryBudget};
 use crate::convert::{echo, from_py_json, int_in, opt_bool, opt_draw, text, to_py_json, wrong_type};
 use crate::decision::Decision;
@@ -270,10 +270,12 @@ impl Run {
             strategy,
         } = self;
         let Some(strategy) = strategy.as_ref().map(|s| s.bind(py).clone()) else {
-            return Run::locked(py, budget, breaker, |g| event(inner, g, None)).py();
+            let step = Run::locked(py, budget, breaker, |g| event(inner, g, None)).py()?;
+            return reported(py, breaker, step);
         };
         if let Some(builtin) = crate::strategy::builtin(&strategy) {
-            return Run::locked(py, budget, breaker, |g| event(inner, g, Some(builtin))).py();
+            let step = Run::locked(py, budget, breaker, |g| event(inner, g, Some(builtin))).py()?;
+            return reported(py, breaker, step);
         }
         // The copy sees the breaker as the locked call will: the GIL is held from one to the other
         // unless the strategy runs, and it runs only for a question the copy asked; a breaker
@@ -289,8 +291,22 @@ impl Run {
         let replay = Replay {
             answers: RefCell::new(answers),
         };
-        Run::locked(py, budget, breaker, |g| event(inner, g, Some(&replay))).py()
+        let step = Run::locked(py, budget, breaker, |g| event(inner, g, Some(&replay))).py()?;
+        reported(py, breaker, step)
     }
+}
+
+/// `step`, once the breaker's state change it made (if any) is reported, the locks released:
+/// the `on_state_change` callback, the log and OpenTelemetry see it before the host sees the step.
+fn reported(
+    py: Python<'_>,
+    breaker: &Option<Py<CircuitBreaker>>,
+    step: core::run::RunStep,
+) -> PyResult<core::run::RunStep> {
+    if let (Some(b), Some(_)) = (breaker, step.breaker_change) {
+        crate::breaker::report(b.bind(py), step.breaker_change)?;
+    }
+    Ok(step)
 }
 
 #[pymethods]
@@ -357,11 +373,11 @@ impl Run {
             breaker,
             ..
         } = self;
-        Run::locked(py, budget, breaker, |g| {
+        let step = Run::locked(py, budget, breaker, |g| {
             inner.attempt_ended(&Outcome::Success, clock, g, None)
         })
-        .py()
-        .map(drop)
+        .py()?;
+        reported(py, breaker, step).map(drop)
     }
 
     /// The wait of a `wait` step is over at `now_ms`: send the next attempt, or wait, or done.
@@ -387,7 +403,16 @@ impl Run {
             ..
         } = self;
         let step = Run::locked(py, budget, breaker, |g| inner.cancel(clock, g)).py()?;
+        let step = reported(py, breaker, step)?;
         Ok(RunStep { inner: step })
+    }
+
+    /// What the run did so far: attempts, retries, waiting, the budget's and breaker's verdicts.
+    #[getter]
+    fn stats(&self) -> RunStats {
+        RunStats {
+            inner: self.inner.stats(),
+        }
     }
 
     /// Attempts sent so far.
@@ -491,6 +516,11 @@ impl RunStep {
     fn breaker(&self) -> Option<BreakerVerdict> {
         self.inner.breaker.map(|inner| BreakerVerdict { inner })
     }
+    /// The change of the breaker's state this step's call made, or None.
+    #[getter]
+    fn breaker_change(&self) -> Option<BreakerChange> {
+        self.inner.breaker_change.map(|inner| BreakerChange { inner })
+    }
     /// The step as JSON (the `run` fixtures' form).
     fn to_json(&self) -> String {
         self.inner.to_json()
@@ -502,5 +532,80 @@ impl RunStep {
     /// `RunStep(<JSON form>)`.
     fn __repr__(&self) -> String {
         format!("RunStep({})", self.inner.to_json())
+    }
+}
+
+/// What a run did so far (`Run.stats`): counts, time, and the last step's rule and verdicts;
+/// immutable.
+#[pyclass(frozen, eq, module = "retrypolicy._lowlevel")]
+#[derive(PartialEq)]
+pub struct RunStats {
+    inner: core::RunStats,
+}
+
+#[pymethods]
+impl RunStats {
+    /// Attempts sent.
+    #[getter]
+    fn attempts(&self) -> u32 {
+        self.inner.attempts
+    }
+    /// Retries decided: waits the rules asked for after a failed attempt.
+    #[getter]
+    fn retries(&self) -> u32 {
+        self.inner.retries
+    }
+    /// All the waiting asked for (the retries' and the breaker's), in ms.
+    #[getter]
+    fn waited_ms(&self) -> u64 {
+        self.inner.waited_ms
+    }
+    /// Time from the run's start to its last event, rounded up to whole ms.
+    #[getter]
+    fn elapsed_ms(&self) -> u64 {
+        self.inner.elapsed_ms
+    }
+    /// Retries the budget refused (each ends the run).
+    #[getter]
+    fn budget_refusals(&self) -> u32 {
+        self.inner.budget_refusals
+    }
+    /// Attempts the breaker kept back.
+    #[getter]
+    fn breaker_rejections(&self) -> u32 {
+        self.inner.breaker_rejections
+    }
+    /// How the run ended (`succeeded`, `final`, `gave_up`, `timed_out`, `cancelled`), or None.
+    #[getter]
+    fn end(&self) -> Option<&'static str> {
+        self.inner.end.map(core::run::RunEnd::name)
+    }
+    /// The rule of the last step, or None before the run started.
+    #[getter]
+    fn last_rule(&self) -> Option<&'static str> {
+        self.inner.last_rule
+    }
+    /// The reason of the last step that had one, or None.
+    #[getter]
+    fn last_reason(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.last_reason.map(|r| reason::to_py(py, r)).transpose()
+    }
+    /// The budget's last verdict in this run, or None.
+    #[getter]
+    fn last_budget(&self) -> Option<BudgetVerdict> {
+        self.inner.last_budget.map(|inner| BudgetVerdict { inner })
+    }
+    /// The breaker's last verdict in this run, or None.
+    #[getter]
+    fn last_breaker(&self) -> Option<BreakerVerdict> {
+        self.inner.last_breaker.map(|inner| BreakerVerdict { inner })
+    }
+    /// The statistics as JSON (the `run` fixtures' `stats`).
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+    /// `RunStats(<JSON form>)`.
+    fn __repr__(&self) -> String {
+        format!("RunStats({})", self.inner.to_json())
     }
 }

@@ -176,7 +176,9 @@ def test_hooks_logs_and_jitter_draws() -> None:
     runner(fn)
     assert retried == [(50, "a"), (100, "b")]  # full jitter at 0.5 of 100 ms, then of 200 ms
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 2 and "attempt 0: retry 1 after 50 ms" in lines[0] and "attempt 1: retry 2 after 100 ms" in lines[1]
+    assert len(lines) == 2
+    assert "failing.<locals>.fn: attempt 1 failed (ConnectionResetError): retry 1 after 50 ms" in lines[0]
+    assert "failing.<locals>.fn: attempt 2 failed (ConnectionResetError): retry 2 after 100 ms" in lines[1]
 
 
 def test_every_decision_is_logged_on_the_retrypolicy_logger(caplog: pytest.LogCaptureFixture) -> None:

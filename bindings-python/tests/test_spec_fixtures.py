@@ -176,14 +176,20 @@ def _budget_run(i: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _change(c: rp.BreakerChange | None) -> dict[str, Any] | None:
+    """A breaker's state change, read from its typed fields."""
+    return None if c is None else {"from": c.from_state, "to": c.to_state, "rule": c.rule}
+
+
 def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
     """`breaker_run` on a `CircuitBreaker`: a request is asked (`permit`), an outcome recorded;
-    the state after each event."""
+    the state after each event, and the change it made (`last_change`)."""
     _envelope(i, ("events",), ("breaker", "state"))
     state = i.get("state")
     breaker = rp.CircuitBreaker(i.get("breaker")) if state is None else rp.CircuitBreaker.restore(i.get("breaker"), state)
     verdicts: list[rp.BreakerVerdict | None] = []
     states = []
+    changes = []
     for n, e in enumerate(_events(i)):
         _envelope(e, ("at_ms", "kind"), (), at=f"events[{n}].")
         at = _at(e["at_ms"])
@@ -192,12 +198,14 @@ def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
         else:
             breaker.record(at, e["kind"])
             verdicts.append(None)
+        changes.append(_change(breaker.last_change))
         states.append(breaker.state(at))
     return {
         "breaker": breaker.document,
         "verdicts": [None if v is None else json.loads(v.to_json()) for v in verdicts],
         "permitted": [None if v is None else v.permitted for v in verdicts],
         "states": states,
+        "changes": changes,
         "state": breaker.snapshot(),
     }
 
@@ -222,6 +230,23 @@ def _explain_with_budget(i: dict[str, Any]) -> dict[str, Any]:
     return {"sentence": rp.explain_with_budget(*args), "decision": _decision(rp.decide_with_budget(*args))}
 
 
+def _stats(s: rp.RunStats) -> dict[str, Any]:
+    """A run's statistics, read from their typed fields (a verdict in its JSON form, as a step's)."""
+    return {
+        "attempts": s.attempts,
+        "retries": s.retries,
+        "waited_ms": _ms(s.waited_ms),
+        "elapsed_ms": _ms(s.elapsed_ms),
+        "budget_refusals": s.budget_refusals,
+        "breaker_rejections": s.breaker_rejections,
+        "end": s.end,
+        "last_rule": s.last_rule,
+        "last_reason": None if s.last_reason is None else s.last_reason.name,
+        "last_budget": None if s.last_budget is None else json.loads(s.last_budget.to_json()),
+        "last_breaker": None if s.last_breaker is None else json.loads(s.last_breaker.to_json()),
+    }
+
+
 RUN_EVENT_KEYS = {
     "start": ("random",),
     "attempt_ended": ("outcome", "random", "now_unix_ms"),
@@ -230,9 +255,10 @@ RUN_EVENT_KEYS = {
 }
 
 
-def _run(i: dict[str, Any]) -> dict[str, Any]:
+def _run(i: dict[str, Any], observe: Callable[[rp.RunStep], None] | None = None) -> dict[str, Any]:
     """`run`: the events replayed through a public `Run` (with the binding's `RetryBudget` and
-    `CircuitBreaker`, restored when the fixture gives a state), then the wire's summary keys."""
+    `CircuitBreaker`, restored when the fixture gives a state), then the wire's summary keys, the
+    run's `stats` and the breaker's changes; `observe` is handed each step as it comes."""
     _envelope(i, ("run", "events"), ("budget", "budget_state", "breaker", "breaker_state", "host"))
     budget = breaker = None
     if "budget" in i:
@@ -256,6 +282,8 @@ def _run(i: dict[str, Any]) -> dict[str, Any]:
             steps.append(run.wait_ended(at, e.get("random")))
         else:
             steps.append(run.cancel(at))
+        if observe is not None:
+            observe(steps[-1])
     return {
         "steps": [json.loads(s.to_json()) for s in steps],
         "actions": [s.action for s in steps],
@@ -264,6 +292,8 @@ def _run(i: dict[str, Any]) -> dict[str, Any]:
         "end": steps[-1].end if steps else None,
         "last": json.loads(steps[-1].to_json()) if steps else None,
         "attempts_sent": run.attempts_sent,
+        "stats": _stats(run.stats),
+        "breaker_changes": [_change(s.breaker_change) for s in steps if s.breaker_change is not None],
         "budget_state": None if budget is None else budget.snapshot(),
         "breaker_state": None if breaker is None else breaker.snapshot(),
     }

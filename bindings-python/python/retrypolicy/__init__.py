@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from . import _json_api, _lowlevel, http, mongodb, run
 from ._lowlevel import (
     BestEffort,
+    BreakerChange,
     BreakerVerdict,
     BudgetVerdict,
     CircuitBreaker,
@@ -25,6 +26,7 @@ from ._lowlevel import (
     Request,
     Run,
     RunConfig,
+    RunStats,
     RunStep,
     classify_analytics,
     classify_dispatch,
@@ -59,13 +61,13 @@ from .errors import (
 
 __version__: str = _lowlevel.__version__
 
-# ``retrypolicy.httpx`` is imported on first use: httpx is an optional dependency (the ``[httpx]``
-# extra). The other submodules are imported above, so ``retrypolicy.http`` works without a
+# ``retrypolicy.httpx`` and ``retrypolicy.otel`` are imported on first use: httpx and
+# opentelemetry-api are optional dependencies (the ``[httpx]`` and ``[opentelemetry]`` extras). The other submodules are imported above, so ``retrypolicy.http`` works without a
 # separate import.
 # The documents' TypedDicts (``_documents.py``) too, on first access: typing is their use (1 ms of
 # import time, issue 30).
 if TYPE_CHECKING:
-    from . import httpx
+    from . import httpx, otel
     from ._documents import (
         BreakerDocument,
         BreakerSnapshot,
@@ -81,10 +83,10 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """``retrypolicy.httpx`` imported on first access (it needs httpx installed), and the
-        documents' types."""
-        if name == "httpx":
-            return importlib.import_module(".httpx", __name__)
+        """``retrypolicy.httpx`` and ``retrypolicy.otel`` imported on first access (they need httpx
+        and opentelemetry-api installed), and the documents' types."""
+        if name in ("httpx", "otel"):
+            return importlib.import_module(f".{name}", __name__)
         if name in _DOCUMENTS:
             return getattr(importlib.import_module("._documents", __name__), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -96,6 +98,7 @@ else:
 
 __all__ = [
     "BestEffort",
+    "BreakerChange",
     "BreakerDocument",
     "BreakerSnapshot",
     "BreakerVerdict",
@@ -130,6 +133,7 @@ __all__ = [
     "RetryStrategy",
     "Run",
     "RunConfig",
+    "RunStats",
     "RunStep",
     "UnknownFieldError",
     "UnknownNameError",

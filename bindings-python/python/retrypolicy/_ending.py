@@ -6,39 +6,51 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ._lowlevel import Decision, Run, RunStep
+from ._lowlevel import Decision, Run, RunStats, RunStep
 
 
 class RetryTimeoutError(TimeoutError):
     """The run ended because no time was left for another attempt; ``__cause__`` is the last error
-    (None when the breaker kept every attempt back); ``step`` is the machine's last step."""
+    (None when the breaker kept every attempt back); ``step`` is the machine's last step,
+    ``retry_stats`` what the run did."""
 
     __module__ = "retrypolicy.run"  # its public home (tracebacks, pickling)
 
-    def __init__(self, step: RunStep, last_error: Exception | None, decision: Decision | None = None) -> None:
+    def __init__(
+        self, step: RunStep, last_error: Exception | None, decision: Decision | None = None, stats: RunStats | None = None
+    ) -> None:
         super().__init__(f"retrypolicy: gave up after {step.attempt} attempts, no time left: {step}")
         self.step = step
         self.reason = step.reason
         self.retry_decision = decision
+        self.retry_stats = stats
         self.last_error = last_error
 
 
 class CircuitOpenError(Exception):
     """The run gave up before any attempt was sent: the circuit breaker kept each back; ``step``
-    is the machine's last step (reason ``CIRCUIT_BREAKER_OPEN``)."""
+    is the machine's last step (reason ``CIRCUIT_BREAKER_OPEN``), ``retry_stats`` what the run did."""
 
     __module__ = "retrypolicy.run"  # its public home (tracebacks, pickling)
 
-    def __init__(self, step: RunStep) -> None:
+    def __init__(self, step: RunStep, stats: RunStats | None = None) -> None:
         super().__init__(f"retrypolicy: circuit open, no attempt sent: {step}")
         self.step = step
         self.reason = step.reason
+        self.retry_stats = stats
 
 
 def decision_of(exc: BaseException) -> Decision | None:
     """The decision a runner attached to the error it raised, if any."""
     decision = getattr(exc, "retry_decision", None)
     return decision if isinstance(decision, Decision) else None
+
+
+def stats_of(exc: BaseException) -> RunStats | None:
+    """What the run did (``RunStats``) that ended by raising ``exc``, when a runner or transport
+    attached it (a give-up or timeout: the last error, ``RetryTimeoutError``, ``CircuitOpenError``)."""
+    stats = getattr(exc, "retry_stats", None)
+    return stats if isinstance(stats, RunStats) else None
 
 
 def abandon(run: Run, clock: Callable[[], float], exc: BaseException, failure: BaseException | None) -> None:

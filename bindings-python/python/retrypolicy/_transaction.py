@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any, Protocol, TypeVar, cast
 
 from ._json_api import call
-from ._log import LOGGER
+from ._log import LOGGER, name_of, type_name
 from ._mongodb_types import FailureKind, MongoError, RaiseTimeoutAction, SessionState, TransactionState, TransactionStep
 from .run import is_testing
 
@@ -106,11 +106,16 @@ def run_transaction(
     error_document: Callable[[Exception], MongoError] = error_document,
     logger: logging.Logger = LOGGER,
     log_level: int = logging.DEBUG,
+    give_up_log_level: int = logging.INFO,
 ) -> T:
     """withTransaction: starts a transaction, runs ``callback(session)``, commits; retries the
     commit or the whole transaction as the core decides, then returns the callback's value or
     raises its error as is (``TransactionTimeoutError`` when time ran out). ``timeout``: the
-    CSOT timeoutMS, or None for the spec's fixed limit."""
+    CSOT timeoutMS, or None for the spec's fixed limit. Each step is logged on ``logger`` at
+    ``log_level``, the last error's raise (a give-up) at ``give_up_log_level``, with
+    ``retry_function`` (the callback), ``retry_error_type`` (the last error's class),
+    ``retry_rule``, ``retry_delay_ms``, ``retry_attempt`` and ``retry_attempts`` (the transaction
+    attempt) and ``retry_end`` (``gave_up`` or ``timed_out`` on a raise) as record attributes."""
     timeout_ms = None if timeout is None else round((timeout.total_seconds() if isinstance(timeout, timedelta) else timeout) * 1000)
     state: TransactionState = call("mongodb_with_transaction", {"events": []}, timeout_ms=timeout_ms)["state"]
     start = clock()
@@ -142,14 +147,26 @@ def run_transaction(
         step = cast(TransactionStep, call("mongodb_transaction_step", {"state": state, "event": event}))
         state, action = step["state"], step["action"]
         name = action["action"]
-        if logger.isEnabledFor(log_level):
+        end = _ENDS.get(name)
+        level = log_level if end is None else give_up_log_level
+        if logger.isEnabledFor(level):
+            number = state["transaction_attempt"]
             logger.log(
-                log_level,
-                "withTransaction attempt %d: %s after %s",
-                state["transaction_attempt"],
+                level,
+                "withTransaction %s attempt %d: %s after %s",
+                name_of(callback),
+                number,
                 name,
                 event["event"],
-                extra={"retry_rule": action.get("rule"), "retry_delay_ms": action.get("backoff_ms"), "retry_attempts": state["transaction_attempt"]},
+                extra={
+                    "retry_function": name_of(callback),
+                    "retry_error_type": None if last is None or "error" not in event else type_name(last),
+                    "retry_rule": action.get("rule"),
+                    "retry_delay_ms": action.get("backoff_ms"),
+                    "retry_attempt": number,
+                    "retry_attempts": number,
+                    "retry_end": end,
+                },
             )
         if action.get("abort_first"):
             _abort(session)
@@ -173,6 +190,10 @@ def run_transaction(
             raise last
         else:
             raise RuntimeError(f"withTransaction: unexpected action {action}")
+
+
+_ENDS = {"raise": "gave_up", "raise_timeout": "timed_out"}
+"""The actions that give up, and the end each logs as ``retry_end``."""
 
 
 def _state(session: Session) -> SessionState:

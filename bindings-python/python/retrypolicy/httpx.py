@@ -17,10 +17,18 @@ connection closed), and cuts any other transport's own timeouts to it. A respons
 outside 200-599 (600, 999) is the server's answer: it ends the run as a final response, returned.
 
 When the run stops, the last response is returned (``response.extensions["retrypolicy"]`` holds
-the HTTP loop's last step) or the last transport error is raised (its ``retry_step`` attribute,
-and a note on Python 3.11+); ``CircuitOpenError`` when the breaker kept every attempt back. The
-request body is read into memory before the first attempt so that it can be sent again; every
-discarded response is closed.
+the HTTP loop's last step, ``["retrypolicy_stats"]`` the run's ``RunStats``) or the last transport
+error is raised (its ``retry_step`` and ``retry_stats`` attributes, and a note on Python 3.11+);
+``CircuitOpenError`` when the breaker kept every attempt back. ``step_of`` and ``stats_of`` read
+them back. The request body is read into memory before the first attempt so that it can be sent
+again; every discarded response is closed.
+
+Logging, on ``logger`` (``retrypolicy``): each retry and the end of a run that did not give up at
+``log_level`` (DEBUG), a give-up or timeout at ``give_up_log_level`` (INFO), with the runners'
+record attributes (``retry_function`` is ``"GET https://..."``, ``retry_error_type`` the transport
+error's class or None for a response) and ``retry_http_status``. When ``retrypolicy.otel`` is
+instrumented, each step records its OpenTelemetry signals (a retry's event with
+``http.request.resend_count``).
 """
 
 from __future__ import annotations
@@ -35,19 +43,20 @@ from typing import TYPE_CHECKING, Any, TypedDict, Union, cast
 
 import httpx
 
+from . import _observe
 from . import http as _http
 from ._classify import FINAL, MAYBE_SENT, NOT_SENT, TIMEOUT, Outcome
 from ._ending import CircuitOpenError as _CircuitOpenError
 from ._ending import abandon
 from ._httpx_deadline import bound, send, send_async
-from ._log import LOGGER
-from ._lowlevel import CircuitBreaker, RetryBudget, Run, RunConfig, RunStep
+from ._log import LOGGER, log_step, type_name
+from ._lowlevel import CircuitBreaker, RetryBudget, Run, RunConfig, RunStats, RunStep
 from .run import is_testing
 
 if TYPE_CHECKING:
     from typing import Unpack
 
-__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions", "step_of"]
+__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions", "stats_of", "step_of"]
 
 Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
@@ -77,6 +86,7 @@ class TransportOptions(TypedDict, total=False):
     on_give_up: StepHook | None
     logger: logging.Logger
     log_level: int
+    give_up_log_level: int
     breaker: CircuitBreaker | None
     budget: RetryBudget | None
 
@@ -86,6 +96,20 @@ def step_of(result: httpx.Response | BaseException) -> _http.Step | None:
     ``extensions["retrypolicy"]``) or the transport error it raised (its ``retry_step``); else None."""
     step = result.extensions.get("retrypolicy") if isinstance(result, httpx.Response) else getattr(result, "retry_step", None)
     return cast(_http.Step, step) if isinstance(step, dict) else None
+
+
+def stats_of(result: httpx.Response | BaseException) -> RunStats | None:
+    """What the run behind ``result`` did (``RunStats``): a response a transport returned (its
+    ``extensions["retrypolicy_stats"]``) or the error it raised (its ``retry_stats``); else None."""
+    stats = result.extensions.get("retrypolicy_stats") if isinstance(result, httpx.Response) else getattr(result, "retry_stats", None)
+    return stats if isinstance(stats, RunStats) else None
+
+
+def _seen(step: RunStep) -> RunStep:
+    """``step``, recorded for OpenTelemetry when instrumented (``retrypolicy.otel``; HTTP rules)."""
+    if (sink := _observe.sink) is not None:
+        sink.step(step, True)
+    return step
 
 
 def _outcome(result: Result) -> Outcome:
@@ -125,6 +149,7 @@ class _Steps:
         self.on_give_up = options.get("on_give_up")
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
+        self.give_up_log_level = options.get("give_up_log_level", logging.INFO)
         self.breaker = options.get("breaker")
         self.budget = options.get("budget")
 
@@ -134,43 +159,50 @@ class _Steps:
         if config is None:
             rules = {**self.rules, "method": request.method}
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
-        return config.start(self.clock() * 1000, self.budget, self.breaker)
+        run, step = config.start(self.clock() * 1000, self.budget, self.breaker)
+        return run, _seen(step)
+
+    def waited(self, run: Run) -> RunStep:
+        """The wait is over: the next step."""
+        return _seen(run.wait_ended(self.clock() * 1000))
+
+    def _log(self, level: int, request: httpx.Request, step: RunStep, result: Result | None) -> None:
+        """Logs ``step`` of the run of ``request`` after the attempt's ``result``."""
+        if self.logger.isEnabledFor(level):
+            error = None if result is None or isinstance(result, httpx.Response) else type_name(result)
+            status = result.status_code if isinstance(result, httpx.Response) else None
+            log_step(self.logger, level, step, f"{request.method} {request.url}", error, retry_http_status=status)
 
     def after(self, request: httpx.Request, run: Run, result: Result) -> RunStep:
-        """Tells the run what the attempt produced; logs, calls the hooks; a response the run
-        will not return is closed by the caller."""
+        """Tells the run what the attempt produced; records and logs a retry, calls the hooks; a
+        response the run will not return is closed by the caller."""
         outcome = _outcome(result)
-        step = run.attempt_ended(outcome, self.clock() * 1000, self.random(), int(self.now() * 1000))
-        if self.logger.isEnabledFor(self.log_level):
-            self.logger.log(
-                self.log_level,
-                "HTTP %s %s attempt %d: %s after %s (rule %s, delay %s ms)",
-                request.method,
-                request.url,
-                run.attempts_sent,
-                "retry" if step.action == "wait" else "stop",
-                outcome,
-                step.rule,
-                step.delay_ms,
-                extra={"retry_rule": step.rule, "retry_delay_ms": step.delay_ms, "retry_attempts": run.attempts_sent},
-            )
+        step = _seen(run.attempt_ended(outcome, self.clock() * 1000, self.random(), int(self.now() * 1000)))
         if step.action == "wait":
+            self._log(self.log_level, request, step, result)
             if self.on_retry is not None:
                 self.on_retry(cast(_http.RetryStep, step.decision), result)
         elif step.end != "succeeded" and self.on_give_up is not None:
             self.on_give_up(cast(_http.Step, step.decision), result)
         return step
 
-    def finish(self, step: RunStep, answered: RunStep | None, result: Result | None) -> httpx.Response:
-        """The run is over: the last response (the HTTP loop's step answering it in its
-        ``extensions["retrypolicy"]``), or the last error raised (the step as its ``retry_step``)."""
+    def finish(
+        self, request: httpx.Request, run: Run, step: RunStep, answered: RunStep | None, result: Result | None
+    ) -> httpx.Response:
+        """The run is over, its end logged: the last response (the HTTP loop's step answering it
+        and the run's statistics in its ``extensions``), or the last error raised (the step and
+        the statistics as its ``retry_step`` and ``retry_stats``)."""
+        self._log(self.give_up_log_level if step.end in ("gave_up", "timed_out") else self.log_level, request, step, result)
+        stats = run.stats
         if answered is None or result is None:
-            raise CircuitOpenError(step)
+            raise CircuitOpenError(step, stats)
         decision = cast(Union[_http.Step, None], answered.decision)
         if isinstance(result, httpx.Response):
             result.extensions["retrypolicy"] = decision
+            result.extensions["retrypolicy_stats"] = stats
             return result
         setattr(result, "retry_step", decision)
+        setattr(result, "retry_stats", stats)
         if hasattr(result, "add_note"):
             result.add_note(f"retrypolicy: stopped after {step.attempt} attempts ({step.rule})")
         raise result
@@ -207,7 +239,7 @@ class RetryTransport(httpx.BaseTransport):
                 if action == "wait":
                     if not is_testing():
                         self.sleep((step.delay_ms or 0) / 1000)
-                    step = run.wait_ended(steps.clock() * 1000)
+                    step = steps.waited(run)
                     continue
                 try:
                     result = send(self.transport, request, step.timeout_ms)
@@ -216,7 +248,7 @@ class RetryTransport(httpx.BaseTransport):
                 step = answered = steps.after(request, run, result)
                 if step.action == "wait" and isinstance(result, httpx.Response):
                     result.close()
-            return steps.finish(step, answered, result)
+            return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc)
             if isinstance(result, httpx.Response):
@@ -255,7 +287,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                 if action == "wait":
                     if not is_testing():
                         await self.sleep((step.delay_ms or 0) / 1000)
-                    step = run.wait_ended(steps.clock() * 1000)
+                    step = steps.waited(run)
                     continue
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)
@@ -264,7 +296,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                 step = answered = steps.after(request, run, result)
                 if step.action == "wait" and isinstance(result, httpx.Response):
                     await result.aclose()
-            return steps.finish(step, answered, result)
+            return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc)
             if isinstance(result, httpx.Response):

@@ -13,10 +13,17 @@ raised at once untouched. The default knows network errors and the HTTP status e
 requests and urllib; a ``RetryTimeoutError`` (an inner run's) is always final.
 
 Ending: gave up (not idempotent, a strategy declined, the attempts or the budget ran out) re-raises
-the last error with the decision attached as ``retry_decision`` (``decision_of``) and, on Python
-3.11+, a note; no time left raises ``RetryTimeoutError`` from the last error. A breaker that keeps
-every attempt back makes the run wait for its window; with no attempt ever sent, a give-up raises
-``CircuitOpenError``.
+the last error with the decision attached as ``retry_decision`` (``decision_of``), the run's
+statistics as ``retry_stats`` (``stats_of``) and, on Python 3.11+, a note; no time left raises
+``RetryTimeoutError`` from the last error. A breaker that keeps every attempt back makes the run
+wait for its window; with no attempt ever sent, a give-up raises ``CircuitOpenError``. After a
+call, ``runner.statistics`` is what the last call through it in this thread did (``RunStats``).
+
+Logging, on ``logger`` (``retrypolicy``): each retry at ``log_level`` (DEBUG), a give-up or timeout at
+``give_up_log_level`` (INFO), with ``retry_function``, ``retry_error_type``, ``retry_reason``,
+``retry_rule``, ``retry_delay_ms``, ``retry_attempt``, ``retry_attempts`` and ``retry_end`` as record
+attributes. When ``retrypolicy.otel.instrument()`` was called, each step records its OpenTelemetry
+signals.
 
 An exception that leaves a run (the function's ``BaseException`` such as ``KeyboardInterrupt`` or
 ``asyncio.CancelledError``, or a classifier, hook, clock or sleep that raises) cancels the run, so a
@@ -34,6 +41,7 @@ import functools
 import json
 import logging
 import random as _random
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -42,9 +50,22 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypedDict, TypeVar, c
 
 from ._classify import BY_TYPE, Classifier, Outcome, default_classifier, first_of, http_status_errors, network_errors, outcome_of
 from ._decision import RetryDecision
-from ._ending import CircuitOpenError, RetryTimeoutError, abandon, decision_of
-from ._log import LOGGER, log_decision
-from ._lowlevel import CircuitBreaker, Decision, FailFast, Operation, Policy, Request, RetryBudget, Run, RunConfig, RunStep
+from . import _observe
+from ._ending import CircuitOpenError, RetryTimeoutError, abandon, decision_of, stats_of
+from ._log import LOGGER, log_step, name_of, type_name
+from ._lowlevel import (
+    CircuitBreaker,
+    Decision,
+    FailFast,
+    Operation,
+    Policy,
+    Request,
+    RetryBudget,
+    Run,
+    RunConfig,
+    RunStats,
+    RunStep,
+)
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -67,6 +88,7 @@ __all__ = [
     "network_errors",
     "retry",
     "set_testing",
+    "stats_of",
     "is_testing",
     "instant_sleeps",
 ]
@@ -121,6 +143,7 @@ class RunOptions(TypedDict, total=False):
     random: Callable[[], float]
     logger: logging.Logger
     log_level: int
+    give_up_log_level: int
     budget: RetryBudget | None
     breaker: CircuitBreaker | None
 
@@ -157,46 +180,69 @@ class _Runner(Generic[SleepT]):
         self.random = options.get("random", _random.random)
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
+        self.give_up_log_level = options.get("give_up_log_level", logging.INFO)
+        self._local = threading.local()  # the last run of each thread, for ``statistics``
         self.budget = options.get("budget")
         self.breaker = options.get("breaker")
         guards = (self.budget, self.breaker, self.strategy)
         self.guards: tuple[Any, ...] = guards if any(g is not None for g in guards) else ()  # none: a faster call
 
-    def _failed(self, run: Run, exc: Exception) -> RunStep:
-        """Tells ``run`` of the failure ``exc`` (the default classifier's answer looked up by the
-        exception's type first), logging it and calling ``on_retry`` when either is wanted: the next step."""
+    @property
+    def statistics(self) -> RunStats | None:
+        """What the last call through this runner in this thread did (tenacity's ``statistics``):
+        attempts, retries, waiting, the end, the last rule and verdicts; None before any call. A
+        coroutine reads it right after its ``await``, before it awaits anything else."""
+        run: Run | None = getattr(self._local, "run", None)
+        return None if run is None else run.stats
+
+    def _failed(self, run: Run, exc: Exception, fn: object) -> RunStep:
+        """Tells ``run`` of the failure ``exc`` of ``fn`` (the default classifier's answer looked up
+        by the exception's type first), logging a retry and calling ``on_retry`` when either is
+        wanted: the next step."""
         outcome = self._by_type.get(type(exc)) or outcome_of(exc, self.classify)
         step = run.attempt_ended(outcome, self.clock() * 1000, self.random())
         if self.on_retry is not None or self.logger.isEnabledFor(self.log_level):
-            self._report(step, exc)
+            self._report(step, exc, fn)
         return step
 
-    def _report(self, step: RunStep, exc: Exception) -> None:
-        """Logs the decision for the failure ``exc``, and calls ``on_retry`` on a wait."""
-        if self.logger.isEnabledFor(self.log_level) and (decision := step.decision) is not None:
-            log_decision(self.logger, self.log_level, self.operation, cast(Decision, decision))
-        if self.on_retry is not None and step.action == "wait":
+    def _report(self, step: RunStep, exc: Exception, fn: object) -> None:
+        """On a wait: logs the retry after the failure ``exc`` of ``fn``, and calls ``on_retry``."""
+        if step.action != "wait":
+            return
+        if self.logger.isEnabledFor(self.log_level):
+            log_step(self.logger, self.log_level, step, name_of(fn), type_name(exc), step.decision)
+        if self.on_retry is not None:
             self.on_retry(cast(RetryDecision, step.decision), exc)
 
-    def _ended(self, step: RunStep, last: Exception | None) -> BaseException:
-        """The exception that ends a run that did not succeed, its hook called."""
+    def _ended(self, run: Run, step: RunStep, last: Exception | None, fn: object) -> BaseException:
+        """The exception that ends a run of ``fn`` that did not succeed: a give-up or timeout
+        logged, the decision and statistics attached, its hook called."""
         if step.end == "final" and last is not None:
             return last
+        stats = run.stats
         decision = step.decision if isinstance(step.decision, Decision) else None
-        if last is not None and decision is not None:
+        if last is not None:
             try:
-                setattr(last, "retry_decision", decision)
+                setattr(last, "retry_stats", stats)
+                if decision is not None:
+                    setattr(last, "retry_decision", decision)
             except AttributeError:
                 pass
-            if hasattr(last, "add_note"):
+            if decision is not None and hasattr(last, "add_note"):
                 last.add_note(f"retrypolicy: {decision}")
+        if self.logger.isEnabledFor(self.give_up_log_level):
+            error_type = type_name(last) if last is not None else None
+            # The decision describes the give-up unless the run overrode a retry (max_attempts_reached).
+            told = decision if decision is not None and not decision.is_retry else None
+            log_step(self.logger, self.give_up_log_level, step, name_of(fn), error_type, told)
         if self.on_give_up is not None and decision is not None and last is not None:
             self.on_give_up(decision, last)
         if step.end == "timed_out":
-            error = RetryTimeoutError(step, last, decision)
+            error = RetryTimeoutError(step, last, decision, stats)
             error.__cause__ = last
             return error
-        return last if last is not None else CircuitOpenError(step)
+        return last if last is not None else CircuitOpenError(step, stats)
+
 
 
 class Retrying(_Runner[Callable[[float], object]]):
@@ -220,27 +266,34 @@ class Retrying(_Runner[Callable[[float], object]]):
         call: Callable[[], T] = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         clock, last = self.clock, None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
+        if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
+            sink.step(step, False)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
                     if not _instant:
                         self.sleep((step.delay_ms or 0) / 1000)
                     step = run.wait_ended(clock() * 1000)
+                    if sink is not None:
+                        sink.step(step, False)
                     continue
                 try:
                     result = call()
                 except Exception as exc:
                     last = exc
-                    step = self._failed(run, exc)
+                    step = self._failed(run, exc, fn)
+                    if sink is not None:
+                        sink.step(step, False)
                 else:
                     run.succeeded(clock() * 1000)
                     return result
-            raise self._ended(step, last)
+            raise self._ended(run, step, last, fn)
         except BaseException as exc:
             abandon(run, self.clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
+            self._local.run = run
 
     def wraps(self, fn: Callable[P, T]) -> Callable[P, T]:
         """``fn`` wrapped so that each call runs through this runner."""
@@ -249,6 +302,7 @@ class Retrying(_Runner[Callable[[float], object]]):
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
             return self(fn, *args, **kwargs)
 
+        setattr(wrapper, "runner", self)  # ``fn.runner.statistics``
         return wrapper
 
 
@@ -280,12 +334,16 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         call: Callable[[], Awaitable[T]] = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
         clock, last = self.clock, None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
+        if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
+            sink.step(step, False)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
                     if not _instant:
                         await self.sleep((step.delay_ms or 0) / 1000)
                     step = run.wait_ended(clock() * 1000)
+                    if sink is not None:
+                        sink.step(step, False)
                     continue
                 try:
                     if step.timeout_ms is None:
@@ -299,16 +357,19 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     if isinstance(exc, asyncio.TimeoutError) and not isinstance(exc, TimeoutError):  # 3.10
                         exc = TimeoutError(f"retrypolicy: attempt {step.attempt} reached its timeout of {step.timeout_ms} ms")
                     last = exc
-                    step = self._failed(run, exc)
+                    step = self._failed(run, exc, fn)
+                    if sink is not None:
+                        sink.step(step, False)
                 else:
                     run.succeeded(clock() * 1000)
                     return result
-            raise self._ended(step, last)
+            raise self._ended(run, step, last, fn)
         except BaseException as exc:
             abandon(run, self.clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
+            self._local.run = run
 
     def wraps(self, fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
         """``fn`` wrapped so that each call runs through this runner."""
@@ -317,6 +378,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
             return await self(fn, *args, **kwargs)
 
+        setattr(wrapper, "runner", self)  # ``fn.runner.statistics``
         return wrapper
 
 

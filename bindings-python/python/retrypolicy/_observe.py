@@ -1,0 +1,61 @@
+"""What a run and a breaker report as they go, without OpenTelemetry installed: the breaker's state
+changes (its ``on_state_change`` callback and the ``retrypolicy.breaker`` logger), and the hand-off
+to ``retrypolicy.otel`` when it is instrumented (``sink``). Nothing here imports OpenTelemetry."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ._lowlevel import BreakerChange, CircuitBreaker, RunStep
+
+BREAKER_LOGGER = logging.getLogger("retrypolicy.breaker")
+"""One INFO record per state change of any breaker (``breaker_from``, ``breaker_to``, ``breaker_rule``)."""
+
+
+class Sink(Protocol):
+    """Where the signals of runs and breakers go when ``retrypolicy.otel.instrument()`` was called."""
+
+    def step(self, step: RunStep, http: bool) -> None:
+        """Records one step of a run (``http``: the run follows the HTTP rules)."""
+
+    def breaker_changed(self, change: BreakerChange) -> None:
+        """Records one change of a breaker's state."""
+
+
+sink: Sink | None = None
+"""The OpenTelemetry recorder while instrumented, else None (the runners read it once per step)."""
+
+
+def breaker_changed(breaker: CircuitBreaker, change: BreakerChange) -> None:
+    """Reports a change of ``breaker``'s state, once the call that made it (a direct ``permit`` or
+    ``record``, or a run's step) has released the breaker's lock: an INFO record on the
+    ``retrypolicy.breaker`` logger, OpenTelemetry's signals when instrumented, then the breaker's
+    ``on_state_change(old, new, rule)``. An ``Exception`` the callback raises is logged there at
+    ERROR with its traceback and goes no further: the change stands and the call (or the run) goes
+    on as if the callback had returned. A ``BaseException`` (``KeyboardInterrupt``) propagates from
+    the call, the change made."""
+    old, new, rule = change.from_state, change.to_state, change.rule
+    if BREAKER_LOGGER.isEnabledFor(logging.INFO):
+        BREAKER_LOGGER.info(
+            "circuit breaker %s -> %s (%s)",
+            old,
+            new,
+            rule,
+            extra={"breaker_from": old, "breaker_to": new, "breaker_rule": rule, "breaker": breaker},
+        )
+    if sink is not None:
+        sink.breaker_changed(change)
+    callback = breaker.on_state_change
+    if callback is not None:
+        try:
+            callback(old, new, rule)
+        except Exception:
+            BREAKER_LOGGER.exception(
+                "on_state_change raised for the change %s -> %s (%s): ignored, the breaker changed all the same",
+                old,
+                new,
+                rule,
+                extra={"breaker_from": old, "breaker_to": new, "breaker_rule": rule, "breaker": breaker},
+            )
