@@ -37,7 +37,7 @@ function camelErrors(f) {
 
 /** A step's keys in the order the core declares them (the module's step comes with its keys sorted). */
 const STEP_KEYS = ['action', 'attempt', 'timeout_ms', 'delay_ms', 'end', 'reason', 'rule', 'section', 'elapsed_ms',
-  'retry_after_ms', 'decision', 'budget', 'breaker']
+  'retry_after_ms', 'decision', 'budget', 'breaker', 'breaker_change']
 
 /** A wire document as the addon returns it: camelCase keys, `*_ms` through millis, frozen. */
 function camelCased(v) {
@@ -49,6 +49,8 @@ function camelCased(v) {
 /** The facade's backend over `wasm`, an initialised wasm-bindgen module of this crate. */
 export function backendOf(wasm) {
   const tables = JSON.parse(wasm.tables())
+  /** The JSON API's functions this module was built without (the HTTP module's): called as they are, they throw the core's not-built error. */
+  const unbuilt = new Set(tables.unbuilt)
   let defaultPolicy
   /** The module's policy for a PolicyHandle, or the RFC default for none. */
   const policy = (ph) => (ph === undefined || ph === null ? (defaultPolicy ??= wasm.Policy.parse('{}')) : ph.policy)
@@ -145,7 +147,7 @@ export function backendOf(wasm) {
     reasonNames: () => tables.reasons.map((r) => r.name),
     errorCodes: () => tables.error_codes,
     callJson(fn, text, request, ph) {
-      if (request === undefined && ph === undefined) return wasm.call(fn, text)
+      if ((request === undefined && ph === undefined) || unbuilt.has(fn)) return wasm.call(fn, text)
       const input = JSON.parse(text)
       if (request !== undefined) input.request = requestWire(request)
       if (ph !== undefined) input.policy = JSON.parse(ph.toJson())

@@ -3,7 +3,9 @@
 # benchmarks, whose builds it reuses): the Python wheel for this platform (maturin --release
 # --strip, as `make dist` builds it), the package it installs, the Node addon (.node), and the
 # README's quickstart C program with libretrypolicy.a linked statically the way pkg-config says
-# (libc dynamic, stripped). A figure over budget prints "missed"; BENCHMARKS.md says why.
+# (libc dynamic, stripped); and the wasm package's two modules after wasm-opt, raw and gzipped
+# (gzip -9), the full one and the HTTP-only one (issue 25). A figure over budget prints "missed";
+# BENCHMARKS.md ("Sizes") says why.
 set -euo pipefail
 quiet() { "$@" > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,11 @@ report() { # name bytes budget-bytes
   awk -v n="$1" -v b="$2" -v k="$3" -v v="$verdict" 'BEGIN { printf "  %-48s %7.1f KB  budget %5d KB: %s\n", n, b / 1000, k / 1000, v }'
 }
 
-echo "sizes (issue 30):"
+figure() { # name bytes: a size without a budget of its own
+  awk -v n="$1" -v b="$2" 'BEGIN { printf "  %-48s %7.1f KB\n", n, b / 1000 }'
+}
+
+echo "sizes (issues 30 and 25):"
 quiet "$root/.venv/bin/maturin" build --release --strip -m "$root/bindings-python/Cargo.toml" -o "$work/wheels"
 wheel=$(ls "$work"/wheels/*.whl)
 report "Python wheel ($(basename "$wheel"))" "$(stat -c %s "$wheel")" 700000
@@ -36,3 +42,11 @@ cc -O2 "$root/bindings-c/examples/quickstart.c" -o "$work/quickstart" $(pkg-conf
   $(pkg-config --static --libs retrypolicy | sed 's/-L[^ ]*//; s/-lretrypolicy//')
 strip "$work/quickstart"
 report "C quickstart, libretrypolicy.a static, stripped" "$(stat -c %s "$work/quickstart")" 1000000
+
+quiet make -s -C "$root/bindings-wasm" build
+for module in "full:pkg:200000" "HTTP-only:pkg-http:80000"; do
+  IFS=: read -r name dir budget <<< "$module"
+  wasm="$root/bindings-wasm/$dir/web/retrypolicy_wasm_bg.wasm"
+  figure "wasm module, $name ($dir/web), raw" "$(stat -c %s "$wasm")"
+  report "wasm module, $name ($dir/web), gzipped" "$(gzip -9c "$wasm" | wc -c)" "$budget"
+done

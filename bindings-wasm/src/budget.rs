@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::errors::Fallible;
 use crate::read;
+use crate::run::busy;
 
 /// JSON text read into `T`, its errors naming fields under `prefix` (`budget.max_tokens`, `state.balance`).
 fn parsed<T: DeserializeOwned>(text: &str, prefix: &str) -> Result<T, Error> {
@@ -52,15 +53,6 @@ fn borrowed<'a, T>(cell: &'a RefCell<T>, field: &str) -> Result<RefMut<'a, T>, E
 /// `cell` read for one call, refused as [`borrowed`] is.
 fn read<'a, T>(cell: &'a RefCell<T>, field: &str) -> Result<Ref<'a, T>, Error> {
     cell.try_borrow().map_err(|_| busy(field))
-}
-
-/// The error for a budget or breaker in use by a run's call.
-pub(crate) fn busy(field: &str) -> Error {
-    Error::InvalidType {
-        field: field.to_owned(),
-        message: "in use by a retry run's call (its strategy may not use the run's own budget or breaker)"
-            .to_owned(),
-    }
 }
 
 /// A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage).

@@ -13,6 +13,7 @@
     feature(rt, update_panic_count, asm_experimental_arch)
 )]
 
+#[cfg(feature = "guards")]
 pub mod budget;
 pub mod decide;
 pub mod errors;
@@ -20,6 +21,7 @@ pub mod policy;
 pub mod read;
 pub mod request;
 pub mod run;
+pub mod unbuilt;
 
 use serde::Serialize;
 use serde_json::json;
@@ -41,7 +43,9 @@ pub fn call(function: &str, input: &str) -> Fallible<String> {
 }
 
 /// The core's tables as JSON: `{reasons: [{name, allows_non_idempotent_retry, always_retry}],
-/// kv_operations: [{name, idempotent}], mongo_operations: [{name, support}], error_codes: [...]}`.
+/// kv_operations: [{name, idempotent}], mongo_operations: [{name, support}] (empty without the
+/// `mongodb` feature), error_codes: [...], features: [the features this module was built with],
+/// unbuilt: [the JSON API's functions it was built without]}`.
 #[wasm_bindgen]
 pub fn tables() -> String {
     let reasons = retrypolicy::reason::REASON_TABLE.iter().map(|r| {
@@ -49,12 +53,24 @@ pub fn tables() -> String {
                "always_retry": r.always_retry})
     });
     let kv = retrypolicy::operation::KV_CATALOG.iter();
-    let mongo = retrypolicy::mongodb::operations::OPERATIONS.iter();
+    #[cfg(feature = "mongodb")]
+    let mongo: Vec<_> = retrypolicy::mongodb::operations::OPERATIONS
+        .iter()
+        .map(|(op, s)| json!({"name": op.name(), "support": s}))
+        .collect();
+    #[cfg(not(feature = "mongodb"))]
+    let mongo: Vec<serde_json::Value> = Vec::new();
+    let features = retrypolicy::FEATURES.iter().filter(|f| f.built).map(|f| f.name);
+    let unbuilt = retrypolicy_wire::api::FUNCTIONS
+        .iter()
+        .filter(|f| retrypolicy_wire::api::unbuilt_feature(f).is_some());
     json!({
         "reasons": reasons.collect::<Vec<_>>(),
         "kv_operations": kv.map(|r| json!({"name": r.name, "idempotent": r.idempotent})).collect::<Vec<_>>(),
-        "mongo_operations": mongo.map(|(op, s)| json!({"name": op.name(), "support": s})).collect::<Vec<_>>(),
+        "mongo_operations": mongo,
         "error_codes": retrypolicy::Error::ALL_CODES,
+        "features": features.collect::<Vec<_>>(),
+        "unbuilt": unbuilt.collect::<Vec<_>>(),
     })
     .to_string()
 }

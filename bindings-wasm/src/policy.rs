@@ -24,9 +24,11 @@ impl Policy {
 }
 
 /// A KV error map (RFC 0013) as the server sent it, checked.
+#[cfg(feature = "couchbase")]
 #[wasm_bindgen]
 pub struct ErrorMap(retrypolicy::ErrorMap);
 
+#[cfg(feature = "couchbase")]
 #[wasm_bindgen]
 impl ErrorMap {
     /// Parses an error map document (JSON text).

@@ -7,15 +7,21 @@ use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 
 use js_sys::Function;
+#[cfg(not(all(feature = "couchbase", feature = "mongodb")))]
+use retrypolicy::features::not_built;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig, RunStep};
+#[cfg(feature = "couchbase")]
 use retrypolicy::serde_form::status;
+#[cfg(feature = "mongodb")]
+use retrypolicy::MongoError;
 use retrypolicy::{
-    BestEffort, CircuitBreaker, Error, FailFast, MongoError, Request, RetryBudget, RetryReason,
-    RetryStrategy, StrategyKind, StrategyVerdict,
+    BestEffort, CircuitBreaker, Error, FailFast, Request, RetryBudget, RetryReason, RetryStrategy,
+    StrategyKind, StrategyVerdict,
 };
 use wasm_bindgen::prelude::*;
 
-use crate::budget::{busy, BreakerHandle, BudgetHandle};
+#[cfg(feature = "guards")]
+use crate::budget::{BreakerHandle, BudgetHandle};
 use crate::errors::Fallible;
 use crate::policy::Policy;
 use crate::read::{count, flag, invalid_type, millis, name, number, optional, reason, text};
@@ -76,6 +82,7 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
             status: count(&o.status()?, "outcome.status", u16::MAX.into())? as u16,
             retry_after: optional(&o.retry_after()?, "outcome.retryAfter", text)?,
         },
+        #[cfg(feature = "couchbase")]
         "kv" => {
             let s = o.status()?;
             let status = match s.as_string() {
@@ -84,6 +91,7 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
             };
             Outcome::Kv { status }
         }
+        #[cfg(feature = "mongodb")]
         "mongodb" => {
             // The driver's error as JSON text in the wire form (the facade writes it so, as the Node
             // addon takes it): read by the wire crate's reader, already in the module, rather than a
@@ -98,6 +106,10 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
             })?;
             Outcome::Mongodb { error }
         }
+        #[cfg(not(feature = "couchbase"))]
+        "kv" => return Err(not_built("outcome.kind", "kv", "couchbase").into()),
+        #[cfg(not(feature = "mongodb"))]
+        "mongodb" => return Err(not_built("outcome.kind", "mongodb", "mongodb").into()),
         other => {
             return Err(Error::OutOfRange {
                 field: "outcome.kind".to_owned(),
@@ -143,6 +155,15 @@ impl RetryStrategy for HostStrategy<'_> {
                 })
             }
         }
+    }
+}
+
+/// The error for a budget or breaker in use by a run's call.
+pub(crate) fn busy(field: &str) -> Error {
+    Error::InvalidType {
+        field: field.to_owned(),
+        message: "in use by a retry run's call (its strategy may not use the run's own budget or breaker)"
+            .to_owned(),
     }
 }
 
@@ -193,12 +214,14 @@ impl RunHandle {
     }
 
     /// Shares `budget` with this run (the same budget the caller keeps using).
+    #[cfg(feature = "guards")]
     #[wasm_bindgen(js_name = setBudget)]
     pub fn set_budget(&mut self, budget: &BudgetHandle) {
         self.budget = Some(budget.shared());
     }
 
     /// Shares `breaker` with this run.
+    #[cfg(feature = "guards")]
     #[wasm_bindgen(js_name = setBreaker)]
     pub fn set_breaker(&mut self, breaker: &BreakerHandle) {
         self.breaker = Some(breaker.shared());

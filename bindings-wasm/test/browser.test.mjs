@@ -695,10 +695,12 @@ test('no hint points the wrong way, and no page error was raised', async () => {
 // The browser entry's whole API in a page, as a user loads it: a module script whose bare
 // `import ... from 'retrypolicy-wasm'` an import map resolves to browser.mjs (no bundler), and the
 // same script bundled by esbuild (pinned in package-lock.json) with the module copied beside the
-// bundle, as a bundler's asset step does. Each page decides, meets a typed error, hears an
-// Orchestrator's event, then runs retryFetch against a 127.0.0.1 API (503, then 200) and retry
-// (a refused connection, then a value) with an injected sleep.
-const PAGE_SCRIPT = `import { decide, Policy, Orchestrator, retry, retryFetch, isRetryPolicyError } from 'retrypolicy-wasm'
+// bundle, as a bundler's asset step does; then both again over the `./http` export (the HTTP
+// module, pkg-http/browser.mjs). Each page decides, meets a typed error, hears an Orchestrator's
+// event, makes a retry budget (the HTTP module throws its typed not-built error instead), then
+// runs retryFetch against a 127.0.0.1 API (503, then 200) and retry (a refused connection, then a
+// value) with an injected sleep.
+const PAGE_SCRIPT = `import { decide, Policy, Orchestrator, retry, retryFetch, isRetryPolicyError, RetryBudget } from 'retrypolicy-wasm'
 const out = {}
 const d = decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED', new Policy({ jitter: 'none' }))
 out.decision = [d.action, d.delayMs, d.rule, Object.isFrozen(d)]
@@ -711,6 +713,11 @@ let once = 0
 orchestrator.once('decision', () => once++)
 for (let i = 0; i < 2; i++) orchestrator.decide({ service: 'kv', operation: 'get', timeoutMs: 2500 }, 'KV_LOCKED')
 out.heard = [heard[0], heard.length, once]
+try {
+  out.budget = new RetryBudget({ kind: 'token_bucket', max_tokens: 10, token_ratio: 0.1 }).permit(0).permitted
+} catch (e) {
+  out.budget = [e.code, e.field, isRetryPolicyError(e), e.message.includes('"guards"')]
+}
 const sleeps = []
 const sleep = async (ms) => { sleeps.push(ms) }
 const response = await retryFetch(new URL(location.href).searchParams.get('api'), undefined, { maxAttempts: 3, sleep })
@@ -721,27 +728,35 @@ out.sleeps = sleeps
 document.body.dataset.out = JSON.stringify(out)
 `
 
-/** Writes build/facade/: the import-map page, and the esbuild bundle's page with the module beside it. */
-async function facadePages () {
+/**
+ * Writes build/<folder>/: the import-map page, and the esbuild bundle's page with the module beside
+ * it, over the browser entry `entry` (browser.mjs, or the `./http` export's) and its module in `pkg`.
+ */
+async function facadePages (folder, entry, pkg) {
   const { build } = await import('esbuild')
-  const dir = fileURLToPath(new URL('../build/facade/', import.meta.url))
+  const dir = fileURLToPath(new URL(`../build/${folder}/`, import.meta.url))
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'app.mjs'), PAGE_SCRIPT)
-  const importMap = JSON.stringify({ imports: { 'retrypolicy-wasm': '/browser.mjs' } })
+  const importMap = JSON.stringify({ imports: { 'retrypolicy-wasm': `/${entry}` } })
   writeFileSync(join(dir, 'map.html'), `<!doctype html><meta charset="utf-8">
 <script type="importmap">${importMap}</script><script type="module" src="app.mjs"></script>`)
   await build({
     entryPoints: [join(dir, 'app.mjs')], bundle: true, format: 'esm', target: 'es2022', platform: 'browser',
     outfile: join(dir, 'bundle.js'), logLevel: 'silent',
-    alias: { 'retrypolicy-wasm': fileURLToPath(new URL('../browser.mjs', import.meta.url)) }
+    alias: { 'retrypolicy-wasm': fileURLToPath(new URL(`../${entry}`, import.meta.url)) }
   })
-  copyFileSync(fileURLToPath(new URL('../pkg/web/retrypolicy_wasm_bg.wasm', import.meta.url)), join(dir, 'retrypolicy_wasm_bg.wasm'))
+  copyFileSync(fileURLToPath(new URL(`../${pkg}/web/retrypolicy_wasm_bg.wasm`, import.meta.url)), join(dir, 'retrypolicy_wasm_bg.wasm'))
   writeFileSync(join(dir, 'bundle.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="bundle.js"></script>')
 }
 
-for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbuild bundle', 'bundle.html']]) {
-  test(`the browser entry's API in a page through ${name}: decide, typed errors, Orchestrator, retryFetch on 127.0.0.1, retry`, async () => {
-    await facadePages()
+const ENTRIES = [
+  // [what, the build folder, the entry, the module's folder, what making a budget answers]
+  ['browser entry', 'facade', 'browser.mjs', 'pkg', true],
+  ['./http export', 'facade-http', 'pkg-http/browser.mjs', 'pkg-http', ['unknown_name', 'class', true, true]],
+]
+for (const [what, folder, entry, pkg, budget] of ENTRIES) for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbuild bundle', 'bundle.html']]) {
+  test(`the ${what}'s API in a page through ${name}: decide, typed errors, Orchestrator, a budget, retryFetch on 127.0.0.1, retry`, async () => {
+    await facadePages(folder, entry, pkg)
     const hits = []
     const api = createServer((req, res) => {
       hits.push(req.method)
@@ -752,7 +767,7 @@ for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbu
     await new Promise((resolve) => api.listen(0, '127.0.0.1', resolve))
     const before = page.errors.length
     try {
-      await page.goto(`${server.url}/build/facade/${file}?api=${encodeURIComponent(`http://127.0.0.1:${api.address().port}/orders`)}`)
+      await page.goto(`${server.url}/build/${folder}/${file}?api=${encodeURIComponent(`http://127.0.0.1:${api.address().port}/orders`)}`)
       await page.waitForSelector('body[data-out]', { state: 'attached', timeout: 15000 })
         .catch((e) => assert.fail(`${e.message}: ${page.errors.slice(before)}`))
       const out = JSON.parse(await page.locator('body').getAttribute('data-out'))
@@ -764,6 +779,9 @@ for (const [name, file] of [['an import map, no bundler', 'map.html'], ['an esbu
         // 1000 ms): 1 ms before the first retry.
         // Then two more decisions: \`on\` hears all three, \`once\` only the first of those two.
         heard: [['retry', 1], 3, 1],
+        // A token bucket of 10 starts full, above half: a retry is permitted (gRFC A6); the HTTP
+        // module has no budgets and throws its typed not-built error naming "guards".
+        budget,
         fetched: [200, 'ok'],
         retried: 2,
         // The HTTP loop's first backoff after a 503 with no Retry-After (100 ms), then best effort's 1 ms.

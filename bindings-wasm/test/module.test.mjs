@@ -227,25 +227,29 @@ test('the facade converts camelCase input to snake_case for the core and errors 
   assert.equal(big.timeoutMs, 9007199254740993n)
 })
 
-test('the shipped module and the facade offer no bench or test export', async () => {
+test('the shipped modules and the facade offer no bench or test export', async () => {
   const facade = await import('../index.mjs')
-  const web = readFileSync(new URL('../pkg/web/retrypolicy_wasm.js', import.meta.url), 'utf8')
+  const glue = (dir) => readFileSync(new URL(`../${dir}/web/retrypolicy_wasm.js`, import.meta.url), 'utf8')
   for (const name of ['noop', 'panicForTest']) {
     assert.equal(rp[name], undefined)
     assert.equal(facade[name], undefined)
     assert.equal(facade.default[name], undefined)
-    assert.doesNotMatch(web, new RegExp(`\\b${name}\\b`))
+    for (const dir of ['pkg', 'pkg-http']) assert.doesNotMatch(glue(dir), new RegExp(`\\b${name}\\b`), dir)
   }
 })
 
-/** Runs the README's first js block under `heading`, importing this folder's index.mjs; returns it and what it printed. */
+/**
+ * Runs the README's first js block under `heading`, importing this folder's index.mjs (or for
+ * `retrypolicy-wasm/http`, pkg-http/index.mjs); returns it and what it printed.
+ */
 function runReadme(heading, name) {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const code = readme.match(new RegExp(`## ${heading}[^]*?\`\`\`js\n([^]*?)\`\`\``))[1]
   const file = fileURLToPath(new URL(`../build/${name}.mjs`, import.meta.url))
   mkdirSync(fileURLToPath(new URL('../build/', import.meta.url)), { recursive: true })
   const entry = JSON.stringify(new URL('../index.mjs', import.meta.url).href)
-  writeFileSync(file, code.replace("'./index.mjs'", entry).replace("'retrypolicy-wasm'", entry))
+  const httpEntry = JSON.stringify(new URL('../pkg-http/index.mjs', import.meta.url).href)
+  writeFileSync(file, code.replace("'./index.mjs'", entry).replace("'retrypolicy-wasm'", entry).replace("'retrypolicy-wasm/http'", httpEntry))
   return [code, execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim()]
 }
 
@@ -284,6 +288,13 @@ test('the package runs on its own: index.mjs and pkg/ copied away from bindings-
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test('the README\'s "HTTP module" runs over pkg-http/ and prints what it shows', () => {
+  const [code, out] = runReadme('The HTTP module', 'readme-http')
+  assert.match(code, /from 'retrypolicy-wasm\/http'/)
+  const printed = code.split('// prints:\n')[1].split('\n').filter(Boolean).map((l) => l.replace(/^\/\/ {3}/, ''))
+  assert.equal(out, printed.join('\n'))
 })
 
 test("the README's \"retry run\" runs and prints what it shows", () => {

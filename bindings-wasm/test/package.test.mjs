@@ -29,10 +29,12 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
     const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', dir], PKG).stdout)
     const files = packed.files.map((f) => f.path)
     for (const f of ['index.mjs', 'backend.mjs', 'browser.mjs', 'browser.d.ts', 'pkg/web/runners.mjs', 'pkg/index.d.ts', 'pkg/retrypolicy.d.ts', 'pkg/web/retrypolicy_wasm.js', 'pkg/web/retrypolicy_wasm.d.ts',
-      'pkg/web/retrypolicy_wasm_bg.wasm', 'pkg/runners/retry.js', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE']) {
+      'pkg/web/retrypolicy_wasm_bg.wasm', 'pkg/runners/retry.js', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE',
+      'pkg-http/index.mjs', 'pkg-http/browser.mjs', 'pkg-http/web/retrypolicy_wasm.js', 'pkg-http/web/retrypolicy_wasm_bg.wasm']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
     }
-    assert.equal(files.filter((f) => f.endsWith('.wasm')).length, 1, `one .wasm: ${files}`)
+    // The full module and the HTTP module, once each.
+    assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['pkg-http/web/retrypolicy_wasm_bg.wasm', 'pkg/web/retrypolicy_wasm_bg.wasm'])
     writeFileSync(join(dir, 'package.json'), '{"name": "consumer", "private": true}')
     sh('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], dir)
     const manifest = JSON.parse(readFileSync(join(dir, 'node_modules/retrypolicy-wasm/package.json'), 'utf8'))
@@ -46,6 +48,12 @@ test('npm pack → npm install --offline in a fresh folder → Node runs the qui
     writeFileSync(join(dir, 'quickstart.mjs'), quickstart)
     const out = sh(process.execPath, ['quickstart.mjs'], dir).stdout
     assert.match(out, /^retry 8 after 500 ms, capped to the timeout, then cancel \(reason KV_NOT_MY_VBUCKET/m)
+    // The `./http` export by name: the HTTP rules, and a left-out function's typed error.
+    writeFileSync(join(dir, 'http.mjs'), `import { http, classifyKv } from 'retrypolicy-wasm/http'
+console.log(http.classify(503).rule)
+try { classifyKv('get', 0) } catch (e) { console.log(e.code, e.field) }
+`)
+    assert.equal(sh(process.execPath, ['http.mjs'], dir).stdout, 'service_unavailable\nunknown_name function\n')
 
     // Chromium: the `browser` export of the installed package, mapped as a bundler would resolve it.
     const browserEntry = manifest.exports['.'].browser.default
