@@ -1,6 +1,6 @@
 //! gRPC status codes (grpc/grpc `doc/statuscodes.md`), read as gRFC A6 asks of a service config:
-//! "in the integer form or the case-insensitive string form (eg. [14], ["UNAVAILABLE"] or
-//! ["unavailable"])".
+//! "in the integer form or the case-insensitive string form (eg. `[14]`, `["UNAVAILABLE"]` or
+//! `["unavailable"]`)".
 
 use std::fmt;
 
