@@ -495,8 +495,8 @@ impl RunStep {
     fn retry_after_ms(&self) -> Option<u64> {
         self.inner.retry_after_ms
     }
-    /// The domain's decision: a `Decision` (the `decide` rules), the HTTP loop's step or
-    /// MongoDB's decision (dicts), or None.
+    /// The domain's decision: a `Decision` (the `decide` rules), the HTTP loop's step, MongoDB's,
+    /// gRPC's or AWS's decision (dicts), or None.
     #[getter]
     fn decision(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         Ok(match &self.inner.decision {
@@ -504,6 +504,8 @@ impl RunStep {
             Some(RunDecision::Decide(d)) => Some(Py::new(py, Decision::from(*d))?.into_any()),
             Some(RunDecision::Http(d)) => Some(to_py_json(py, d)?),
             Some(RunDecision::Mongodb(d)) => Some(to_py_json(py, d)?),
+            Some(RunDecision::Grpc(d)) => Some(to_py_json(py, d)?),
+            Some(RunDecision::Aws(d)) => Some(to_py_json(py, d)?),
         })
     }
     /// The budget's verdict when it was asked for this step, or None.

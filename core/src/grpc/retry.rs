@@ -124,7 +124,7 @@ pub enum ThrottleEvent {
 }
 
 /// The decision for one attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct GrpcRetryDecision {
     /// Succeeded, retry or fail.
     pub action: GrpcAction,

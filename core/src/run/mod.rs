@@ -25,12 +25,20 @@
 //!   ends timed out when that wait reaches the deadline; a fail-fast strategy (the policy's, or
 //!   the host's when one is given) gives up at once.
 
+#[cfg(feature = "aws")]
+mod aws;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod step;
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "aws")]
+pub use aws::AwsRules;
+#[cfg(feature = "grpc")]
+pub use grpc::GrpcRules;
 pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStats, RunStep};
 
 use crate::backoff::check_draw;
@@ -142,6 +150,12 @@ pub enum RunRules {
     /// MongoDB's retryable reads and writes (`decide_mongo`).
     #[cfg(feature = "mongodb")]
     Mongodb(MongodbRules),
+    /// gRPC's retry policy (gRFC A6, `grpc_retry`).
+    #[cfg(feature = "grpc")]
+    Grpc(GrpcRules),
+    /// The AWS SDKs' retry modes (`aws_decide`).
+    #[cfg(feature = "aws")]
+    Aws(AwsRules),
 }
 
 /// One run's configuration.
@@ -214,6 +228,10 @@ impl RunConfig {
             }
             #[cfg(feature = "mongodb")]
             RunRules::Mongodb(_) => Ok(()),
+            #[cfg(feature = "grpc")]
+            RunRules::Grpc(g) => g.validate().map(drop),
+            #[cfg(feature = "aws")]
+            RunRules::Aws(a) => a.validate().map(drop),
         }
     }
 }
@@ -276,6 +294,13 @@ enum Judged {
     Success,
     Final,
     Failure(RetryCause),
+    /// Counted by neither: a gRPC transparent retry (the server's application never saw it).
+    #[cfg(feature = "grpc")]
+    Uncounted,
+    /// A gRPC final status: the server answered (the breaker's success), and A6's throttling
+    /// counts it as neither a success nor a failure.
+    #[cfg(feature = "grpc")]
+    Answered,
 }
 
 /// A decision made for a failure, as the run reads it.
@@ -308,6 +333,10 @@ pub struct Run {
     retry_cause: Option<RetryCause>,
     last_reason: Option<RetryReason>,
     stats: RunStats,
+    /// gRPC: transparent retries sent (not counted toward `maxAttempts`).
+    transparent: u32,
+    /// gRPC: retries since the last pushback (the backoff's exponent).
+    since_pushback: u32,
 }
 
 impl Run {
@@ -329,6 +358,8 @@ impl Run {
             retry_cause: None,
             last_reason: None,
             stats: RunStats::default(),
+            transparent: 0,
+            since_pushback: 0,
         })
     }
 
@@ -418,30 +449,32 @@ impl Run {
         let (judged, verdict) = self.judge(outcome, clock, strategy)?;
         self.canary = false;
         let mut breaker_change = None;
-        if let Some(b) = breaker {
-            b.record(
-                t,
-                match judged {
-                    Judged::Success | Judged::Final => BreakerOutcome::Success,
-                    Judged::Failure(RetryCause::Timeout) => BreakerOutcome::Timeout,
-                    Judged::Failure(RetryCause::Error | RetryCause::Throttling) => BreakerOutcome::Failure,
-                },
-            );
+        let breaker_outcome = match judged {
+            Judged::Success | Judged::Final => Some(BreakerOutcome::Success),
+            #[cfg(feature = "grpc")]
+            Judged::Answered => Some(BreakerOutcome::Success),
+            Judged::Failure(RetryCause::Timeout) => Some(BreakerOutcome::Timeout),
+            Judged::Failure(RetryCause::Error | RetryCause::Throttling) => Some(BreakerOutcome::Failure),
+            #[cfg(feature = "grpc")]
+            Judged::Uncounted => None,
+        };
+        if let (Some(b), Some(o)) = (breaker, breaker_outcome) {
+            b.record(t, o);
             breaker_change = b.last_change();
         }
         let mut budget = budget;
-        if let Some(b) = budget.as_deref_mut() {
-            b.record(
-                t,
-                match judged {
-                    Judged::Success => BudgetEvent::Success {
-                        after_retry: self.retry_cause,
-                    },
-                    Judged::Final => BudgetEvent::Final,
-                    Judged::Failure(RetryCause::Timeout) => BudgetEvent::Timeout,
-                    Judged::Failure(RetryCause::Error | RetryCause::Throttling) => BudgetEvent::Failure,
-                },
-            );
+        let budget_event = match judged {
+            Judged::Success => Some(BudgetEvent::Success {
+                after_retry: self.retry_cause,
+            }),
+            Judged::Final => Some(BudgetEvent::Final),
+            Judged::Failure(RetryCause::Timeout) => Some(BudgetEvent::Timeout),
+            Judged::Failure(RetryCause::Error | RetryCause::Throttling) => Some(BudgetEvent::Failure),
+            #[cfg(feature = "grpc")]
+            Judged::Uncounted | Judged::Answered => None,
+        };
+        if let (Some(b), Some(e)) = (budget.as_deref_mut(), budget_event) {
+            b.record(t, e);
         }
         let mut verdict = verdict;
         self.last_reason = verdict.reason.or(self.last_reason);
@@ -762,6 +795,10 @@ impl Run {
             RunRules::Http(rules) => self.judge_http(rules, outcome, clock, None),
             #[cfg(feature = "mongodb")]
             RunRules::Mongodb(rules) => self.judge_mongodb(rules, outcome, clock),
+            #[cfg(feature = "grpc")]
+            RunRules::Grpc(rules) => self.judge_grpc(rules, outcome, clock),
+            #[cfg(feature = "aws")]
+            RunRules::Aws(rules) => self.judge_aws(rules, outcome, clock, None),
         }
     }
 
@@ -824,6 +861,10 @@ impl Run {
             }
             #[cfg(feature = "mongodb")]
             Outcome::Mongodb { .. } => return Err(not_for("outcome.kind", "mongodb", "a mongodb run")),
+            #[cfg(feature = "grpc")]
+            Outcome::Grpc { .. } => return Err(not_for("outcome.kind", "grpc", "a grpc run")),
+            #[cfg(feature = "aws")]
+            Outcome::Aws { .. } => return Err(not_for("outcome.kind", "aws", "an aws run")),
             Outcome::Success | Outcome::Final => unreachable!("judged before the rules"),
         };
         let Some(reason) = reason else {
@@ -1066,6 +1107,17 @@ impl Run {
                     ..v
                 }
             }
+            #[cfg(feature = "grpc")]
+            RunRules::Grpc(_) => Verdict {
+                rule: budget.rule.name(),
+                section: budget.source,
+                ..v
+            },
+            #[cfg(feature = "aws")]
+            RunRules::Aws(rules) => {
+                let (_, v2) = self.judge_aws(rules, outcome, clock, Some(budget))?;
+                v2
+            }
         };
         Ok(Verdict {
             delay_ms: None,
@@ -1109,7 +1161,13 @@ fn outcome_error(e: Error) -> Error {
     }
 }
 
-#[cfg(any(feature = "couchbase", feature = "http", feature = "mongodb"))]
+#[cfg(any(
+    feature = "couchbase",
+    feature = "http",
+    feature = "mongodb",
+    feature = "grpc",
+    feature = "aws"
+))]
 fn not_for(field: &str, value: &str, expected: &str) -> Error {
     Error::OutOfRange {
         field: field.to_owned(),

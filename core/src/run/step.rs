@@ -61,6 +61,28 @@ pub enum Outcome {
         /// The error as the driver saw it.
         error: MongoError,
     },
+    /// A gRPC attempt's end (the `grpc` rules only): its status, the `grpc-retry-pushback-ms`
+    /// values, whether the call was committed, how far it got.
+    #[cfg(feature = "grpc")]
+    Grpc {
+        /// The status.
+        status: crate::grpc::GrpcCode,
+        /// The values of `grpc-retry-pushback-ms`, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pushback: Vec<String>,
+        /// Whether response headers arrived (or the retry buffer overflowed).
+        #[serde(default)]
+        committed: bool,
+        /// How far the attempt got.
+        #[serde(default)]
+        reach: crate::grpc::AttemptReach,
+    },
+    /// What an AWS attempt produced (the `aws` rules only).
+    #[cfg(feature = "aws")]
+    Aws {
+        /// The error, as the host read it.
+        error: crate::aws::AwsError,
+    },
     /// The attempt reached the time bound its `send` step gave (`timeout_ms`), or the host's own.
     Timeout,
 }
@@ -78,6 +100,10 @@ impl Outcome {
             Outcome::Kv { .. } => "kv",
             #[cfg(feature = "mongodb")]
             Outcome::Mongodb { .. } => "mongodb",
+            #[cfg(feature = "grpc")]
+            Outcome::Grpc { .. } => "grpc",
+            #[cfg(feature = "aws")]
+            Outcome::Aws { .. } => "aws",
             Outcome::Timeout => "timeout",
         }
     }
@@ -138,6 +164,12 @@ pub enum RunDecision {
     /// MongoDB's `decide_mongo`.
     #[cfg(feature = "mongodb")]
     Mongodb(MongoDecision),
+    /// gRPC's `grpc_retry` (gRFC A6).
+    #[cfg(feature = "grpc")]
+    Grpc(crate::grpc::GrpcRetryDecision),
+    /// The AWS SDKs' `aws_decide` (with the quota's verdict applied).
+    #[cfg(feature = "aws")]
+    Aws(crate::aws::AwsDecision),
 }
 
 /// The machine's answer to one event: send, wait or done, with the rule that decided.
