@@ -17,8 +17,9 @@
  *   RP_RESULT_PANIC, never a crash of the host.
  * - Durations are whole milliseconds in uint64_t, the core's own unit and range: every value is a
  *   valid duration and a decision never rounds.
- * - Ownership: handles (rp_policy, rp_error_map, rp_budget, rp_breaker) are created by the
- *   *_from_json (and *_restore) functions and freed by the matching *_free (NULL is a no-op);
+ * - Ownership: handles (rp_policy, rp_error_map, rp_budget, rp_breaker, rp_run, the rp_grpc_* and
+ *   rp_aws_* ones) are created by the *_from_json (and *_restore, rp_run_new,
+ *   rp_grpc_service_config_policy_for) functions and freed by the matching *_free (NULL is a no-op);
  *   strings returned through char ** are freed
  *   with rp_string_free; every const char * the library returns is owned by the library.
  * - Names: rp_enum_name() and rp_enum_from_name() convert every enum's constants to and from the
@@ -33,9 +34,10 @@
  *   and rules, and a C decision has one field for each.
  *
  * Thread safety
- * - Every function may be called from any number of threads at once. rp_policy and rp_error_map
- *   are immutable after creation and may be shared between threads without locking. rp_budget and
- *   rp_breaker hold state that changes: each holds a lock (a mutex) that every call on it takes
+ * - Every function may be called from any number of threads at once. rp_policy, rp_error_map and
+ *   the gRPC and AWS configs and policies are immutable after creation and may be shared between
+ *   threads without locking. rp_budget, rp_breaker and rp_aws_rate_limiter hold state that changes
+ *   (rp_grpc_retry and rp_grpc_hedge lock the budget they are lent): each holds a lock (a mutex) that every call on it takes
  *   for the whole call, so one handle may be shared between threads with no locking of the
  *   host's, and rp_budget_try_retry asks and records in one step (two threads never both take
  *   the last retry). A call that panicked while holding the lock leaves it poisoned: every later
@@ -68,6 +70,27 @@
 #define RP_VERSION_PATCH 0
 
 /**
+ * The client's cap on `maxAttempts` that gRFC A6 sets unless the client changes it: 5. Pass it
+ * as `max_attempts_cap` for gRPC's own behaviour (the core's `DEFAULT_MAX_ATTEMPTS_CAP`, unit-tested).
+ */
+#define RP_GRPC_DEFAULT_MAX_ATTEMPTS_CAP 5
+
+/**
+ * Adaptive mode's rate limiter: create with `rp_aws_rate_limiter_from_json` or
+ * `rp_aws_rate_limiter_restore`, free with `rp_aws_rate_limiter_free`. Every call locks it, so one
+ * handle (one per client, as the SDKs keep one) may be shared by any number of threads.
+ */
+typedef struct rp_aws_rate_limiter rp_aws_rate_limiter;
+
+/**
+ * A checked AWS retry configuration (mode, behaviour, attempts, service, `MAX_BACKOFF`, long
+ * polling): immutable, shareable between threads; create with `rp_aws_retry_config_from_json`,
+ * free with `rp_aws_retry_config_free`. Where a function takes one, NULL stands for standard mode's
+ * defaults (classic, 3 attempts, 20 s).
+ */
+typedef struct rp_aws_retry_config rp_aws_retry_config;
+
+/**
  * A circuit breaker with Couchbase's parameters: create with `rp_breaker_from_json` or
  * `rp_breaker_restore`, free with `rp_breaker_free`. Every call locks it, so one handle may be
  * shared by any number of threads (and lets out at most one canary between them).
@@ -86,6 +109,25 @@ typedef struct rp_budget rp_budget;
  * `rp_error_map_from_json`, free with `rp_error_map_free`.
  */
 typedef struct rp_error_map rp_error_map;
+
+/**
+ * A validated gRPC `hedgingPolicy`: immutable, shareable between threads; from
+ * `rp_grpc_hedging_policy_from_json` or a service config's lookup, freed with `rp_grpc_hedging_policy_free`.
+ */
+typedef struct rp_grpc_hedging_policy rp_grpc_hedging_policy;
+
+/**
+ * A validated gRPC `retryPolicy`: immutable, shareable between threads; from
+ * `rp_grpc_retry_policy_from_json` or a service config's lookup, freed with `rp_grpc_retry_policy_free`.
+ */
+typedef struct rp_grpc_retry_policy rp_grpc_retry_policy;
+
+/**
+ * A validated gRPC service config (its `methodConfig` policies and `retryThrottling`): immutable,
+ * shareable between threads; create with `rp_grpc_service_config_from_json`, free with
+ * `rp_grpc_service_config_free`.
+ */
+typedef struct rp_grpc_service_config rp_grpc_service_config;
 
 /**
  * A loaded policy: immutable, shareable between threads; create with `rp_policy_from_json`, free
@@ -635,6 +677,508 @@ typedef struct rp_run_stats {
   struct rp_breaker_verdict last_breaker;
 } rp_run_stats;
 
+/**
+ * An AWS SDK retry mode (an `RP_AWS_MODE_*` constant; names "standard", "adaptive", "legacy").
+ */
+typedef uint32_t rp_aws_mode;
+
+/**
+ * Standard mode's behaviour (an `RP_AWS_BEHAVIOR_*` constant; names "classic", "2026").
+ */
+typedef uint32_t rp_aws_behavior;
+
+/**
+ * An AWS retry configuration's fields (`rp_aws_retry_config_params`), the mode's defaults filled in.
+ */
+typedef struct rp_aws_retry_params {
+  /**
+   * The mode.
+   */
+  rp_aws_mode mode;
+  /**
+   * Standard mode's behaviour (legacy: classic, unused).
+   */
+  rp_aws_behavior behavior;
+  /**
+   * Attempts in all, the first included.
+   */
+  uint32_t max_attempts;
+  /**
+   * The service as the SDK names it ("dynamodb"), NUL-terminated, or NULL for none; owned by the
+   * config, valid until it is freed.
+   */
+  const char *service;
+  /**
+   * The longest backoff before jitter, in ms (standard and adaptive).
+   */
+  uint64_t max_backoff_ms;
+  /**
+   * Whether the operation long-polls (standard and adaptive).
+   */
+  bool long_polling;
+} rp_aws_retry_params;
+
+/**
+ * The retryable trait of a modeled error shape (an `RP_AWS_RETRYABLE_*` constant).
+ */
+typedef uint32_t rp_aws_retryable_trait;
+
+/**
+ * What a failed attempt produced, as the host read it: a response (`status`, and the AWS error
+ * `code` its body named) or no response (`connection_error`, `timeout`), never both.
+ */
+typedef struct rp_aws_error {
+  /**
+   * The AWS error code (`Error.Code`, `__type`), NUL-terminated, compared exactly; NULL for none.
+   */
+  const char *code;
+  /**
+   * The HTTP status (100..=599); 0 for none.
+   */
+  uint32_t status;
+  /**
+   * No response: the connection failed, was refused, reset or closed.
+   */
+  bool connection_error;
+  /**
+   * No response: the attempt timed out connecting or reading.
+   */
+  bool timeout;
+  /**
+   * The modeled error shape's retryable trait (`RP_AWS_RETRYABLE_*`; NONE: not modeled as retryable).
+   */
+  rp_aws_retryable_trait retryable_trait;
+  /**
+   * The `x-amz-retry-after` header as received (NUL-terminated; read by the 2026 behaviour), or NULL.
+   */
+  const char *retry_after;
+  /**
+   * DynamoDB: the body's CRC32 did not match `x-amz-crc32`.
+   */
+  bool crc32_mismatch;
+} rp_aws_error;
+
+/**
+ * Retry or not (an `RP_AWS_ACTION_*` constant; names "retry", "no_retry").
+ */
+typedef uint32_t rp_aws_action;
+
+/**
+ * The answer for one failed attempt (`rp_aws_decide`).
+ */
+typedef struct rp_aws_decision {
+  /**
+   * Retry or not (`RP_AWS_ACTION_*`).
+   */
+  rp_aws_action action;
+  /**
+   * Retry: the wait before it, in ms (0 when not retrying).
+   */
+  uint64_t delay_ms;
+  /**
+   * The wait before returning the error without a retry (a long-polling operation whose retry
+   * the quota refused, 2026 behaviour), in ms; -1 none.
+   */
+  int64_t wait_ms;
+  /**
+   * The bound the jitter drew the wait under, in ms; -1 when no wait was computed.
+   */
+  int64_t ceiling_ms;
+  /**
+   * A valid `x-amz-retry-after` the 2026 behaviour read, in ms; -1 none.
+   */
+  int64_t retry_after_ms;
+  /**
+   * Whether the error is retryable at all (attempts and quota aside).
+   */
+  bool retryable;
+  /**
+   * Whether it is a throttling error (tell an adaptive-mode `rp_aws_rate_limiter` so).
+   */
+  bool throttling;
+  /**
+   * What a retry is charged for in the quota (`RP_RETRY_CAUSE_ERROR`, `_TIMEOUT`,
+   * `_THROTTLING`): pass it to `rp_budget_try_retry`; RP_RETRY_CAUSE_NONE when not retryable.
+   */
+  rp_retry_cause cause;
+  /**
+   * Attempts made, the failed one included.
+   */
+  uint32_t attempts;
+  /**
+   * The configuration's attempt limit.
+   */
+  uint32_t max_attempts;
+  /**
+   * The stable name of the rule that decided ("transient_status", "throttling_error",
+   * "max_attempts_reached", "retry_quota_exhausted", ...; static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * Its source (static, owned by the library).
+   */
+  const char *section;
+} rp_aws_decision;
+
+/**
+ * The limiter's answer to "may an attempt be sent now?" (`rp_aws_rate_limiter_acquire`).
+ */
+typedef struct rp_aws_acquire_verdict {
+  /**
+   * Whether the attempt may be sent now (a token was taken, or the limiter is off).
+   */
+  bool acquired;
+  /**
+   * When not: wait this many ms, then ask again (a token will be there); 0 when acquired.
+   */
+  uint64_t wait_ms;
+  /**
+   * Tokens left in the bucket.
+   */
+  double capacity;
+  /**
+   * "limiter_off" (no throttle yet: no token needed), "token_taken" or "wait_for_token"
+   * (static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * Its source (static, owned by the library).
+   */
+  const char *section;
+} rp_aws_acquire_verdict;
+
+/**
+ * What a response did to the limiter (`rp_aws_rate_limiter_record`); rates are requests per second.
+ */
+typedef struct rp_aws_rate_update {
+  /**
+   * Whether the response was recorded as a throttle.
+   */
+  bool throttled;
+  /**
+   * The measured send rate after it.
+   */
+  double measured_rate;
+  /**
+   * The rate CUBIC asks for, before the cap of twice the measured rate.
+   */
+  double calculated_rate;
+  /**
+   * The bucket's fill rate now.
+   */
+  double fill_rate;
+  /**
+   * The bucket's capacity now (at least 1).
+   */
+  double max_capacity;
+  /**
+   * Whether the token bucket is on (after the first throttle).
+   */
+  bool enabled;
+} rp_aws_rate_update;
+
+/**
+ * What the caller knows of a retried call before a decision (zeroed, then `attempts` = 1, for the
+ * call's first decision); a retry's decision holds the next one (`next`).
+ */
+typedef struct rp_grpc_retry_state {
+  /**
+   * Attempts sent that count toward `maxAttempts`, the one that just failed included (at least 1).
+   */
+  uint32_t attempts;
+  /**
+   * Retries made so far, transparent ones included (0: this was the call's first attempt).
+   */
+  uint32_t retries;
+  /**
+   * Retries since the last pushback (or the first attempt): the backoff's exponent.
+   */
+  uint32_t retries_since_pushback;
+  /**
+   * Time since the call started, in ms.
+   */
+  uint64_t elapsed_ms;
+  /**
+   * Whether the call has a deadline (`deadline_ms`).
+   */
+  bool has_deadline;
+  /**
+   * The call's deadline, in ms from its start; read only when `has_deadline`.
+   */
+  uint64_t deadline_ms;
+} rp_grpc_retry_state;
+
+/**
+ * A gRPC status code (an `RP_GRPC_CODE_*` constant, its number the code's own: 14 is UNAVAILABLE);
+ * names "OK", "CANCELLED", ..., "UNAUTHENTICATED". A set of codes (a policy's
+ * `retryable_status_codes`) is a `uint32_t` holding bit `1 << code` for each code in it.
+ */
+typedef uint32_t rp_grpc_code;
+
+/**
+ * How far a failed attempt got (an `RP_GRPC_REACH_*` constant; gRFC A6 "Transparent Retries").
+ */
+typedef uint32_t rp_grpc_reach;
+
+/**
+ * How one attempt of a call ended, as the host saw it.
+ */
+typedef struct rp_grpc_attempt {
+  /**
+   * Its status (`RP_GRPC_CODE_*`).
+   */
+  rp_grpc_code status;
+  /**
+   * The values of the `grpc-retry-pushback-ms` trailer, in order, each NUL-terminated (A6: one
+   * signed 32-bit integer; several values, a negative or malformed one ask not to retry); may
+   * be NULL when `pushback_len` is 0 (no pushback).
+   */
+  const char *const *pushback;
+  /**
+   * Number of entries in `pushback`.
+   */
+  size_t pushback_len;
+  /**
+   * Whether the call was committed: response headers arrived, or the outgoing message overflowed
+   * the retry buffer (not read by `rp_grpc_hedge`: tell it RP_GRPC_HEDGE_COMMITTED).
+   */
+  bool committed;
+  /**
+   * How far it got (`RP_GRPC_REACH_*`; 0 is PROCESSED; not read by `rp_grpc_hedge`).
+   */
+  rp_grpc_reach reach;
+} rp_grpc_attempt;
+
+/**
+ * How the backoff bound is jittered (an `RP_GRPC_JITTER_*` constant).
+ */
+typedef uint32_t rp_grpc_jitter;
+
+/**
+ * What to do after an attempt of a retried call (an `RP_GRPC_ACTION_*` constant).
+ */
+typedef uint32_t rp_grpc_action;
+
+/**
+ * What the throttling bucket was told of an attempt (an `RP_GRPC_THROTTLE_*` constant).
+ */
+typedef uint32_t rp_grpc_throttle;
+
+/**
+ * The decision after one attempt of a retried call (`rp_grpc_retry`).
+ */
+typedef struct rp_grpc_retry_decision {
+  /**
+   * Succeeded, retry or fail (`RP_GRPC_ACTION_*`).
+   */
+  rp_grpc_action action;
+  /**
+   * Retry: the wait before the next attempt, in ms (0 for the other actions).
+   */
+  uint64_t delay_ms;
+  /**
+   * Retry: a transparent retry (not counted toward `maxAttempts`).
+   */
+  bool transparent;
+  /**
+   * The valid pushback the server sent, in ms; -1 none.
+   */
+  int64_t pushback_ms;
+  /**
+   * What the throttling bucket is told of this attempt (recorded in it when one was given).
+   */
+  rp_grpc_throttle throttle;
+  /**
+   * Whether the bucket was asked (`budget` holds its verdict).
+   */
+  bool has_budget;
+  /**
+   * The bucket's verdict when `has_budget`.
+   */
+  struct rp_budget_verdict budget;
+  /**
+   * Retry: whether `next` holds the call's state for the next attempt's decision.
+   */
+  bool has_next;
+  /**
+   * That state when `has_next`.
+   */
+  struct rp_grpc_retry_state next;
+  /**
+   * The stable name of the rule that decided ("exponential_backoff", "pushback", "committed",
+   * "token_bucket_at_or_below_half", ...; static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * Its source (static, owned by the library).
+   */
+  const char *section;
+} rp_grpc_retry_decision;
+
+/**
+ * Where a hedged call is (zeroed before its start); each step holds the next one (`state`).
+ */
+typedef struct rp_grpc_hedge_state {
+  /**
+   * Attempts sent so far.
+   */
+  uint32_t sent;
+  /**
+   * Attempts out (sent, not ended).
+   */
+  uint32_t outstanding;
+  /**
+   * No more hedges will go (pushback not to retry, a commit, a throttled hedge).
+   */
+  bool stopped;
+  /**
+   * The call is over.
+   */
+  bool done;
+  /**
+   * Whether `last_status` holds the status of the last attempt that failed.
+   */
+  bool has_last_status;
+  /**
+   * That status when `has_last_status` (`RP_GRPC_CODE_*`).
+   */
+  rp_grpc_code last_status;
+} rp_grpc_hedge_state;
+
+/**
+ * What happened to a hedged call (an `RP_GRPC_HEDGE_*` constant), told to `rp_grpc_hedge`.
+ */
+typedef uint32_t rp_grpc_hedge_event;
+
+/**
+ * How a hedged call ended (an `RP_GRPC_HEDGE_END_*` constant).
+ */
+typedef uint32_t rp_grpc_hedge_end;
+
+/**
+ * The hedging machine's answer to one event (`rp_grpc_hedge`).
+ */
+typedef struct rp_grpc_hedge_step {
+  /**
+   * Send this many attempts now.
+   */
+  uint32_t send;
+  /**
+   * Tell the machine RP_GRPC_HEDGE_DUE after this many ms (replacing any earlier wait); -1: no
+   * hedge is due.
+   */
+  int64_t next_hedge_in_ms;
+  /**
+   * Cancel every attempt still out.
+   */
+  bool cancel_others;
+  /**
+   * How the call ended (`RP_GRPC_HEDGE_END_*`); RP_GRPC_HEDGE_END_NONE while it goes on.
+   */
+  rp_grpc_hedge_end end;
+  /**
+   * Whether `status` holds the status the call fails with.
+   */
+  bool has_status;
+  /**
+   * That status when `has_status`.
+   */
+  rp_grpc_code status;
+  /**
+   * What the throttling bucket was told of the ended attempt.
+   */
+  rp_grpc_throttle throttle;
+  /**
+   * Whether the bucket was asked for a hedge (`budget` holds its last verdict).
+   */
+  bool has_budget;
+  /**
+   * The bucket's verdict on the last hedge it was asked for, when `has_budget`.
+   */
+  struct rp_budget_verdict budget;
+  /**
+   * The call's state after the event: pass it to the next `rp_grpc_hedge`.
+   */
+  struct rp_grpc_hedge_state state;
+  /**
+   * The stable name of the rule that decided ("original_attempt", "hedging_delay_over",
+   * "non_fatal_status", "fatal_status", "ok", ...; static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * Its source (static, owned by the library).
+   */
+  const char *section;
+} rp_grpc_hedge_step;
+
+/**
+ * Which method config of a service config applied to a method (an `RP_GRPC_MATCH_*` constant).
+ */
+typedef uint32_t rp_grpc_match;
+
+/**
+ * The policy a service config gives one method (`rp_grpc_service_config_policy_for`): at most one
+ * of `retry` and `hedging` is set, each a new handle the caller frees.
+ */
+typedef struct rp_grpc_method_policy {
+  /**
+   * Which method config applied; RP_GRPC_MATCH_NONE when none does.
+   */
+  rp_grpc_match matched;
+  /**
+   * The method's retry policy (free with `rp_grpc_retry_policy_free`), or NULL.
+   */
+  struct rp_grpc_retry_policy *retry;
+  /**
+   * The method's hedging policy (free with `rp_grpc_hedging_policy_free`), or NULL.
+   */
+  struct rp_grpc_hedging_policy *hedging;
+} rp_grpc_method_policy;
+
+/**
+ * A retry policy's fields, as validated (`rp_grpc_retry_policy_params`).
+ */
+typedef struct rp_grpc_retry_params {
+  /**
+   * Attempts in all, the original included, after the client's cap.
+   */
+  uint32_t max_attempts;
+  /**
+   * `initialBackoff`, in nanoseconds.
+   */
+  uint64_t initial_backoff_ns;
+  /**
+   * `maxBackoff`, in nanoseconds.
+   */
+  uint64_t max_backoff_ns;
+  /**
+   * `backoffMultiplier`.
+   */
+  double backoff_multiplier;
+  /**
+   * `retryableStatusCodes`: bit `1 << code` for each `RP_GRPC_CODE_*` retried.
+   */
+  uint32_t retryable_status_codes;
+} rp_grpc_retry_params;
+
+/**
+ * A hedging policy's fields, as validated (`rp_grpc_hedging_policy_params`).
+ */
+typedef struct rp_grpc_hedging_params {
+  /**
+   * Attempts in all, the original included, after the client's cap.
+   */
+  uint32_t max_attempts;
+  /**
+   * `hedgingDelay`, in nanoseconds (0: every attempt at once).
+   */
+  uint64_t hedging_delay_ns;
+  /**
+   * `nonFatalStatusCodes`: bit `1 << code` for each `RP_GRPC_CODE_*` after which hedging goes on.
+   */
+  uint32_t non_fatal_status_codes;
+} rp_grpc_hedging_params;
+
 #define RP_RETRY_CAUSE_NONE 0
 
 #define RP_RETRY_CAUSE_ERROR 1
@@ -1079,6 +1623,66 @@ typedef struct rp_run_stats {
 #define RP_ENUM_BREAKER_CHANGE_RULE 16
 
 /**
+ * `rp_grpc_code`: "OK", "CANCELLED", ..., "UNAVAILABLE", "UNAUTHENTICATED" (read in any case, or the number).
+ */
+#define RP_ENUM_GRPC_CODE 17
+
+/**
+ * `rp_grpc_reach`: "processed", "never_sent", "unprocessed".
+ */
+#define RP_ENUM_GRPC_REACH 18
+
+/**
+ * `rp_grpc_jitter`: "full", "plus_minus_20_percent".
+ */
+#define RP_ENUM_GRPC_JITTER 19
+
+/**
+ * `rp_grpc_action`: "succeeded", "retry", "fail".
+ */
+#define RP_ENUM_GRPC_ACTION 20
+
+/**
+ * `rp_grpc_throttle`: "success", "failure"; RP_GRPC_THROTTLE_NONE has no name (NULL).
+ */
+#define RP_ENUM_GRPC_THROTTLE 21
+
+/**
+ * `rp_grpc_hedge_event`: "start", "hedge_due", "attempt_ended", "committed".
+ */
+#define RP_ENUM_GRPC_HEDGE_EVENT 22
+
+/**
+ * `rp_grpc_hedge_end`: "succeeded", "failed"; RP_GRPC_HEDGE_END_NONE has no name (NULL).
+ */
+#define RP_ENUM_GRPC_HEDGE_END 23
+
+/**
+ * `rp_grpc_match`: "exact", "service", "default"; RP_GRPC_MATCH_NONE has no name (NULL).
+ */
+#define RP_ENUM_GRPC_MATCH 24
+
+/**
+ * `rp_aws_mode`: "standard", "adaptive", "legacy".
+ */
+#define RP_ENUM_AWS_MODE 25
+
+/**
+ * `rp_aws_behavior`: "classic", "2026".
+ */
+#define RP_ENUM_AWS_BEHAVIOR 26
+
+/**
+ * `rp_aws_retryable_trait`: "transient", "throttling"; RP_AWS_RETRYABLE_NONE has no name (NULL).
+ */
+#define RP_ENUM_AWS_RETRYABLE_TRAIT 27
+
+/**
+ * `rp_aws_action`: "retry", "no_retry".
+ */
+#define RP_ENUM_AWS_ACTION 28
+
+/**
  * The call returned what the caller wanted.
  */
 #define RP_OUTCOME_SUCCESS 0
@@ -1164,6 +1768,198 @@ typedef struct rp_run_stats {
  * The host cancelled the run.
  */
 #define RP_RUN_END_CANCELLED 5
+
+#define RP_AWS_MODE_STANDARD 0
+
+/**
+ * Standard's decisions plus the client-side rate limiter (`rp_aws_rate_limiter`).
+ */
+#define RP_AWS_MODE_ADAPTIVE 1
+
+/**
+ * botocore's legacy mode (`data/_retry.json`): 5 attempts, no quota.
+ */
+#define RP_AWS_MODE_LEGACY 2
+
+/**
+ * `rand × min(1 s × 2^i, 20 s)`, 3 attempts for every service (the default).
+ */
+#define RP_AWS_BEHAVIOR_CLASSIC 0
+
+/**
+ * The SDKs' `AWS_NEW_RETRIES_2026`: 50 ms base (1 s after throttling, 25 ms for DynamoDB),
+ * `x-amz-retry-after`, DynamoDB's 4 attempts, the long-polling wait.
+ */
+#define RP_AWS_BEHAVIOR_2026 1
+
+/**
+ * The operation does not model this error as retryable (no name).
+ */
+#define RP_AWS_RETRYABLE_NONE 0
+
+/**
+ * "transient": `retryable: {}`.
+ */
+#define RP_AWS_RETRYABLE_TRANSIENT 1
+
+/**
+ * "throttling": `retryable: {throttling: true}`.
+ */
+#define RP_AWS_RETRYABLE_THROTTLING 2
+
+/**
+ * Send the request again after `delay_ms`.
+ */
+#define RP_AWS_ACTION_RETRY 0
+
+/**
+ * Return the error (after `wait_ms` when that is set).
+ */
+#define RP_AWS_ACTION_NO_RETRY 1
+
+#define RP_GRPC_CODE_OK 0
+
+#define RP_GRPC_CODE_CANCELLED 1
+
+#define RP_GRPC_CODE_UNKNOWN 2
+
+#define RP_GRPC_CODE_INVALID_ARGUMENT 3
+
+#define RP_GRPC_CODE_DEADLINE_EXCEEDED 4
+
+#define RP_GRPC_CODE_NOT_FOUND 5
+
+#define RP_GRPC_CODE_ALREADY_EXISTS 6
+
+#define RP_GRPC_CODE_PERMISSION_DENIED 7
+
+#define RP_GRPC_CODE_RESOURCE_EXHAUSTED 8
+
+#define RP_GRPC_CODE_FAILED_PRECONDITION 9
+
+#define RP_GRPC_CODE_ABORTED 10
+
+#define RP_GRPC_CODE_OUT_OF_RANGE 11
+
+#define RP_GRPC_CODE_UNIMPLEMENTED 12
+
+#define RP_GRPC_CODE_INTERNAL 13
+
+#define RP_GRPC_CODE_UNAVAILABLE 14
+
+#define RP_GRPC_CODE_DATA_LOSS 15
+
+#define RP_GRPC_CODE_UNAUTHENTICATED 16
+
+/**
+ * "processed": the server's application saw it, or the client cannot tell (the zero value).
+ */
+#define RP_GRPC_REACH_PROCESSED 0
+
+/**
+ * "never_sent": it never left the client.
+ */
+#define RP_GRPC_REACH_NEVER_SENT 1
+
+/**
+ * "unprocessed": it reached the server's gRPC library but not its application (REFUSED_STREAM).
+ */
+#define RP_GRPC_REACH_UNPROCESSED 2
+
+/**
+ * "full": A6's text and grpc-java, a draw from [0, bound).
+ */
+#define RP_GRPC_JITTER_FULL 0
+
+/**
+ * "plus_minus_20_percent": grpc-go and grpc core, bound × (0.8 + 0.4 r).
+ */
+#define RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT 1
+
+/**
+ * "succeeded": return the attempt's answer.
+ */
+#define RP_GRPC_ACTION_SUCCEEDED 0
+
+/**
+ * "retry": send the next attempt after `delay_ms`.
+ */
+#define RP_GRPC_ACTION_RETRY 1
+
+/**
+ * "fail": return the attempt's status to the application.
+ */
+#define RP_GRPC_ACTION_FAIL 2
+
+/**
+ * Nothing (no name).
+ */
+#define RP_GRPC_THROTTLE_NONE 0
+
+/**
+ * "success": a successful RPC (adds `tokenRatio`).
+ */
+#define RP_GRPC_THROTTLE_SUCCESS 1
+
+/**
+ * "failure": a failed RPC (takes a token).
+ */
+#define RP_GRPC_THROTTLE_FAILURE 2
+
+/**
+ * "start": the call starts.
+ */
+#define RP_GRPC_HEDGE_START 0
+
+/**
+ * "hedge_due": the wait a step asked for (`next_hedge_in_ms`) is over.
+ */
+#define RP_GRPC_HEDGE_DUE 1
+
+/**
+ * "attempt_ended": one attempt ended (the `attempt` argument says how).
+ */
+#define RP_GRPC_HEDGE_ATTEMPT_ENDED 2
+
+/**
+ * "committed": the host committed the call to one attempt (its response headers arrived).
+ */
+#define RP_GRPC_HEDGE_COMMITTED 3
+
+/**
+ * The call is not over (no name).
+ */
+#define RP_GRPC_HEDGE_END_NONE 0
+
+/**
+ * "succeeded": an attempt succeeded.
+ */
+#define RP_GRPC_HEDGE_END_SUCCEEDED 1
+
+/**
+ * "failed": the call failed with `status`.
+ */
+#define RP_GRPC_HEDGE_END_FAILED 2
+
+/**
+ * No method config applies (no name): the RPC is neither retried nor hedged.
+ */
+#define RP_GRPC_MATCH_NONE 0
+
+/**
+ * "exact": the method config naming this service and method.
+ */
+#define RP_GRPC_MATCH_EXACT 1
+
+/**
+ * "service": the one naming the service alone.
+ */
+#define RP_GRPC_MATCH_SERVICE 2
+
+/**
+ * "default": the default method config (an empty name).
+ */
+#define RP_GRPC_MATCH_DEFAULT 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -1446,11 +2242,10 @@ rp_result rp_enum_name(rp_enum kind, uint32_t value, const char **name_out);
 
 /**
  * The constant of the C enum `kind` named `name` (NUL-terminated), e.g. (RP_ENUM_KV_OPERATION,
- * "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for reasons).
+ * "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for
+ * reasons, OUT_OF_RANGE for gRPC status codes, as the core refuses one in a service config).
  */
-rp_result rp_enum_from_name(rp_enum kind,
-                            const char *name,
-                            uint32_t *value_out);
+rp_result rp_enum_from_name(rp_enum kind, const char *name, uint32_t *value_out);
 
 /**
  * The spec section behind `rule`, e.g. "RFC 0049, Best Effort", or for a budget's refusing rule
@@ -1570,6 +2365,226 @@ rp_result rp_decide_after_strategy(const struct rp_request *request,
                                    bool retry,
                                    uint64_t delay_ms,
                                    struct rp_decision *decision_out);
+
+/**
+ * Reads an AWS retry document (`{"version": 1, "mode": "standard", "behavior": "classic",
+ * "max_attempts": 3, "service": "dynamodb", "max_backoff_ms": 20000, "long_polling": false}`; every
+ * field may be left out, `{}` is standard mode's defaults) into a new handle; errors name the
+ * field ("max_attempts", "mode"). A service name holding a NUL byte has no C form (RP_RESULT_OUT_OF_RANGE).
+ */
+rp_result rp_aws_retry_config_from_json(const char *json,
+                                        size_t json_len,
+                                        struct rp_aws_retry_config **config_out);
+
+/**
+ * Frees an AWS retry configuration; NULL is a no-op. A pointer that is no live
+ * `rp_aws_retry_config` frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
+ */
+void rp_aws_retry_config_free(struct rp_aws_retry_config *config);
+
+/**
+ * The configuration's fields, the mode's defaults filled in.
+ */
+rp_result rp_aws_retry_config_params(const struct rp_aws_retry_config *config,
+                                     struct rp_aws_retry_params *params_out);
+
+/**
+ * The configuration as its normalized document (version 1, every field of its mode set), as JSON
+ * the caller frees with `rp_string_free`.
+ */
+rp_result rp_aws_retry_config_document(const struct rp_aws_retry_config *config, char **json_out);
+
+/**
+ * The decision after a failed attempt under `config` (NULL: standard mode's defaults): `attempts`
+ * made (the failed one included, at least 1), what it produced (`error`), the draw `random` in
+ * [0, 1) (NaN or negative: none; needed when a jittered wait is computed), and the retry quota's
+ * verdict for this retry (`budget_verdict`, from `rp_budget_try_retry` with the decision's
+ * `cause`; NULL: not asked). A refused verdict turns a retry into a no-retry with the quota's rule.
+ * The usual loop: decide with NULL; on a retry ask the quota; if it refuses, decide again with its
+ * verdict. Errors name the field ("attempts", "error.status", "random", "budget_verdict.permitted").
+ */
+rp_result rp_aws_decide(const struct rp_aws_retry_config *config,
+                        uint32_t attempts,
+                        const struct rp_aws_error *error,
+                        double random,
+                        const struct rp_budget_verdict *budget_verdict,
+                        struct rp_aws_decision *decision_out);
+
+/**
+ * A new limiter from its document (`{"version": 1, "min_fill_rate": 0.5, "beta": 0.7,
+ * "scale_constant": 0.4, "smoothing": 0.8}`; `{}` is botocore's and aws-sdk-go-v2's constants),
+ * created at the host's `start_ms`: off until the first throttle, as the SDKs build it. Free it
+ * with `rp_aws_rate_limiter_free`; errors name the document's field ("beta").
+ */
+rp_result rp_aws_rate_limiter_from_json(const char *json,
+                                        size_t json_len,
+                                        uint64_t start_ms,
+                                        struct rp_aws_rate_limiter **limiter_out);
+
+/**
+ * A limiter from its document and a snapshot of its state (`rp_aws_rate_limiter_snapshot`'s JSON;
+ * it keeps its own times); errors in the snapshot name fields under "snapshot" ("snapshot.capacity").
+ */
+rp_result rp_aws_rate_limiter_restore(const char *json,
+                                      size_t json_len,
+                                      const char *snapshot_json,
+                                      size_t snapshot_len,
+                                      struct rp_aws_rate_limiter **limiter_out);
+
+/**
+ * Frees a limiter; NULL is a no-op. A pointer that is no live `rp_aws_rate_limiter` frees nothing
+ * and sets this thread's last error (RP_RESULT_INVALID_HANDLE).
+ */
+void rp_aws_rate_limiter_free(struct rp_aws_rate_limiter *limiter);
+
+/**
+ * Asks for a token before an attempt at `now_ms`: go (the limiter is off, or a token was taken),
+ * or wait `wait_ms` and ask again (the SDKs block there; the host sleeps).
+ */
+rp_result rp_aws_rate_limiter_acquire(struct rp_aws_rate_limiter *limiter,
+                                      uint64_t now_ms,
+                                      struct rp_aws_acquire_verdict *verdict_out);
+
+/**
+ * Tells the limiter a response arrived at `now_ms`, a throttling error (`throttled`, as
+ * `rp_aws_decision.throttling` says) or not: the measured rate counts it and CUBIC sets the new rate.
+ */
+rp_result rp_aws_rate_limiter_record(struct rp_aws_rate_limiter *limiter,
+                                     uint64_t now_ms,
+                                     bool throttled,
+                                     struct rp_aws_rate_update *update_out);
+
+/**
+ * The limiter's state as JSON (`{"version": 1, "enabled": true, "fill_rate": 0.5, ...}`), for
+ * `rp_aws_rate_limiter_restore`; the caller frees it with `rp_string_free`.
+ */
+rp_result rp_aws_rate_limiter_snapshot(const struct rp_aws_rate_limiter *limiter, char **json_out);
+
+/**
+ * The limiter's configuration as its normalized document (version 1, every field set), as JSON
+ * the caller frees with `rp_string_free`.
+ */
+rp_result rp_aws_rate_limiter_document(const struct rp_aws_rate_limiter *limiter, char **json_out);
+
+/**
+ * The decision after one attempt of a retried call (gRFC A6, in grpc-go's order: OK, committed,
+ * transparent retries, no policy, pushback not to retry, status not retryable, the throttling
+ * bucket, `maxAttempts`, the delay). `policy`: the method's retry policy (NULL: none; transparent
+ * retries still happen); `state`: the call so far (`attempts` at least 1); `random`: the draw in
+ * [0, 1) for the backoff (NaN or negative: none; needed only for a backoff); `jitter`:
+ * RP_GRPC_JITTER_FULL (A6) or _PLUS_MINUS_20_PERCENT (grpc-go); `throttling`: the server's
+ * `retryThrottling` bucket (an `rp_budget` made from `rp_grpc_service_config_throttling`; NULL:
+ * none), locked for the call, in which the attempt's success or failure is recorded and which is
+ * asked before a retry, at the host's `now_ms`. Errors name the field ("state.attempts", "random",
+ * "attempt.status").
+ */
+rp_result rp_grpc_retry(const struct rp_grpc_retry_policy *policy,
+                        const struct rp_grpc_retry_state *state,
+                        const struct rp_grpc_attempt *attempt,
+                        double random,
+                        rp_grpc_jitter jitter,
+                        struct rp_budget *throttling,
+                        uint64_t now_ms,
+                        struct rp_grpc_retry_decision *decision_out);
+
+/**
+ * One step of a hedged call under `policy` (gRFC A6 "Hedging Policy"): `state` is where the call
+ * is (zeroed before RP_GRPC_HEDGE_START; then the previous step's `state`), `event` what happened,
+ * `attempt` how the attempt ended, read only for RP_GRPC_HEDGE_ATTEMPT_ENDED (may be NULL
+ * otherwise). The answer says how many attempts to send now, when the next hedge is due, whether
+ * to cancel the others and whether the call is over. `throttling` (NULL: none) is the server's
+ * bucket, locked for the call, asked before each hedge and told of each ended attempt at
+ * `now_ms`. An event out of order is RP_RESULT_OUT_OF_RANGE naming "event".
+ */
+rp_result rp_grpc_hedge(const struct rp_grpc_hedging_policy *policy,
+                        const struct rp_grpc_hedge_state *state,
+                        rp_grpc_hedge_event event,
+                        const struct rp_grpc_attempt *attempt,
+                        struct rp_budget *throttling,
+                        uint64_t now_ms,
+                        struct rp_grpc_hedge_step *step_out);
+
+/**
+ * Reads and validates a service config (gRPC's JSON: `{"methodConfig": [{"name": [{"service":
+ * "helloworld.Greeter"}], "retryPolicy": {...}}], "retryThrottling": {"maxTokens": 10,
+ * "tokenRatio": 0.1}}`; fields A6 does not read are ignored) into a new handle, `maxAttempts`
+ * capped at `max_attempts_cap` (at least 2; RP_GRPC_DEFAULT_MAX_ATTEMPTS_CAP for gRPC's 5).
+ * Errors name the field, e.g. "methodConfig[0].retryPolicy.maxAttempts".
+ */
+rp_result rp_grpc_service_config_from_json(const char *json,
+                                           size_t json_len,
+                                           uint32_t max_attempts_cap,
+                                           struct rp_grpc_service_config **config_out);
+
+/**
+ * Frees a service config; NULL is a no-op. A pointer that is no live `rp_grpc_service_config`
+ * frees nothing and sets this thread's last error (RP_RESULT_INVALID_HANDLE). The policies looked
+ * up from it are handles of their own.
+ */
+void rp_grpc_service_config_free(struct rp_grpc_service_config *config);
+
+/**
+ * The policy for `service` and `method` (NUL-terminated; "" for none): the method config naming
+ * exactly both, else the one naming the service, else the default config's. `*policy_out` says
+ * which matched and holds the policy as a new handle (or neither, when no config matches or the
+ * matching one has no policy).
+ */
+rp_result rp_grpc_service_config_policy_for(const struct rp_grpc_service_config *config,
+                                            const char *service,
+                                            const char *method,
+                                            struct rp_grpc_method_policy *policy_out);
+
+/**
+ * The service config's `retryThrottling` as a budget document (`{"version": 1, "kind":
+ * "token_bucket", "max_tokens": 10, "token_ratio": 0.1}`) for `rp_budget_from_json` or
+ * `rp_budget_restore`, as JSON the caller frees with `rp_string_free`; NULL when the config has none.
+ * The budget is the server's: share one `rp_budget` between the calls to it.
+ */
+rp_result rp_grpc_service_config_throttling(const struct rp_grpc_service_config *config,
+                                            char **json_out);
+
+/**
+ * Reads and validates a `retryPolicy` (gRPC's JSON: `{"maxAttempts": 4, "initialBackoff": ".1s",
+ * "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}`) into a
+ * new handle, `maxAttempts` capped at `max_attempts_cap` (at least 2); errors name the field
+ * ("maxAttempts", "retryableStatusCodes[0]").
+ */
+rp_result rp_grpc_retry_policy_from_json(const char *json,
+                                         size_t json_len,
+                                         uint32_t max_attempts_cap,
+                                         struct rp_grpc_retry_policy **policy_out);
+
+/**
+ * Frees a retry policy; NULL is a no-op (as `rp_grpc_service_config_free` for another pointer).
+ */
+void rp_grpc_retry_policy_free(struct rp_grpc_retry_policy *policy);
+
+/**
+ * A retry policy's fields as validated.
+ */
+rp_result rp_grpc_retry_policy_params(const struct rp_grpc_retry_policy *policy,
+                                      struct rp_grpc_retry_params *params_out);
+
+/**
+ * Reads and validates a `hedgingPolicy` (gRPC's JSON: `{"maxAttempts": 4, "hedgingDelay": "0.5s",
+ * "nonFatalStatusCodes": ["UNAVAILABLE"]}`) into a new handle, `maxAttempts` capped at
+ * `max_attempts_cap` (at least 2); errors name the field ("hedgingDelay").
+ */
+rp_result rp_grpc_hedging_policy_from_json(const char *json,
+                                           size_t json_len,
+                                           uint32_t max_attempts_cap,
+                                           struct rp_grpc_hedging_policy **policy_out);
+
+/**
+ * Frees a hedging policy; NULL is a no-op (as `rp_grpc_service_config_free` for another pointer).
+ */
+void rp_grpc_hedging_policy_free(struct rp_grpc_hedging_policy *policy);
+
+/**
+ * A hedging policy's fields as validated.
+ */
+rp_result rp_grpc_hedging_policy_params(const struct rp_grpc_hedging_policy *policy,
+                                        struct rp_grpc_hedging_params *params_out);
 
 #ifdef __cplusplus
 }  // extern "C"

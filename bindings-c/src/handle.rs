@@ -1,5 +1,5 @@
 //! Handle checking: every handle the library gives C (`rp_policy`, `rp_error_map`, `rp_budget`,
-//! `rp_breaker`, `rp_run`) is an `Arc` held in one process-wide registry of live handles, keyed by
+//! `rp_breaker`, `rp_run`, the gRPC and AWS ones) is an `Arc` held in one process-wide registry of live handles, keyed by
 //! its address and tagged with its type. A call looks the pointer up before reading through it, so a
 //! freed handle (use after free, double free), a handle of another type, or any pointer this library
 //! did not make is RP_RESULT_INVALID_HANDLE naming the argument, never a read of memory the library
@@ -47,6 +47,16 @@ pub(crate) enum Live {
     Breaker(Arc<rp_breaker>),
     /// An `rp_run`.
     Run(Arc<rp_run>),
+    /// An `rp_grpc_service_config`.
+    GrpcServiceConfig(Arc<rp_grpc_service_config>),
+    /// An `rp_grpc_retry_policy`.
+    GrpcRetryPolicy(Arc<rp_grpc_retry_policy>),
+    /// An `rp_grpc_hedging_policy`.
+    GrpcHedgingPolicy(Arc<rp_grpc_hedging_policy>),
+    /// An `rp_aws_retry_config`.
+    AwsRetryConfig(Arc<rp_aws_retry_config>),
+    /// An `rp_aws_rate_limiter`.
+    AwsRateLimiter(Arc<rp_aws_rate_limiter>),
 }
 
 impl Live {
@@ -58,6 +68,11 @@ impl Live {
             Live::Budget(_) => rp_budget::NAME,
             Live::Breaker(_) => rp_breaker::NAME,
             Live::Run(_) => rp_run::NAME,
+            Live::GrpcServiceConfig(_) => rp_grpc_service_config::NAME,
+            Live::GrpcRetryPolicy(_) => rp_grpc_retry_policy::NAME,
+            Live::GrpcHedgingPolicy(_) => rp_grpc_hedging_policy::NAME,
+            Live::AwsRetryConfig(_) => rp_aws_retry_config::NAME,
+            Live::AwsRateLimiter(_) => rp_aws_rate_limiter::NAME,
         }
     }
 }
@@ -149,6 +164,11 @@ handle_type!(
     rp_budget => Budget,
     rp_breaker => Breaker,
     rp_run => Run,
+    rp_grpc_service_config => GrpcServiceConfig,
+    rp_grpc_retry_policy => GrpcRetryPolicy,
+    rp_grpc_hedging_policy => GrpcHedgingPolicy,
+    rp_aws_retry_config => AwsRetryConfig,
+    rp_aws_rate_limiter => AwsRateLimiter,
 );
 
 /// The live handles by address. A BTreeMap (const-constructible; leak checkers see its nodes as

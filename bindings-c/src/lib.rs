@@ -32,6 +32,15 @@ mod request;
 mod run;
 mod strategy;
 
+// gRPC's and the AWS SDKs' retry rules (issue 28), after the rest: their header items follow.
+mod aws;
+mod aws_limiter;
+mod grpc;
+mod grpc_config;
+mod grpc_enums;
+
+pub use crate::aws::*;
+pub use crate::aws_limiter::*;
 pub use crate::breaker::*;
 pub use crate::budget::*;
 pub use crate::budget_enums::*;
@@ -41,6 +50,9 @@ pub use crate::decision::*;
 pub use crate::enums::*;
 pub use crate::error::*;
 pub use crate::ffi::CBool;
+pub use crate::grpc::*;
+pub use crate::grpc_config::*;
+pub use crate::grpc_enums::*;
 pub use crate::json::*;
 pub use crate::names::*;
 pub use crate::policy::*;

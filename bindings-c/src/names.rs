@@ -48,6 +48,30 @@ pub const RP_ENUM_RUN_END: rp_enum = rp_enum(15);
 /// `rp_breaker_change_rule`: "breaker_tripped", "breaker_canary", "canary_succeeded", "canary_failed",
 /// "canary_timed_out", "canary_released".
 pub const RP_ENUM_BREAKER_CHANGE_RULE: rp_enum = rp_enum(16);
+/// `rp_grpc_code`: "OK", "CANCELLED", ..., "UNAVAILABLE", "UNAUTHENTICATED" (read in any case, or the number).
+pub const RP_ENUM_GRPC_CODE: rp_enum = rp_enum(17);
+/// `rp_grpc_reach`: "processed", "never_sent", "unprocessed".
+pub const RP_ENUM_GRPC_REACH: rp_enum = rp_enum(18);
+/// `rp_grpc_jitter`: "full", "plus_minus_20_percent".
+pub const RP_ENUM_GRPC_JITTER: rp_enum = rp_enum(19);
+/// `rp_grpc_action`: "succeeded", "retry", "fail".
+pub const RP_ENUM_GRPC_ACTION: rp_enum = rp_enum(20);
+/// `rp_grpc_throttle`: "success", "failure"; RP_GRPC_THROTTLE_NONE has no name (NULL).
+pub const RP_ENUM_GRPC_THROTTLE: rp_enum = rp_enum(21);
+/// `rp_grpc_hedge_event`: "start", "hedge_due", "attempt_ended", "committed".
+pub const RP_ENUM_GRPC_HEDGE_EVENT: rp_enum = rp_enum(22);
+/// `rp_grpc_hedge_end`: "succeeded", "failed"; RP_GRPC_HEDGE_END_NONE has no name (NULL).
+pub const RP_ENUM_GRPC_HEDGE_END: rp_enum = rp_enum(23);
+/// `rp_grpc_match`: "exact", "service", "default"; RP_GRPC_MATCH_NONE has no name (NULL).
+pub const RP_ENUM_GRPC_MATCH: rp_enum = rp_enum(24);
+/// `rp_aws_mode`: "standard", "adaptive", "legacy".
+pub const RP_ENUM_AWS_MODE: rp_enum = rp_enum(25);
+/// `rp_aws_behavior`: "classic", "2026".
+pub const RP_ENUM_AWS_BEHAVIOR: rp_enum = rp_enum(26);
+/// `rp_aws_retryable_trait`: "transient", "throttling"; RP_AWS_RETRYABLE_NONE has no name (NULL).
+pub const RP_ENUM_AWS_RETRYABLE_TRAIT: rp_enum = rp_enum(27);
+/// `rp_aws_action`: "retry", "no_retry".
+pub const RP_ENUM_AWS_ACTION: rp_enum = rp_enum(28);
 
 /// The name of constant `value` of `C`: static, NULL for a constant without one.
 fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
@@ -100,6 +124,18 @@ fn names(kind: rp_enum) -> Result<Names, Failure> {
         RP_ENUM_RUN_ACTION => of::<rp_run_action>(),
         RP_ENUM_RUN_END => of::<rp_run_end>(),
         RP_ENUM_BREAKER_CHANGE_RULE => of::<rp_breaker_change_rule>(),
+        RP_ENUM_GRPC_CODE => of::<rp_grpc_code>(),
+        RP_ENUM_GRPC_REACH => of::<rp_grpc_reach>(),
+        RP_ENUM_GRPC_JITTER => of::<rp_grpc_jitter>(),
+        RP_ENUM_GRPC_ACTION => of::<rp_grpc_action>(),
+        RP_ENUM_GRPC_THROTTLE => of::<rp_grpc_throttle>(),
+        RP_ENUM_GRPC_HEDGE_EVENT => of::<rp_grpc_hedge_event>(),
+        RP_ENUM_GRPC_HEDGE_END => of::<rp_grpc_hedge_end>(),
+        RP_ENUM_GRPC_MATCH => of::<rp_grpc_match>(),
+        RP_ENUM_AWS_MODE => of::<rp_aws_mode>(),
+        RP_ENUM_AWS_BEHAVIOR => of::<rp_aws_behavior>(),
+        RP_ENUM_AWS_RETRYABLE_TRAIT => of::<rp_aws_retryable_trait>(),
+        RP_ENUM_AWS_ACTION => of::<rp_aws_action>(),
         _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }
@@ -112,7 +148,8 @@ pub unsafe extern "C" fn rp_enum_name(kind: rp_enum, value: u32, name_out: *mut 
 }
 
 /// The constant of the C enum `kind` named `name` (NUL-terminated), e.g. (RP_ENUM_KV_OPERATION,
-/// "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for reasons).
+/// "upsert"): RP_KV_OPERATION_UPSERT; an unknown name is RP_RESULT_UNKNOWN_NAME (UNKNOWN_REASON for
+/// reasons, OUT_OF_RANGE for gRPC status codes, as the core refuses one in a service config).
 #[no_mangle]
 pub unsafe extern "C" fn rp_enum_from_name(
     kind: rp_enum,

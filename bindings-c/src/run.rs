@@ -218,19 +218,19 @@ fn stats_to_c(s: &RunStats) -> rp_run_stats {
 }
 
 /// An i64 for a C field where -1 is none (durations never come near i64::MAX).
-fn or_minus_one(v: Option<u64>) -> i64 {
+pub(crate) fn or_minus_one(v: Option<u64>) -> i64 {
     v.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX))
 }
 
 /// Plain C data (integers, `CBool`s and raw pointers only): the all-zero value of a field whose
 /// `has_*` flag is false.
-trait Blank: Copy {}
+pub(crate) trait Blank: Copy {}
 impl Blank for rp_decision {}
 impl Blank for rp_budget_verdict {}
 impl Blank for rp_breaker_verdict {}
 
 /// The all-zero value of `T`.
-fn blank<T: Blank>() -> T {
+pub(crate) fn blank<T: Blank>() -> T {
     // SAFETY: `Blank` types hold only integers, `CBool`s and raw pointers: all-zero is valid for each.
     unsafe { std::mem::zeroed() }
 }

@@ -14,7 +14,9 @@
  * C function, and turns its output back into JSON. decide_with's host strategy is a real C
  * strategy function with the fixed answer as user_data. budget_run and breaker_run replay their
  * events through rp_budget and rp_breaker handles (tests/fixtures_budget.h), and run through an
- * rp_run handle (tests/fixtures_run.h).
+ * rp_run handle (tests/fixtures_run.h). gRPC's functions go through the rp_grpc_* handles and
+ * decisions (tests/fixtures_grpc.h), the AWS ones through rp_aws_decide, an rp_budget quota and an
+ * rp_aws_rate_limiter (tests/fixtures_aws.h).
  *
  * The runner decides no error itself. An input C cannot express at all (a string where a uint32_t
  * goes, -1 for a uint64_t, a key the C struct does not have, a required key left out) has no typed
@@ -539,6 +541,8 @@ static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
 
 #include "fixtures_budget.h"
 #include "fixtures_run.h"
+#include "fixtures_grpc.h"
+#include "fixtures_aws.h"
 
 /* Every function through rp_call_json, the core's JSON API. */
 static int json_api(const char *function, const cJSON *in, cJSON **out, failure *f) {
@@ -570,6 +574,12 @@ static const struct {
     {"budget_run", budget_run},
     {"breaker_run", breaker_run},
     {"run", run_machine},
+    {"grpc_service_config", grpc_service_config},
+    {"grpc_retry", grpc_retry},
+    {"grpc_hedge", grpc_hedge},
+    {"aws_retry", aws_retry},
+    {"aws_retry_run", aws_retry_run},
+    {"aws_rate_limiter_run", aws_rate_limiter_run},
 };
 
 /* ---- comparison and the run loop --------------------------------------------------------- */

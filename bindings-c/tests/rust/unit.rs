@@ -103,6 +103,18 @@ fn every_core_value_has_exactly_one_c_constant() {
     one_to_one::<rp_breaker_change_rule>();
     one_to_one::<rp_run_action>();
     one_to_one::<rp_run_end>();
+    one_to_one::<rp_grpc_code>();
+    one_to_one::<rp_grpc_reach>();
+    one_to_one::<rp_grpc_jitter>();
+    one_to_one::<rp_grpc_action>();
+    one_to_one::<rp_grpc_throttle>();
+    one_to_one::<rp_grpc_hedge_event>();
+    one_to_one::<rp_grpc_hedge_end>();
+    one_to_one::<rp_grpc_match>();
+    one_to_one::<rp_aws_mode>();
+    one_to_one::<rp_aws_behavior>();
+    one_to_one::<rp_aws_retryable_trait>();
+    one_to_one::<rp_aws_action>();
     assert_eq!(rp_reason(21).core(), None);
     assert_eq!(rp_rule(u32::MAX).core(), None);
 }
@@ -142,6 +154,62 @@ fn every_named_constant_round_trips_through_its_name() {
     names_round_trip::<rp_breaker_change_rule>(RP_ENUM_BREAKER_CHANGE_RULE);
     names_round_trip::<rp_run_action>(RP_ENUM_RUN_ACTION);
     names_round_trip::<rp_run_end>(RP_ENUM_RUN_END);
+    names_round_trip::<rp_grpc_code>(RP_ENUM_GRPC_CODE);
+    names_round_trip::<rp_grpc_reach>(RP_ENUM_GRPC_REACH);
+    names_round_trip::<rp_grpc_jitter>(RP_ENUM_GRPC_JITTER);
+    names_round_trip::<rp_grpc_action>(RP_ENUM_GRPC_ACTION);
+    names_round_trip::<rp_grpc_throttle>(RP_ENUM_GRPC_THROTTLE);
+    names_round_trip::<rp_grpc_hedge_event>(RP_ENUM_GRPC_HEDGE_EVENT);
+    names_round_trip::<rp_grpc_hedge_end>(RP_ENUM_GRPC_HEDGE_END);
+    names_round_trip::<rp_grpc_match>(RP_ENUM_GRPC_MATCH);
+    names_round_trip::<rp_aws_mode>(RP_ENUM_AWS_MODE);
+    names_round_trip::<rp_aws_behavior>(RP_ENUM_AWS_BEHAVIOR);
+    names_round_trip::<rp_aws_retryable_trait>(RP_ENUM_AWS_RETRYABLE_TRAIT);
+    names_round_trip::<rp_aws_action>(RP_ENUM_AWS_ACTION);
+}
+
+#[test]
+fn every_grpc_and_aws_value_has_a_c_constant_numbered_as_grpc_numbers_it() {
+    use retrypolicy::aws::{AwsAction, AwsBehavior, AwsMode};
+    use retrypolicy::grpc::{DEFAULT_MAX_ATTEMPTS_CAP, GRPC_CODES};
+    // A status code's C number is its gRPC number (doc/statuscodes.md).
+    for code in GRPC_CODES {
+        assert_eq!(
+            rp_grpc_code::from_core(code).map(|c| c.0),
+            Some(u32::from(code.number())),
+            "{code}"
+        );
+    }
+    assert_eq!(rp_grpc_code(17).core(), None);
+    for mode in [AwsMode::Standard, AwsMode::Adaptive, AwsMode::Legacy] {
+        assert!(rp_aws_mode::from_core(mode).is_some(), "{}", mode.name());
+    }
+    for behavior in [AwsBehavior::Classic, AwsBehavior::Retries2026] {
+        assert!(rp_aws_behavior::from_core(behavior).is_some(), "{behavior:?}");
+    }
+    for action in [AwsAction::Retry, AwsAction::NoRetry] {
+        assert!(rp_aws_action::from_core(action).is_some(), "{action:?}");
+    }
+    assert_eq!(RP_GRPC_DEFAULT_MAX_ATTEMPTS_CAP, DEFAULT_MAX_ATTEMPTS_CAP);
+}
+
+#[test]
+fn a_grpc_code_is_read_by_any_case_of_its_name_or_its_number() {
+    let mut value = u32::MAX;
+    for name in [c"UNAVAILABLE", c"unavailable", c"Unavailable"] {
+        // SAFETY: a valid out-pointer and a NUL-terminated name.
+        let rc = unsafe { rp_enum_from_name(RP_ENUM_GRPC_CODE, name.as_ptr(), &mut value) };
+        assert_eq!(
+            (rc, value),
+            (RP_RESULT_OK, RP_GRPC_CODE_UNAVAILABLE.0),
+            "{name:?}"
+        );
+    }
+    // SAFETY: as above.
+    let rc = unsafe { rp_enum_from_name(RP_ENUM_GRPC_CODE, c"NOPE".as_ptr(), &mut value) };
+    // The core's refusal of a status code, in a name as in a service config: out_of_range.
+    assert_eq!(rc, RP_RESULT_OUT_OF_RANGE);
+    assert_eq!(value, RP_GRPC_CODE_UNAVAILABLE.0, "not written on failure");
 }
 
 #[test]
@@ -260,6 +328,50 @@ fn a_poisoned_handle_is_a_typed_error_on_every_call() {
         assert!(text.is_null());
         rp_budget_free(budget);
         rp_breaker_free(breaker);
+    }
+}
+
+#[test]
+fn a_poisoned_rate_limiter_is_a_typed_error_on_every_call() {
+    let mut limiter = std::ptr::null_mut();
+    // SAFETY: valid text and out-pointer.
+    assert_eq!(
+        unsafe { rp_aws_rate_limiter_from_json(c"{}".as_ptr(), 2, 0, &mut limiter) },
+        RP_RESULT_OK
+    );
+    // SAFETY: live until freed below.
+    let l = unsafe { &*limiter };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let _held = l.lock_for_test();
+            panic!("poison");
+        })
+        .join()
+        .unwrap_err();
+    });
+    let mut verdict = std::mem::MaybeUninit::uninit();
+    let mut update = std::mem::MaybeUninit::uninit();
+    let mut text = std::ptr::null_mut();
+    // SAFETY: a live handle, valid out-pointers.
+    unsafe {
+        assert_eq!(
+            rp_aws_rate_limiter_acquire(limiter, 0, verdict.as_mut_ptr()),
+            RP_RESULT_POISONED
+        );
+        assert_eq!(
+            last_error(),
+            "limiter: a call panicked while holding this handle's lock; free it and make a new one"
+        );
+        assert_eq!(
+            rp_aws_rate_limiter_record(limiter, 0, true.into(), update.as_mut_ptr()),
+            RP_RESULT_POISONED
+        );
+        assert_eq!(
+            rp_aws_rate_limiter_snapshot(limiter, &mut text),
+            RP_RESULT_POISONED
+        );
+        assert!(text.is_null());
+        rp_aws_rate_limiter_free(limiter);
     }
 }
 
