@@ -2411,6 +2411,19 @@ rp_result rp_aws_decide(const struct rp_aws_retry_config *config,
                         struct rp_aws_decision *decision_out);
 
 /**
+ * The attempt of a send step of a run with `aws` rules failed with `error` (or use
+ * `rp_run_attempt_ended` with RP_OUTCOME_SUCCESS) at `now_ms` (`random`: the draw for the backoff,
+ * NaN or negative for none): wait, or done; the run's budget is its retry quota, charged each
+ * retry's cause. In a run with other rules it is RP_RESULT_OUT_OF_RANGE naming "outcome.kind".
+ * Errors name the error's field ("outcome.error.status").
+ */
+rp_result rp_run_attempt_ended_aws(struct rp_run *run,
+                                   const struct rp_aws_error *error,
+                                   double now_ms,
+                                   double random,
+                                   struct rp_run_step *step_out);
+
+/**
  * A new limiter from its document (`{"version": 1, "min_fill_rate": 0.5, "beta": 0.7,
  * "scale_constant": 0.4, "smoothing": 0.8}`; `{}` is botocore's and aws-sdk-go-v2's constants),
  * created at the host's `start_ms`: off until the first throttle, as the SDKs build it. Free it
@@ -2503,6 +2516,19 @@ rp_result rp_grpc_hedge(const struct rp_grpc_hedging_policy *policy,
                         struct rp_budget *throttling,
                         uint64_t now_ms,
                         struct rp_grpc_hedge_step *step_out);
+
+/**
+ * The attempt of a send step of a run with `grpc` rules ended as `attempt` says (its status, the
+ * pushback values, `committed`, `reach`) at `now_ms` (`random`: the draw for the backoff, NaN or
+ * negative for none): wait, or done, as `rp_run_attempt_ended` (a connection failure or a time
+ * bound is RP_OUTCOME_NETWORK / RP_OUTCOME_TIMEOUT there). In a run with other rules it is
+ * RP_RESULT_OUT_OF_RANGE naming "outcome.kind". Errors name the attempt's field ("outcome.status").
+ */
+rp_result rp_run_attempt_ended_grpc(struct rp_run *run,
+                                    const struct rp_grpc_attempt *attempt,
+                                    double now_ms,
+                                    double random,
+                                    struct rp_run_step *step_out);
 
 /**
  * Reads and validates a service config (gRPC's JSON: `{"methodConfig": [{"name": [{"service":

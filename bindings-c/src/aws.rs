@@ -10,7 +10,7 @@ use retrypolicy::aws::{
     aws_decide, AwsAction, AwsBehavior, AwsDecision, AwsError, AwsMode, AwsRetryConfig, AwsRetryDocument,
     RetryableTrait,
 };
-use retrypolicy::Error;
+use retrypolicy::{Error, Outcome};
 
 use crate::budget::{rp_budget_verdict, verdict_from_c};
 use crate::budget_enums::rp_retry_cause;
@@ -20,7 +20,7 @@ use crate::ffi::{borrow, intern, output, text, CBool};
 use crate::grpc::draw;
 use crate::handle::{get, get_optional, register, release};
 use crate::json::to_json;
-use crate::run::or_minus_one;
+use crate::run::{clock, or_minus_one, rp_run, rp_run_step, with_guards};
 
 /// An AWS SDK retry mode (an `RP_AWS_MODE_*` constant; names "standard", "adaptive", "legacy").
 #[repr(transparent)]
@@ -235,9 +235,10 @@ pub unsafe extern "C" fn rp_aws_retry_config_document(
     output!(json_out, to_json(&get(config, "config")?.config.to_document()))
 }
 
-/// A C error as the core's (a `false` flag is the field left out); errors name `error.<field>`.
+/// A C error as the core's (a `false` flag is the field left out); errors name `<at>.<field>`
+/// ("error.status", "outcome.error.code").
 /// Safety: `code` and `retry_after` must be NULL or NUL-terminated.
-unsafe fn error_from_c(e: &rp_aws_error) -> Result<AwsError, Failure> {
+unsafe fn error_from_c(e: &rp_aws_error, at: &str) -> Result<AwsError, Failure> {
     let optional = |p: *const c_char, field: &str| -> Result<Option<String>, Failure> {
         match p.is_null() {
             true => Ok(None),
@@ -248,19 +249,19 @@ unsafe fn error_from_c(e: &rp_aws_error) -> Result<AwsError, Failure> {
     let status = match e.status {
         0 => None,
         s => Some(u16::try_from(s).map_err(|_| Error::OutOfRange {
-            field: "error.status".to_owned(),
+            field: format!("{at}.status"),
             value: s.to_string(),
             expected: "an HTTP status in 100..=599".to_owned(),
         })?),
     };
     let flag = |b: CBool| b.get().then_some(true);
     Ok(AwsError {
-        code: optional(e.code, "error.code")?,
+        code: optional(e.code, &format!("{at}.code"))?,
         status,
         connection_error: flag(e.connection_error),
         timeout: flag(e.timeout),
-        retryable_trait: from_c(e.retryable_trait, "error.retryable_trait")?,
-        retry_after: optional(e.retry_after, "error.retry_after")?,
+        retryable_trait: from_c(e.retryable_trait, format_args!("{at}.retryable_trait"))?,
+        retry_after: optional(e.retry_after, &format!("{at}.retry_after"))?,
         crc32_mismatch: flag(e.crc32_mismatch),
     })
 }
@@ -303,9 +304,31 @@ pub unsafe extern "C" fn rp_aws_decide(
         let handle = get_optional(config, "config")?;
         let default = AwsRetryConfig::default();
         let config = handle.as_ref().map_or(&default, |h| &h.config);
-        let error = error_from_c(borrow(error, "error")?)?;
+        let error = error_from_c(borrow(error, "error")?, "error")?;
         let verdict = budget_verdict.as_ref().map(verdict_from_c).transpose()?;
         let d = aws_decide(config, attempts, &error, draw(random), verdict.as_ref())?;
         Ok(decision_to_c(&d))
+    })
+}
+
+/// The attempt of a send step of a run with `aws` rules failed with `error` (or use
+/// `rp_run_attempt_ended` with RP_OUTCOME_SUCCESS) at `now_ms` (`random`: the draw for the backoff,
+/// NaN or negative for none): wait, or done; the run's budget is its retry quota, charged each
+/// retry's cause. In a run with other rules it is RP_RESULT_OUT_OF_RANGE naming "outcome.kind".
+/// Errors name the error's field ("outcome.error.status").
+#[no_mangle]
+pub unsafe extern "C" fn rp_run_attempt_ended_aws(
+    run: *mut rp_run,
+    error: *const rp_aws_error,
+    now_ms: f64,
+    random: f64,
+    step_out: *mut rp_run_step,
+) -> rp_result {
+    output!(step_out, {
+        let error = error_from_c(borrow(error, "error")?, "outcome.error")?;
+        let outcome = Outcome::Aws { error };
+        with_guards(run, |r, g| {
+            r.attempt_ended(&outcome, clock(now_ms, random, -1), g, None)
+        })
     })
 }

@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use retrypolicy::grpc::{
     grpc_hedge, grpc_retry, GrpcAttempt, GrpcRetryDecision, GrpcRetryState, HedgeEvent, HedgeState, HedgeStep,
 };
-use retrypolicy::{Error, RetryBudget};
+use retrypolicy::{Error, Outcome, RetryBudget};
 
 use crate::budget::{rp_budget, rp_budget_verdict, verdict_to_c};
 use crate::enums::{from_c, to_c};
@@ -16,7 +16,7 @@ use crate::ffi::{borrow, intern, lock, output, text, CBool};
 use crate::grpc_config::{rp_grpc_hedging_policy, rp_grpc_retry_policy};
 use crate::grpc_enums::*;
 use crate::handle::{get, get_optional};
-use crate::run::{blank, or_minus_one};
+use crate::run::{blank, clock, or_minus_one, rp_run, rp_run_step, with_guards};
 use crate::*;
 
 /// How one attempt of a call ended, as the host saw it.
@@ -332,5 +332,32 @@ pub unsafe extern "C" fn rp_grpc_hedge(
             grpc_hedge(&policy.0, &state, &event, bucket)
         })?;
         Ok(step_to_c(&step))
+    })
+}
+
+/// The attempt of a send step of a run with `grpc` rules ended as `attempt` says (its status, the
+/// pushback values, `committed`, `reach`) at `now_ms` (`random`: the draw for the backoff, NaN or
+/// negative for none): wait, or done, as `rp_run_attempt_ended` (a connection failure or a time
+/// bound is RP_OUTCOME_NETWORK / RP_OUTCOME_TIMEOUT there). In a run with other rules it is
+/// RP_RESULT_OUT_OF_RANGE naming "outcome.kind". Errors name the attempt's field ("outcome.status").
+#[no_mangle]
+pub unsafe extern "C" fn rp_run_attempt_ended_grpc(
+    run: *mut rp_run,
+    attempt: *const rp_grpc_attempt,
+    now_ms: f64,
+    random: f64,
+    step_out: *mut rp_run_step,
+) -> rp_result {
+    output!(step_out, {
+        let a = attempt_from_c(borrow(attempt, "attempt")?, "outcome")?;
+        let outcome = Outcome::Grpc {
+            status: a.status,
+            pushback: a.pushback,
+            committed: a.committed,
+            reach: a.reach,
+        };
+        with_guards(run, |r, g| {
+            r.attempt_ended(&outcome, clock(now_ms, random, -1), g, None)
+        })
     })
 }

@@ -263,7 +263,7 @@ fn step_to_c(s: &RunStep) -> rp_run_step {
 }
 
 /// The host's clock for one event: `random` NaN or negative is no draw, `now_unix_ms` negative none.
-fn clock(now_ms: f64, random: f64, now_unix_ms: i64) -> Clock {
+pub(crate) fn clock(now_ms: f64, random: f64, now_unix_ms: i64) -> Clock {
     Clock {
         now_ms,
         random: (!random.is_nan() && random >= 0.0).then_some(random),
@@ -329,7 +329,7 @@ unsafe fn outcome_from_c(o: &rp_outcome) -> Result<Outcome, Failure> {
 /// Runs `event` on the run with its budget and breaker locked (the run first, then the budget,
 /// then the breaker); a change of the breaker's state goes to its callback once all three locks
 /// are released. A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
-fn with_guards(
+pub(crate) fn with_guards(
     run: *mut rp_run,
     event: impl FnOnce(&mut Run, Guards<'_>) -> Result<RunStep, Error>,
 ) -> Result<rp_run_step, Failure> {

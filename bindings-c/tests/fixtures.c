@@ -540,9 +540,9 @@ static int parse_policy(const cJSON *in, cJSON **out, failure *f) {
 }
 
 #include "fixtures_budget.h"
-#include "fixtures_run.h"
 #include "fixtures_grpc.h"
 #include "fixtures_aws.h"
+#include "fixtures_run.h"
 
 /* Every function through rp_call_json, the core's JSON API. */
 static int json_api(const char *function, const cJSON *in, cJSON **out, failure *f) {

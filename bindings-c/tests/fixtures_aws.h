@@ -1,6 +1,7 @@
 /*
  * Part of fixtures.c, included after fixtures_grpc.h: the typed adapters of the AWS SDKs' retry
- * modes, through the C API's AWS handles and decisions.
+ * modes, through the C API's AWS handles and decisions, and a run's gRPC and AWS outcomes
+ * (typed_run_outcome, for fixtures_run.h).
  * - aws_retry: rp_aws_retry_config_from_json (NULL without a config) and one rp_aws_decide; a case's
  *   budget_verdict is an rp_budget_verdict (its kind, when the case leaves it out, the one its rule
  *   belongs to).
@@ -386,6 +387,34 @@ static int aws_rate_limiter_run(const cJSON *in, cJSON **out, failure *f) {
     cJSON_Delete(states);
     rp_aws_rate_limiter_free(limiter);
     return finished(out, rc);
+}
+
+/* A run's attempt_ended outcome `o` (at `path`) of kind "grpc" or "aws", through
+ * rp_run_attempt_ended_grpc (an rp_grpc_attempt) or rp_run_attempt_ended_aws (an rp_aws_error):
+ * 0 with the call's result in *rc, -1 when the outcome has no C form (f set), 1 for another kind. */
+static int typed_run_outcome(rp_run *run, const cJSON *o, const char *path, double at_ms, double random,
+                             rp_run_step *step, rp_result *rc, failure *f) {
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    if (!cJSON_IsString(kind)) return 1;
+    if (strcmp(kind->valuestring, "grpc") == 0) {
+        const char *pushback[MAX_PUSHBACK];
+        rp_grpc_attempt attempt;
+        cJSON *fields = cJSON_Duplicate(o, 1); /* the attempt's own keys: all but "kind" */
+        cJSON_DeleteItemFromObjectCaseSensitive(fields, "kind");
+        int bad = read_grpc_attempt(fields, path, &attempt, pushback, f);
+        if (!bad) *rc = rp_run_attempt_ended_grpc(run, &attempt, at_ms, random, step);
+        cJSON_Delete(fields);
+        return bad ? -1 : 0;
+    }
+    if (strcmp(kind->valuestring, "aws") != 0) return 1;
+    char where[160];
+    rp_aws_error error;
+    snprintf(where, sizeof where, "%s.error", path);
+    if (check_keys(o, path, KEYS("kind", "error"), KEYS("error"), f) ||
+        read_aws_error(cJSON_GetObjectItemCaseSensitive(o, "error"), where, &error, f))
+        return -1;
+    *rc = rp_run_attempt_ended_aws(run, &error, at_ms, random, step);
+    return 0;
 }
 
 #endif

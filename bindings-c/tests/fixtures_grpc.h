@@ -1,5 +1,5 @@
 /*
- * Part of fixtures.c, included after fixtures_run.h: the typed adapters of gRPC's functions (gRFC A6),
+ * Part of fixtures.c, included after fixtures_budget.h: the typed adapters of gRPC's functions (gRFC A6),
  * through the C API's gRPC handles and decisions.
  * - grpc_service_config: rp_grpc_service_config_from_json, then rp_grpc_service_config_policy_for
  *   (the matched name, the policy from rp_grpc_retry_policy_params / rp_grpc_hedging_policy_params)

@@ -1,7 +1,8 @@
 /*
- * Part of fixtures.c, included after fixtures_budget.h: the typed adapter of `run`, which replays a
+ * Part of fixtures.c, included after fixtures_aws.h: the typed adapter of `run`, which replays a
  * case's events through an rp_run handle (rp_run_start, rp_run_attempt_ended, rp_run_wait_ended,
- * rp_run_cancel), its outcomes as rp_outcome structs, with the case's budget and breaker as
+ * rp_run_cancel), its outcomes as rp_outcome structs (a gRPC or AWS one through
+ * rp_run_attempt_ended_grpc / _aws: tests/fixtures_aws.h), with the case's budget and breaker as
  * rp_budget / rp_breaker handles. It writes the summary keys actions, delays_ms, rules, end,
  * attempts_sent, stats (rp_run_statistics), breaker_changes (the changes the breaker's state-change
  * callback was handed during the run, in order), budget_state and breaker_state (through
@@ -126,7 +127,12 @@ static int run_event(rp_run *run, const cJSON *e, size_t i, rp_run_step *step, f
     int ended = strcmp(event, "attempt_ended") == 0;
     if ((outcome != NULL) != ended) return cannot_express(f, path, "an outcome belongs to attempt_ended only");
     rp_result rc;
-    if (ended) {
+    snprintf(where, sizeof where, "%s.outcome", path);
+    int other = ended ? typed_run_outcome(run, outcome, where, at->valuedouble, random, step, &rc, f) : 1;
+    if (other < 0) return -1;
+    if (other == 0) {
+        /* a gRPC or AWS outcome, through its own function (tests/fixtures_aws.h) */
+    } else if (ended) {
         rp_outcome o;
         char *mongodb = NULL;
         snprintf(where, sizeof where, "%s.outcome", path);

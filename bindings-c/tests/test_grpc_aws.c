@@ -827,6 +827,91 @@ static void rate_limiter_bad_input_is_a_typed_error_naming_the_field(void **stat
     assert_string_equal(rp_last_error_field(), "limiter");
 }
 
+/* ---- the run machine's grpc and aws rules --------------------------------------------------- */
+
+static rp_run *run_from(const char *config, rp_budget *budget) {
+    rp_run *run = NULL;
+    if (rp_run_new(config, strlen(config), budget, NULL, &run) != RP_RESULT_OK)
+        fail_msg("run %s: %s", config, rp_last_error_message());
+    return run;
+}
+
+/* A run with A6's policy: UNAVAILABLE waits random(0, 100 ms) = 50 ms with r = 0.5, then OK. */
+static void a_grpc_run_takes_typed_attempts(void **state) {
+    (void)state;
+    rp_run *run = run_from("{\"rules\": {\"grpc\": {\"retry_policy\": {\"maxAttempts\": 4, \"initialBackoff\": \".1s\","
+                           " \"maxBackoff\": \"1s\", \"backoffMultiplier\": 2, \"retryableStatusCodes\": [14]}}},"
+                           " \"timeout_ms\": 10000}",
+                           NULL);
+    rp_run_step step;
+    OK(rp_run_start(run, 0, NAN, &step));
+    assert_int_equal(step.action, RP_RUN_SEND);
+    rp_grpc_attempt a = ended(RP_GRPC_CODE_UNAVAILABLE);
+    OK(rp_run_attempt_ended_grpc(run, &a, 5, 0.5, &step));
+    assert_int_equal(step.action, RP_RUN_WAIT);
+    assert_int_equal(step.delay_ms, 50);
+    assert_string_equal(step.rule, "exponential_backoff");
+    assert_false(step.has_decision); /* the decide rules' decision only */
+    OK(rp_run_wait_ended(run, 55, NAN, &step));
+    assert_int_equal(step.action, RP_RUN_SEND);
+    assert_int_equal(step.attempt, 2);
+    a = ended(RP_GRPC_CODE_OK);
+    OK(rp_run_attempt_ended_grpc(run, &a, 60, NAN, &step));
+    assert_int_equal(step.action, RP_RUN_DONE);
+    assert_int_equal(step.end, RP_RUN_END_SUCCEEDED);
+    rp_run_step untouched = step;
+    FAILS(rp_run_attempt_ended_grpc(run, NULL, 61, NAN, &step), RP_RESULT_NULL_POINTER, "attempt");
+    a.status = 40;
+    FAILS(rp_run_attempt_ended_grpc(run, &a, 61, NAN, &step), RP_RESULT_INVALID_ENUM, "outcome.status");
+    assert_int_equal(step.action, untouched.action);
+    assert_int_equal(step.end, untouched.end);
+    rp_run_free(run);
+
+    /* Another run's rules take no gRPC outcome. */
+    run = run_from("{\"rules\": {\"decide\": {\"operation\": {\"service\": \"kv\", \"operation\": \"get\"}}},"
+                   " \"timeout_ms\": 1000}",
+                   NULL);
+    OK(rp_run_start(run, 0, NAN, &step));
+    a = ended(RP_GRPC_CODE_UNAVAILABLE);
+    FAILS(rp_run_attempt_ended_grpc(run, &a, 5, 0.5, &step), RP_RESULT_OUT_OF_RANGE, "outcome.kind");
+    rp_aws_error e = status_error(503, NULL);
+    FAILS(rp_run_attempt_ended_aws(run, &e, 5, 0.5, &step), RP_RESULT_OUT_OF_RANGE, "outcome.kind");
+    rp_run_free(run);
+}
+
+/* A run with aws rules and the retry quota as its budget: a 503 waits floor(0.5 * 1 s) and costs 5
+ * tokens of 500, a ThrottlingException floor(0.5 * 2 s); the success refunds the last retry's 5. */
+static void an_aws_run_charges_its_quota(void **state) {
+    (void)state;
+    rp_budget *quota = budget_from("{\"kind\": \"retry_quota\"}");
+    rp_run *run = run_from("{\"rules\": {\"aws\": {}}, \"timeout_ms\": 60000}", quota);
+    rp_run_step step;
+    OK(rp_run_start(run, 0, NAN, &step));
+    rp_aws_error e = status_error(503, NULL);
+    OK(rp_run_attempt_ended_aws(run, &e, 10, 0.5, &step));
+    assert_int_equal(step.delay_ms, 500);
+    assert_string_equal(step.rule, "transient_status");
+    assert_true(step.has_budget);
+    assert_int_equal(step.budget.balance, 495);
+    OK(rp_run_wait_ended(run, 510, NAN, &step));
+    e = status_error(400, "ThrottlingException");
+    OK(rp_run_attempt_ended_aws(run, &e, 520, 0.5, &step));
+    assert_int_equal(step.delay_ms, 1000);
+    assert_string_equal(step.rule, "throttling_error_code");
+    OK(rp_run_wait_ended(run, 1520, NAN, &step));
+    rp_outcome success = {0};
+    success.kind = RP_OUTCOME_SUCCESS;
+    OK(rp_run_attempt_ended(run, &success, 1530, NAN, -1, &step));
+    assert_int_equal(step.end, RP_RUN_END_SUCCEEDED);
+    rp_budget_verdict v;
+    OK(rp_budget_permit(quota, 0, RP_RETRY_CAUSE_ERROR, &v));
+    assert_int_equal(v.balance, 495); /* 500 - 5 - 5 + 5 */
+    e.status = 70000;
+    FAILS(rp_run_attempt_ended_aws(run, &e, 1540, 0.5, &step), RP_RESULT_OUT_OF_RANGE, "outcome.error.status");
+    rp_run_free(run);
+    rp_budget_free(quota);
+}
+
 /* ---- shared handles between threads --------------------------------------------------------- */
 
 #define THREADS 8
@@ -924,6 +1009,8 @@ int main(void) {
         cmocka_unit_test(aws_bad_input_is_a_typed_error_naming_the_field),
         cmocka_unit_test(the_rate_limiter_turns_on_at_the_first_throttle),
         cmocka_unit_test(rate_limiter_bad_input_is_a_typed_error_naming_the_field),
+        cmocka_unit_test(a_grpc_run_takes_typed_attempts),
+        cmocka_unit_test(an_aws_run_charges_its_quota),
         cmocka_unit_test(shared_bucket_and_limiter_give_out_exactly_their_tokens_between_threads),
     };
     return cmocka_run_group_tests_name("retrypolicy C API, gRPC and AWS", tests, NULL, NULL);
