@@ -821,7 +821,7 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 static void run_dir(const char *dir, tally *t) {
     path_list files = {0};
     collect(dir, &files);
-    qsort(files.paths, files.len, sizeof *files.paths, by_name);
+    if (files.len) qsort(files.paths, files.len, sizeof *files.paths, by_name); /* NULL with 0 is UB */
     for (size_t i = 0; i < files.len; i++) {
         run_file(files.paths[i], t);
         free(files.paths[i]);
