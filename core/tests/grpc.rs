@@ -160,6 +160,15 @@ fn the_most_specific_method_config_wins() {
     assert_eq!(attempts("MyService", "Foo"), ("exact", 4));
     assert_eq!(attempts("MyService", "Bar"), ("service", 3));
     assert_eq!(attempts("AnotherService", "Baz"), ("default", 2));
+    assert_eq!(
+        attempts("", ""),
+        ("default", 2),
+        "no service name: the default config"
+    );
+    // The longest proto3 duration is past u64 nanoseconds: it reads as the most there is.
+    let longest = retry_policy(json!({"maxAttempts": 2, "initialBackoff": "315576000000s",
+        "maxBackoff": "315576000000s", "backoffMultiplier": 1, "retryableStatusCodes": [14]}));
+    assert_eq!(longest.initial_backoff_ns, u64::MAX);
     let none = service_config(
         json!({"methodConfig": [{"name": [{"service": "A"}], "retryPolicy": a6_retry_policy()}]}),
     );

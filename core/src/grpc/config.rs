@@ -118,8 +118,10 @@ pub struct RetryPolicy {
     /// Attempts in all, after the client's cap.
     pub max_attempts: u32,
     /// The first retry's bound, in ns.
+    #[serde(with = "crate::serde_form::ms")]
     pub initial_backoff_ns: u64,
     /// The bound's cap, in ns.
+    #[serde(with = "crate::serde_form::ms")]
     pub max_backoff_ns: u64,
     /// The bound's growth per retry.
     pub backoff_multiplier: f64,
@@ -133,6 +135,7 @@ pub struct HedgingPolicy {
     /// Attempts in all, after the client's cap.
     pub max_attempts: u32,
     /// The wait between hedges, in ns (0: every attempt at once).
+    #[serde(with = "crate::serde_form::ms")]
     pub hedging_delay_ns: u64,
     /// The codes after which hedging goes on.
     pub non_fatal_status_codes: CodeSet,
@@ -241,6 +244,11 @@ pub fn parse_duration(field: &str, text: &str) -> Result<i128, Error> {
     Ok(if negative { -total } else { total })
 }
 
+/// Non-negative nanoseconds as a u64: a duration past 2^64 − 1 ns (584 years) reads as that.
+fn saturating_ns(ns: i128) -> u64 {
+    u64::try_from(ns.max(0)).unwrap_or(u64::MAX)
+}
+
 /// A duration that must be greater than 0, in ns.
 fn positive_duration(field: &str, value: Option<&String>) -> Result<u64, Error> {
     let text = value.ok_or_else(|| missing(field))?;
@@ -252,7 +260,7 @@ fn positive_duration(field: &str, value: Option<&String>) -> Result<u64, Error> 
             "a duration greater than 0",
         ));
     }
-    Ok(ns as u64)
+    Ok(saturating_ns(ns))
 }
 
 impl RetryPolicyDocument {
@@ -308,7 +316,7 @@ impl HedgingPolicyDocument {
                         "a duration of 0 or more",
                     ));
                 }
-                ns as u64
+                saturating_ns(ns)
             }
         };
         Ok(HedgingPolicy {
@@ -432,13 +440,15 @@ impl ServiceConfig {
                 .find(|(names, _)| names.iter().any(|(ns, nm)| ns == s && nm == m))
                 .map(|(_, p)| *p)
         };
-        if !method.is_empty() {
-            if let Some(p) = find(service, method) {
-                return Some(("exact", p));
+        if !service.is_empty() {
+            if !method.is_empty() {
+                if let Some(p) = find(service, method) {
+                    return Some(("exact", p));
+                }
             }
-        }
-        if let Some(p) = find(service, "") {
-            return Some(("service", p));
+            if let Some(p) = find(service, "") {
+                return Some(("service", p));
+            }
         }
         find("", "").map(|p| ("default", p))
     }
