@@ -54,8 +54,8 @@ function checkRunNumbers(o) {
 }
 
 /** A step as the addon's `make` hands it over: the core's RunStep's keys, in its order, camelCase. */
-function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker) {
-  return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker }
+function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange) {
+  return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange }
 }
 
 /** A `decide` decision in a step, as the addon's `make.decision` hands it over: the wire form's keys, camelCase. */
@@ -76,8 +76,8 @@ makeStep.breaker = function breaker(permitted, canary, state, reason, rule, sour
 }
 
 /** A run's first step as `RunConfigHandle.start` hands it over with the run: `[run, step]`. */
-function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, run) {
-  return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker)]
+function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange, run) {
+  return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange)]
 }
 Object.assign(makeStarted, { decision: makeStep.decision, budget: makeStep.budget, breaker: makeStep.breaker })
 

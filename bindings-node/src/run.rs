@@ -416,7 +416,8 @@ fn step_out<'a>(anchor: &Unknown<'a>, make: Option<Unknown<'a>>, step: &RunStep)
 }
 
 /// The step built by the JavaScript layer's `make(action, attempt, timeoutMs, delayMs, end,
-/// reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker[, run])`: the scalars as
+/// reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange[, run])`:
+/// the scalars as
 /// arguments; `decide`'s decision (when the budget did not refuse it) by `make.decision`, with
 /// `decide`'s arguments (crate::decision), and the budget's and breaker's verdicts by
 /// `make.budget` and `make.breaker`, when `make` has them; the other decisions (rarer) still
@@ -462,12 +463,13 @@ fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_valu
             Some(v) => breaker_out(make, v)?,
             None => arg(make, Null)?,
         },
+        nested(step.breaker_change.as_ref().map(wire).transpose()?, "breakerChange")?,
     ];
     match run {
         Some(run) => {
-            let mut with_run = [ptr::null_mut(); 14];
-            with_run[..13].copy_from_slice(&args);
-            with_run[13] = run;
+            let mut with_run = [ptr::null_mut(); 15];
+            with_run[..14].copy_from_slice(&args);
+            with_run[14] = run;
             call(make, &with_run)
         }
         None => call(make, &args),
