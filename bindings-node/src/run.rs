@@ -463,7 +463,10 @@ fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_valu
             Some(v) => breaker_out(make, v)?,
             None => arg(make, Null)?,
         },
-        nested(step.breaker_change.as_ref().map(wire).transpose()?, "breakerChange")?,
+        nested(
+            step.breaker_change.as_ref().map(wire).transpose()?,
+            "breakerChange",
+        )?,
     ];
     match run {
         Some(run) => {
