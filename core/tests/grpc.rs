@@ -565,3 +565,77 @@ fn hedges_ask_the_bucket_and_events_out_of_order_are_refused() {
     assert!(grpc_hedge(&a6_hedging(), &HedgeState::default(), &HedgeEvent::HedgeDue, None).is_err());
     assert!(grpc_hedge(&a6_hedging(), &start.state, &HedgeEvent::Start, None).is_err());
 }
+
+#[test]
+fn review_findings_a_commit_with_nothing_out_and_a_multiplier_of_one() {
+    // Found by review: a commit with no attempt out wedged the machine (no send, no timer, no end).
+    let s = grpc_hedge(&a6_hedging(), &HedgeState::default(), &HedgeEvent::Start, None).unwrap();
+    let pushed = grpc_hedge(
+        &a6_hedging(),
+        &s.state,
+        &ended(GrpcCode::Unavailable, &["100"]),
+        None,
+    )
+    .unwrap();
+    assert_eq!(pushed.state.outstanding, 0);
+    assert!(grpc_hedge(&a6_hedging(), &pushed.state, &HedgeEvent::Committed, None).is_err());
+    // A multiplier of 1 keeps the bound at initialBackoff however many retries (and answers at once).
+    let flat = retry_policy(
+        json!({"maxAttempts": 2, "initialBackoff": "0.1s", "maxBackoff": "1s",
+        "backoffMultiplier": 1, "retryableStatusCodes": [14]}),
+    );
+    assert_eq!(backoff_bound_ns(&flat, u32::MAX), 100_000_000.0);
+}
+
+fn g(b: &mut retrypolicy::CircuitBreaker) -> retrypolicy::Guards<'_> {
+    retrypolicy::Guards {
+        budget: None,
+        breaker: Some(b),
+    }
+}
+
+#[test]
+fn review_findings_a_transparent_retry_frees_its_canary_and_a_network_failure_is_a_failure() {
+    use retrypolicy::{
+        BreakerConfig, BreakerOutcome, CircuitBreaker, Clock, Guards, Outcome, Run, RunConfig,
+    };
+    let config: RunConfig = serde_json::from_value(
+        json!({"rules": {"grpc": {"retry_policy": a6_retry_policy()}}, "timeout_ms": 60000}),
+    )
+    .unwrap();
+    let mut b = CircuitBreaker::new(&BreakerConfig {
+        volume_threshold: 1,
+        sleep_window_ms: 100,
+        ..BreakerConfig::default()
+    });
+    b.record(0, BreakerOutcome::Failure);
+    let mut run = Run::new(config.clone()).unwrap();
+
+    let s = run.start(Clock::at(200.0), g(&mut b)).unwrap();
+    assert_eq!(s.breaker.map(|v| v.canary), Some(true));
+    let never_sent = Outcome::Network { sent: Some(false) };
+    let s = run
+        .attempt_ended(&never_sent, Clock::at(201.0), g(&mut b), None)
+        .unwrap();
+    assert_eq!((s.rule, s.delay_ms), ("transparent_never_sent", Some(0)));
+    // The canary was released, so the transparent resend goes at once as the next canary.
+    let s = run.wait_ended(Clock::at(201.0), g(&mut b)).unwrap();
+    assert_eq!(
+        (s.action, s.breaker.map(|v| v.canary)),
+        (retrypolicy::RunAction::Send, Some(true))
+    );
+    // With no policy, a timeout is not retried, yet it is a failure for the breaker and ends timed out.
+    let no_policy: RunConfig =
+        serde_json::from_value(json!({"rules": {"grpc": {}}, "timeout_ms": 60000})).unwrap();
+    let mut b = CircuitBreaker::new(&BreakerConfig {
+        volume_threshold: 1,
+        ..BreakerConfig::default()
+    });
+    let mut run = Run::new(no_policy).unwrap();
+    run.start(Clock::at(0.0), g(&mut b)).unwrap();
+    let s = run
+        .attempt_ended(&Outcome::Timeout, Clock::at(5.0), g(&mut b), None)
+        .unwrap();
+    assert_eq!(s.end, Some(retrypolicy::RunEnd::TimedOut));
+    assert_eq!(s.breaker_change.map(|c| c.rule.name()), Some("breaker_tripped"));
+}

@@ -129,8 +129,8 @@ pub fn grpc_hedge(
         HedgeEvent::Start if started => return Err(misplaced("one start, first")),
         HedgeEvent::Start => {}
         _ if !started => return Err(misplaced("start first")),
-        HedgeEvent::AttemptEnded { .. } if state.outstanding == 0 => {
-            return Err(misplaced("an attempt's end only while one is out"))
+        HedgeEvent::AttemptEnded { .. } | HedgeEvent::Committed if state.outstanding == 0 => {
+            return Err(misplaced("an attempt's end or a commit only while an attempt is out"))
         }
         _ => {}
     }

@@ -181,10 +181,12 @@ pub fn backoff_bound_ns(policy: &RetryPolicy, n: u32) -> f64 {
     let max = policy.max_backoff_ns as f64;
     let mut bound = policy.initial_backoff_ns as f64;
     for _ in 0..n {
-        if bound >= max {
+        let next = bound * policy.backoff_multiplier;
+        // Past the cap, or no longer changing (a multiplier of 1, or 0 reached): n more steps change nothing.
+        if bound >= max || next == bound {
             break;
         }
-        bound *= policy.backoff_multiplier;
+        bound = next;
     }
     bound.min(max)
 }

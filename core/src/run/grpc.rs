@@ -134,17 +134,22 @@ impl Run {
         } else {
             RetryCause::Error
         };
+        // A network failure or a timeout is no answer from the server: a failure for the breaker
+        // and the budget even when the policy does not retry it.
+        let answered = matches!(outcome, Outcome::Grpc { .. });
         let judged = match (d.action, d.transparent, d.throttle) {
             (GrpcAction::Succeeded, _, _) => Judged::Success,
             (GrpcAction::Retry, true, _) => Judged::Uncounted,
             (_, _, Some(ThrottleEvent::Failure)) => Judged::Failure(cause),
             (_, _, _) if d.rule == "deadline_reached" => Judged::Uncounted,
+            _ if !answered => Judged::Failure(cause),
             _ => Judged::Answered,
         };
         let end = match d.rule {
             _ if d.action == GrpcAction::Succeeded => RunEnd::Succeeded,
             "deadline_reached" | "deadline_before_retry" => RunEnd::TimedOut,
             _ if judged == Judged::Answered => RunEnd::Final,
+            _ if timeout && d.action == GrpcAction::Fail => RunEnd::TimedOut,
             _ => RunEnd::GaveUp,
         };
         if let Some(next) = d.next {

@@ -447,7 +447,7 @@ impl Run {
         let Guards { budget, breaker } = guards;
         let t = self.clock_ms();
         let (judged, verdict) = self.judge(outcome, clock, strategy)?;
-        self.canary = false;
+        let canary = std::mem::take(&mut self.canary);
         let mut breaker_change = None;
         let breaker_outcome = match judged {
             Judged::Success | Judged::Final => Some(BreakerOutcome::Success),
@@ -458,9 +458,17 @@ impl Run {
             #[cfg(feature = "grpc")]
             Judged::Uncounted => None,
         };
-        if let (Some(b), Some(o)) = (breaker, breaker_outcome) {
-            b.record(t, o);
-            breaker_change = b.last_change();
+        match (breaker, breaker_outcome) {
+            (Some(b), Some(o)) => {
+                b.record(t, o);
+                breaker_change = b.last_change();
+            }
+            // An attempt counted by neither (a gRPC transparent retry) frees the canary it held.
+            (Some(b), None) => {
+                b.release(t, canary);
+                breaker_change = b.last_change();
+            }
+            (None, _) => {}
         }
         let mut budget = budget;
         let budget_event = match judged {
