@@ -596,9 +596,7 @@ fn g(b: &mut retrypolicy::CircuitBreaker) -> retrypolicy::Guards<'_> {
 
 #[test]
 fn review_findings_a_transparent_retry_frees_its_canary_and_a_network_failure_is_a_failure() {
-    use retrypolicy::{
-        BreakerConfig, BreakerOutcome, CircuitBreaker, Clock, Guards, Outcome, Run, RunConfig,
-    };
+    use retrypolicy::{BreakerConfig, BreakerOutcome, CircuitBreaker, Clock, Outcome, Run, RunConfig};
     let config: RunConfig = serde_json::from_value(
         json!({"rules": {"grpc": {"retry_policy": a6_retry_policy()}}, "timeout_ms": 60000}),
     )

@@ -130,7 +130,9 @@ pub fn grpc_hedge(
         HedgeEvent::Start => {}
         _ if !started => return Err(misplaced("start first")),
         HedgeEvent::AttemptEnded { .. } | HedgeEvent::Committed if state.outstanding == 0 => {
-            return Err(misplaced("an attempt's end or a commit only while an attempt is out"))
+            return Err(misplaced(
+                "an attempt's end or a commit only while an attempt is out",
+            ))
         }
         _ => {}
     }
