@@ -6,6 +6,7 @@ import { decideMongo, scheduleMongo } from './mongodb.js'
 import { decideHttp, scheduleHttp } from './http.js'
 import { fillBudgetDefaults, stormPanel } from './storm.js'
 import { budgetEvents } from './budget.js'
+import { ready as tableReady } from './observe.js'
 
 const form = $('form')
 // Each view's panels: the function that fills one, the output it hides when that fails, and the
@@ -145,7 +146,7 @@ function render () {
   if (view !== 'storm') $('timeline').dataset.ending = results[1].error ? 'error' : String(results[1].value)
 }
 
-await ready
+await Promise.all([ready, tableReady])
 $('version').textContent = `Engine ${version()}.`
 const t = tables()
 fill(field('operation'), t.kv_operations.map((o) => o.name))

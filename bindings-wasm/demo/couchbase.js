@@ -1,10 +1,14 @@
 // Couchbase: one decision (a retry reason, or a response code the engine classifies first) and a
-// whole schedule replayed by the core's `simulate` under a failure pattern.
-import { api, draws, inputError, num, show, value } from './engine.js'
-import { drawTimeline, fillTable, setEnding } from './timeline.js'
+// whole schedule: a run of the core's run machine with RFC 0049's rules (`run`, as a binding's
+// retry loop drives it) under a failure pattern, through the budget and breaker the panel sets.
+import { api, draws, GUARD_CONTROLS, inputError, num, runGuards, show, value } from './engine.js'
+import { stepSignals } from './observe.js'
+import { MAX_ATTEMPTS, replay, runSchedule } from './run.js'
+import { showRun } from './timeline.js'
 
 const PATTERNS = {
   temporary: { outcomes: ['KV_TEMPORARY_FAILURE'], repeat: true },
+  'temporary-once': { outcomes: ['KV_TEMPORARY_FAILURE', null], repeat: false },
   'closed-once': { outcomes: ['SOCKET_CLOSED_WHILE_IN_FLIGHT', null], repeat: false },
   'nmvb-storm': { outcomes: ['KV_NOT_MY_VBUCKET', 'KV_NOT_MY_VBUCKET', 'KV_NOT_MY_VBUCKET', 'KV_NOT_MY_VBUCKET',
     'KV_NOT_MY_VBUCKET', 'KV_NOT_MY_VBUCKET', null], repeat: false },
@@ -76,32 +80,47 @@ export function decideCouchbase () {
   })
 }
 
-const ENDINGS = { succeeded: 'succeeded', failed: 'failed (not retried)', timed_out: 'timed out', attempt_limit: 'stopped at the attempt limit' }
+// The schedule's run: its configuration's fields, and the budget's and breaker's.
+const RUN_CONTROLS = { 'run.timeout_ms': 'timeout', ...GUARD_CONTROLS }
 
-/** The schedule panel for Couchbase: the core's `simulate` over the chosen pattern. */
+// The operation as the run's rules take it (the request's own fields).
+function operation () {
+  const { service, operation, readonly, method } = request()
+  return { service, ...(operation !== undefined ? { operation } : {}), ...(readonly !== undefined ? { readonly } : {}), ...(method !== undefined ? { method } : {}) }
+}
+
+/**
+ * The schedule panel for Couchbase: the core's run machine over the chosen pattern (each attempt
+ * fails with the pattern's next reason, or succeeds), and what OpenTelemetry would record for each
+ * attempt.
+ */
 export function scheduleCouchbase () {
   const pattern = PATTERNS[value('pattern')]
-  const r = request()
-  delete r.random
-  const t = api('simulate', {
-    request: r, outcomes: pattern.outcomes, repeat_last: pattern.repeat, latency_ms: num('latency'), draws: draws(64), policy: policy()
-  }, CONTROLS)
-  const bars = []
-  t.steps.forEach((s, i) => {
-    bars.push({ kind: 'attempt', start: s.sent_at_ms, end: s.done_at_ms, ok: s.reason === null, label: s.attempt })
-    const d = s.decision
-    if (d && d.action === 'retry') {
-      const next = t.steps[i + 1]
-      bars.push({ kind: 'wait', start: s.done_at_ms, end: next ? next.sent_at_ms : s.done_at_ms + d.delay_ms })
-    }
-  })
-  drawTimeline({ bars, start: r.elapsed_ms, limit: { at: r.timeout_ms, label: `timeout ${r.timeout_ms} ms` } })
-  const n = t.steps.length
-  setEnding(`${ENDINGS[t.ending]} after ${n} attempt${n === 1 ? '' : 's'}: ${t.total_ms} ms in all, ${t.waited_ms} ms waiting (timeout ${r.timeout_ms} ms)`)
-  fillTable(['#', 'sent ms', 'outcome', 'decision', 'wait ms'], t.steps.map((s) => {
-    const d = s.decision
-    const decision = !d ? 'success' : d.action === 'retry' ? `retry (${d.rule})${d.then_cancel ? ', then cancel' : ''}` : `fail (${d.rule})`
-    return [s.attempt, s.sent_at_ms, s.reason ?? 'success', decision, d && d.action === 'retry' ? d.delay_ms : '']
-  }))
-  return t.ending
+  const timeout = num('timeout')
+  const jittered = value('jitter') !== 'none'
+  const random = draws(64)
+  const input = { run: { rules: { decide: { operation: operation(), policy: policy() } }, timeout_ms: timeout }, ...runGuards() }
+  // Attempt n's reason (null: success): the pattern's n-th, or its last again when it repeats.
+  const reasonOf = (n) => pattern.outcomes[Math.min(n - 1, pattern.outcomes.length - 1)]
+  const host = {
+    latency: num('latency'),
+    // Past the end of a pattern that does not repeat (it ends in a success), no attempt goes.
+    outcome: (n) => {
+      if (n > pattern.outcomes.length && !pattern.repeat) return null
+      const reason = reasonOf(n)
+      return reason === null ? { kind: 'success' } : { kind: 'reason', reason }
+    },
+    random: jittered ? (n) => random[(n - 1) % random.length] : undefined
+  }
+  const run = replay((i) => api('run', i, RUN_CONTROLS), input, host)
+  const schedule = runSchedule(run, (n) => reasonOf(n) ?? 'success', (step) => stepSignals(step))
+  const { last } = schedule
+  const clock = run.events[run.events.length - 1].at_ms
+  const n = run.answer.attempts_sent
+  const attempts = `${n} attempt${n === 1 ? '' : 's'}`
+  const ending = last.action === 'send'
+    ? `the page stops at ${MAX_ATTEMPTS} attempts (${clock} ms): the core asks for another`
+    : `${last.end.replace('_', ' ')} after ${attempts}: ${clock} ms in all, ${run.answer.stats.waited_ms} ms waiting (rule ${last.rule}; timeout ${timeout} ms)`
+  showRun(schedule, run.answer.stats, { limit: { at: timeout, label: `timeout ${timeout} ms` }, ending })
+  return last.end ?? 'none'
 }

@@ -102,3 +102,28 @@ export function show (r) {
   }
   $('json').textContent = JSON.stringify(r.json, null, 2)
 }
+
+/**
+ * The budget and breaker a schedule's run goes through (the schedule panel's fields), as the core's
+ * `run` input takes them: `budget` (its source's defaults; gRPC's bucket has none, so gRFC A6's
+ * example: `lenient`) with an optional `budget_state` (the balance at the start), and `breaker`.
+ */
+export function runGuards () {
+  const guards = {}
+  const kind = value('run_budget')
+  if (kind !== 'none') {
+    guards.budget = kind === 'token_bucket' ? { kind, lenient: true } : { kind }
+    const tokens = String(value('run_tokens')).trim()
+    if (tokens !== '' && kind !== 'percentage') {
+      // The core counts gRPC's bucket in thousandths of a token (gRFC A6), the AWS quota in tokens.
+      guards.budget_state = { version: 1, kind, balance: kind === 'token_bucket' ? Math.round(decimal('run_tokens') * 1000) : num('run_tokens') }
+    }
+  }
+  if (value('run_breaker')) guards.breaker = { volume_threshold: num('run_volume'), sleep_window_ms: num('run_sleep') }
+  return guards
+}
+
+/** The wire fields of `runGuards`'s documents, as the core's errors name them, and their controls. */
+export const GUARD_CONTROLS = {
+  'budget_state.balance': 'run_tokens', budget_state: 'run_tokens', 'breaker.volume_threshold': 'run_volume', 'breaker.sleep_window_ms': 'run_sleep'
+}

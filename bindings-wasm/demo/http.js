@@ -1,28 +1,26 @@
-// HTTP: one `http_next` decision, and a saga step's retry loop driven the way a runner drives it:
-// each result the user picked goes to the core's `http_next` with the attempts so far and the time
-// since the first attempt started; the core's answer alone says retry (after how long) or stop.
-// The page only keeps the clock: each attempt takes the latency, each wait the core's delay.
-import { api, inputError, items, num, show, value } from './engine.js'
-import { drawTimeline, fillTable, setEnding } from './timeline.js'
+// HTTP: one `http_next` decision, and a whole schedule: a run of the core's run machine with the
+// HTTP rules (`run`, as `retryFetch` drives it), each result the user picked being one attempt's
+// outcome. The page only keeps the clock: each attempt takes the latency, each wait the core's
+// delay (run.js).
+import { api, GUARD_CONTROLS, inputError, items, num, runGuards, show, value } from './engine.js'
+import { stepSignals } from './observe.js'
+import { MAX_ATTEMPTS, replay, runSchedule } from './run.js'
+import { showRun } from './timeline.js'
 
-// The core's wire fields, as its errors name them, and the form controls that hold them: in one
-// decision the attempt's own fields, in the schedule the picked results.
+// The core's wire fields, as its errors name them, and the form controls that hold them, for one
+// decision (`http_next`: the loop's, the state's and the attempt's fields).
 const LOOP = {
   max_attempts: 'max_attempts', 'loop.max_attempts': 'max_attempts', deadline_ms: 'timeout', 'loop.deadline_ms': 'timeout',
   'state.attempts': 'attempts', 'state.elapsed_ms': 'elapsed'
 }
 const DECISION = { ...LOOP, http_status: 'http_status', status: 'http_status', 'attempt.status': 'http_status', retry_after: 'retry_after', 'attempt.retry_after': 'retry_after' }
-const SCHEDULE = { ...LOOP, http_status: 'http_results', status: 'http_results', 'attempt.status': 'http_results', retry_after: 'http_results', 'attempt.retry_after': 'http_results' }
+// In the schedule's run: its configuration, the budget and breaker, and the picked results.
+const SCHEDULE = { 'run.max_attempts': 'max_attempts', 'run.timeout_ms': 'timeout', ...GUARD_CONTROLS }
+const resultsControl = (e) => /^events\[\d+\]\.outcome/.test(e?.field ?? '') ? 'http_results' : undefined
 
 function retryLoop () {
   const method = value('http_method')
   return { max_attempts: num('max_attempts'), deadline_ms: num('timeout'), ...(method ? { method } : {}) }
-}
-
-function decisionText (d) {
-  if (d.action === 'retry') return `retry after ${d.delay_ms} ms (${d.rule})`
-  const asked = d.retry_after_ms != null ? `; the server asked for ${d.retry_after_ms} ms` : ''
-  return `stop, ${d.outcome} (${d.rule})${asked}`
 }
 
 /** The decision panel for HTTP: the core's `http_next` after one attempt. */
@@ -55,63 +53,59 @@ export function decideHttp () {
 
 /** One picked result: `503`, `429 ra=3` (a Retry-After value), `network` or `refused` (not sent). */
 export function parseResult (text) {
-  if (text === 'network') return { attempt: { kind: 'network_error' }, text: 'network error' }
-  if (text === 'refused') return { attempt: { kind: 'network_error', sent: false }, text: 'connection refused (not sent)' }
+  if (text === 'network') return { outcome: { kind: 'network' }, text: 'network error' }
+  if (text === 'refused') return { outcome: { kind: 'network', sent: false }, text: 'connection refused (not sent)' }
   const m = /^(\d{3})(?:\s+ra=(\S+))?$/.exec(text)
   if (!m) {
     throw inputError('http_results', `"${text}" is not a result: give a status (503), a status with Retry-After (429 ra=3), network or refused`)
   }
-  const attempt = { kind: 'response', status: Number(m[1]), ...(m[2] ? { retry_after: m[2] } : {}) }
-  return { attempt, text: m[2] ? `${m[1]}, Retry-After: ${m[2]}` : m[1] }
+  const outcome = { kind: 'http', status: Number(m[1]), ...(m[2] ? { retry_after: m[2] } : {}) }
+  return { outcome, text: m[2] ? `${m[1]}, Retry-After: ${m[2]}` : m[1] }
 }
 
-// A runner's bound on a repeated result, so a long deadline cannot hang the page.
-const MAX_ATTEMPTS = 400
+function ending (last, attempts, clock, deadline) {
+  const n = `${attempts} attempt${attempts === 1 ? '' : 's'}, ${clock} ms`
+  if (last.action === 'send') {
+    return attempts >= MAX_ATTEMPTS ? `the page stops at ${MAX_ATTEMPTS} attempts (${clock} ms): the core asks for another`
+      : `the picked results ran out after ${n}: the core asks for another attempt`
+  }
+  const asked = last.retry_after_ms != null
+    ? `: the server asked to retry after ${last.retry_after_ms} ms (at ${clock + last.retry_after_ms} ms), the deadline is ${deadline} ms`
+    : ''
+  return `${last.end.replace('_', ' ')} after ${n} (rule ${last.rule})${asked}`
+}
 
-function runLoop () {
+/**
+ * The schedule panel for HTTP: attempts, waits, the deadline and the server's Retry-After, and
+ * what OpenTelemetry would record for each attempt.
+ */
+export function scheduleHttp () {
   const picked = items('http_results').map(parseResult)
   if (picked.length === 0) throw inputError('http_results', 'pick at least one result')
   const repeat = value('http_repeat')
-  const loop = retryLoop()
-  const latency = num('latency')
-  const rows = []; const bars = []
-  let clock = 0; let previous; let d = null
-  while (rows.length < MAX_ATTEMPTS) {
-    const r = picked[rows.length] ?? (repeat ? picked[picked.length - 1] : null)
-    if (r === null) break
-    const sent = clock
-    clock += latency
-    const state = { attempts: rows.length + 1, elapsed_ms: clock, ...(previous !== undefined ? { previous_delay_ms: previous } : {}) }
-    d = api('http_next', { loop, state, attempt: r.attempt }, SCHEDULE)
-    bars.push({ kind: 'attempt', start: sent, end: clock, ok: d.class === 'success', label: rows.length + 1 })
-    rows.push([rows.length + 1, sent, r.text, decisionText(d), d.action === 'retry' ? d.delay_ms : ''])
-    if (d.action !== 'retry') break
-    bars.push({ kind: 'wait', start: clock, end: clock + d.delay_ms })
-    clock += d.delay_ms
-    previous = d.delay_ms
+  const method = value('http_method')
+  const deadline = num('timeout')
+  const input = { run: { rules: { http: method ? { method } : {} }, max_attempts: num('max_attempts'), timeout_ms: deadline }, ...runGuards() }
+  const host = { latency: num('latency'), outcome: (n) => (picked[n - 1] ?? (repeat ? picked[picked.length - 1] : null))?.outcome ?? null }
+  const call = (i) => {
+    try {
+      return api('run', i, SCHEDULE)
+    } catch (e) {
+      e.control ??= resultsControl(e)
+      throw e
+    }
   }
-  return { rows, bars, d, clock, loop }
-}
-
-function ending ({ rows, d, clock, loop }) {
-  const n = `${rows.length} attempt${rows.length === 1 ? '' : 's'}, ${clock} ms`
-  if (d === null || d.action === 'retry') return `the picked results ran out after ${n}: the core asks for another attempt`
-  if (d.outcome === 'final') return `${d.class === 'success' ? 'succeeded' : `final ${d.class}`} after ${n} (rule ${d.rule})`
-  const asked = d.retry_after_ms != null
-    ? `: the server asked to retry after ${d.retry_after_ms} ms (at ${clock + d.retry_after_ms} ms), the deadline is ${loop.deadline_ms} ms`
-    : ''
-  return `stopped, transient, after ${n} (rule ${d.rule})${asked}`
-}
-
-/** The schedule panel for HTTP: attempts, waits, the deadline and the server's Retry-After. */
-export function scheduleHttp () {
-  const run = runLoop()
-  const { d, clock, loop } = run
-  const marker = d && d.action === 'stop' && d.retry_after_ms != null
-    ? { at: clock + d.retry_after_ms, label: `server: retry at ${clock + d.retry_after_ms} ms` }
+  const run = replay(call, input, host)
+  const schedule = runSchedule(run, (n) => (picked[n - 1] ?? picked[picked.length - 1]).text, (step) => stepSignals(step, { http: true }))
+  const { last } = schedule
+  const clock = run.events[run.events.length - 1].at_ms
+  const marker = last.action === 'done' && last.retry_after_ms != null
+    ? { at: clock + last.retry_after_ms, label: `server: retry at ${clock + last.retry_after_ms} ms` }
     : undefined
-  drawTimeline({ bars: run.bars, start: 0, limit: { at: loop.deadline_ms, label: `deadline ${loop.deadline_ms} ms` }, marker })
-  setEnding(ending(run))
-  fillTable(['#', 'sent ms', 'result', 'decision', 'wait ms'], run.rows)
-  return d?.rule ?? 'none'
+  showRun(schedule, run.answer.stats, {
+    limit: { at: deadline, label: `deadline ${deadline} ms` },
+    marker,
+    ending: ending(last, run.answer.attempts_sent, clock, deadline)
+  })
+  return last.rule
 }

@@ -1,6 +1,7 @@
 // The schedule's drawing and table, the same for every domain: each domain's module turns the
 // engine's answers into bars (attempts and waits), an optional limit line and marker, and rows.
 import { $ } from './engine.js'
+import { attributeLines, statsText } from './observe.js'
 
 const HEIGHT = 160
 // An attempt label (11 px digits, ~7 px each) needs this much room before the next one.
@@ -51,12 +52,12 @@ export function drawTimeline ({ bars, start, limit, marker }) {
     // Every bar says what it is when hovered or tapped (its <title>), labelled or not.
     if (b.kind === 'wait') {
       const wait = svgEl('rect', { class: 'wait', x: x(b.start), y: 80, width: Math.max(x(b.end) - x(b.start), 1), height: 20, fill: 'var(--wait)' })
-      wait.append(svgEl('title', {}, `wait ${b.end - b.start} ms (${b.start} to ${b.end} ms)`))
+      wait.append(svgEl('title', {}, `wait ${b.end - b.start} ms (${b.start} to ${b.end} ms)${b.note ? `: ${b.note}` : ''}`))
       items.push(wait)
       continue
     }
     const attempt = svgEl('rect', { class: 'attempt', x: x(b.start), y: 70, width: Math.max(x(b.end) - x(b.start), 3), height: 40, fill: b.ok ? 'var(--ok)' : 'var(--fail)' })
-    attempt.append(svgEl('title', {}, `${b.label === undefined ? 'attempt' : `attempt ${b.label}`}: ${b.start} to ${b.end} ms, ${b.ok ? 'succeeded' : 'failed'}`))
+    attempt.append(svgEl('title', {}, `${b.label === undefined ? 'attempt' : `attempt ${b.label}`}: ${b.start} to ${b.end} ms, ${b.ok ? 'succeeded' : 'failed'}${b.note ? `; ${b.note}` : ''}`))
     items.push(attempt)
     if (b.label !== undefined) labels.push({ x: x(b.start), text: String(b.label) })
   }
@@ -83,9 +84,9 @@ export function drawTimeline ({ bars, start, limit, marker }) {
 
 /**
  * Fills a table (the schedule's unless `id` names another): `head` names the columns, `numeric`
- * says which hold numbers (by default those whose name is '#' or ends with ' ms').
+ * says which hold numbers (by default those whose name is '#' or ends with ' ms' or is 'value').
  */
-export function fillTable (head, rows, { id = 'steps', numeric = head.map((h) => h === '#' || h.endsWith(' ms')) } = {}) {
+export function fillTable (head, rows, { id = 'steps', numeric = head.map((h) => h === '#' || h === 'value' || h.endsWith(' ms')) } = {}) {
   const table = $(id)
   const tr = document.createElement('tr')
   head.forEach((h, i) => {
@@ -110,4 +111,24 @@ export function fillTable (head, rows, { id = 'steps', numeric = head.map((h) =>
 /** Sets the sentence that says how the schedule ended. */
 export function setEnding (text) {
   $('ending').textContent = text
+}
+
+/**
+ * Shows a run replayed through the core's `run` (run.js's `runSchedule`): the timeline (each attempt's
+ * bar titled with what it records), the schedule's table, the ending, and what OpenTelemetry would
+ * record per attempt (observe.js: the table's signals, and the run's statistics).
+ */
+export function showRun (schedule, stats, { start = 0, limit, marker, ending }) {
+  const recorded = new Map()
+  for (const [attempt, s] of schedule.signals) recorded.set(attempt, [...(recorded.get(attempt) ?? []), s.name])
+  const bars = schedule.bars.map((b) => b.kind === 'attempt' && recorded.has(b.label) ? { ...b, note: `records ${recorded.get(b.label).join(', ')}` } : b)
+  drawTimeline({ bars, start, limit, marker })
+  setEnding(ending)
+  fillTable(['#', 'sent ms', 'result', 'decision', 'wait ms'], schedule.rows)
+  // The signal's name and instrument, then each attribute on a line of its own (the names are long).
+  // The value goes before the long names, so that a phone shows it without scrolling the table.
+  fillTable(['#', 'value', 'signal and attributes'], schedule.signals.map(([attempt, s]) => [
+    attempt, s.value ?? '', [`${s.name} (${s.kind})`, ...attributeLines(s)].join('\n')
+  ]), { id: 'signals' })
+  $('run-stats').textContent = statsText(stats)
 }

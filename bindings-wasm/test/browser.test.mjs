@@ -101,10 +101,13 @@ test('a KV upsert whose socket closed in flight is not retried, a get is', async
 
 test('the Couchbase schedule draws one bar per attempt and says how it ended', async () => {
   await open('profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=temporary&latency=2')
-  // 1, 2, 4 ... 256, then 500 ms three times; the 13th wait is cut at the 2.5 s timeout.
+  // A run of the core's machine: waits of 1, 2, 4 ... 256 (511 ms), then 500 ms three times; each
+  // attempt takes 2 ms. The 13th attempt is sent at 13 x 2 - 2 + 2011 = 2035 ms and fails at 2037:
+  // best effort's 500 ms, capped to the 463 ms left, then cancel: the run ends there, timed out.
   assert.equal(await page.locator('#timeline').getAttribute('data-attempts'), '13')
   assert.equal(await page.locator('#timeline rect.attempt').count(), 13)
-  assert.match(await text('#ending'), /^timed out after 13 attempts: 2500 ms in all/)
+  assert.equal(await text('#ending'), 'timed out after 13 attempts: 2037 ms in all, 2011 ms waiting (rule best_effort_backoff; timeout 2500 ms)')
+  assert.deepEqual((await rows())[12], ['13', '2035', 'KV_TEMPORARY_FAILURE', 'timed_out (best_effort_backoff)', ''])
   await page.selectOption('select[name=pattern]', 'closed-once')
   assert.equal(await page.locator('#timeline rect.attempt').count(), 2)
   assert.match(await text('#ending'), /^succeeded after 2 attempts/)
@@ -165,7 +168,7 @@ test('an HTTP step: 503, 429 with Retry-After, a network error, then 200', async
     ['1', '0', '503', 'retry after 100 ms (service_unavailable)', '100'],
     ['2', '102', '429, Retry-After: 1', 'retry after 1000 ms (retry_after)', '1000'],
     ['3', '1104', 'network error', 'retry after 400 ms (network_error)', '400'],
-    ['4', '1506', '200', 'stop, final (success_2xx)', '']
+    ['4', '1506', '200', 'succeeded (success_2xx)', '']
   ])
   assert.match(await text('#ending'), /^succeeded after 4 attempts, 1508 ms/)
   assert.equal(await page.locator('#timeline rect.attempt').count(), 4)
@@ -176,24 +179,104 @@ test('an HTTP step: 503, 429 with Retry-After, a network error, then 200', async
 test('an HTTP step that reaches the deadline stops and shows what the server asked for', async () => {
   await open('profile=http&http_method=GET&max_attempts=5&timeout=2500&latency=2&http_results=503,429 ra=3')
   // #2's 429 arrives at 104 ms asking for 3 s: 104 + 3000 = 3104 is past the 2500 ms deadline,
-  // so the loop stops now, transient, with the server's 3000 ms.
+  // so the run ends now, timed out, with the server's 3000 ms.
   const r = await rows()
   assert.equal(r.length, 2)
-  assert.deepEqual(r[1], ['2', '102', '429, Retry-After: 3', 'stop, transient (deadline_before_retry); the server asked for 3000 ms', ''])
-  assert.equal(await text('#ending'), 'stopped, transient, after 2 attempts, 104 ms (rule deadline_before_retry): the server asked to retry after 3000 ms (at 3104 ms), the deadline is 2500 ms')
+  assert.deepEqual(r[1], ['2', '102', '429, Retry-After: 3', 'timed_out (deadline_before_retry); the server asked for 3000 ms', ''])
+  assert.equal(await text('#ending'), 'timed out after 2 attempts, 104 ms (rule deadline_before_retry): the server asked to retry after 3000 ms (at 3104 ms), the deadline is 2500 ms')
   assert.equal(await text('#timeline .marker-label'), 'server: retry at 3104 ms')
   assert.equal(await page.locator('#timeline line.limit').count(), 1)
 })
 
 test('a POST is not sent again once it may have reached the server (RFC 9110 §9.2.2)', async () => {
   await open('profile=http&http_method=POST&max_attempts=5&timeout=2500&latency=2&http_results=503')
-  assert.deepEqual(await rows(), [['1', '0', '503', 'stop, transient (not_idempotent_after_send)', '']])
+  assert.deepEqual(await rows(), [['1', '0', '503', 'gave_up (not_idempotent_after_send)', '']])
   // A refused connection was never sent: retried after the first backoff, 100 ms.
   await page.fill('input[name=http_results]', 'refused, 200')
   assert.deepEqual((await rows()).map((row) => row[4]), ['100', ''])
   await page.selectOption('select[name=http_method]', 'PUT')
   await page.fill('input[name=http_results]', '503, 200')
-  assert.deepEqual((await rows()).map((row) => row[3]), ['retry after 100 ms (service_unavailable)', 'stop, final (success_2xx)'])
+  assert.deepEqual((await rows()).map((row) => row[3]), ['retry after 100 ms (service_unavailable)', 'succeeded (success_2xx)'])
+})
+
+// What the explorer says OpenTelemetry would record (the signals table): each row's attempt, then
+// the signal in the form of observability.json's examples, its attributes read back from the text.
+// (The cell holds `name (instrument)`, then one `attribute=value` a line.)
+const recorded = async () => (await page.$$eval('#signals tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent))))
+  .map(([attempt, value, cell]) => {
+    const [head, ...lines] = cell.split('\n')
+    const [, name, kind] = /^(\S+) \((.+)\)$/.exec(head)
+    const attributes = Object.fromEntries(lines.map((kv) => kv.split('=')).map(([k, v]) => [k, /^\d+$/.test(v) ? Number(v) : v]))
+    return [Number(attempt), kind === 'span event' ? { event: name, attributes } : { metric: name, value: Number(value), attributes }]
+  })
+
+// The table of names and its examples, written by hand from the runs of spec-fixtures/cases/run.json.
+const OBSERVABILITY = JSON.parse(readFileSync(new URL('../../spec-fixtures/observability.json', import.meta.url), 'utf8'))
+// The explorer's views that replay each example's run: the same rules, budget, breaker and outcomes
+// (Couchbase's TEMPORARY_FAILURE is the fixture's KV status 0x86), with the page's own latency.
+const EXAMPLE_VIEWS = {
+  'run-breaker-refusal-costs-the-budget-nothing': 'profile=couchbase&service=kv&operation=get&strategy=best_effort&jitter=none&timeout=10000&pattern=temporary-once&latency=10&run_budget=retry_quota&run_breaker=1&run_volume=1&run_sleep=100',
+  'run-http-budget-refusal-stops': 'profile=http&http_method=GET&max_attempts=5&timeout=10000&latency=5&http_results=503&run_budget=token_bucket&run_tokens=6',
+  'run-http-503-503-200': 'profile=http&http_method=GET&max_attempts=5&timeout=10000&latency=5&http_results=503,503,200'
+}
+
+test('the HTTP and Couchbase timelines record what observability.json\'s examples say, in its order, attempt by attempt', async () => {
+  assert.deepEqual(Object.keys(EXAMPLE_VIEWS).sort(), OBSERVABILITY.examples.map((e) => e.run_fixture).sort())
+  for (const example of OBSERVABILITY.examples) {
+    await open(EXAMPLE_VIEWS[example.run_fixture])
+    const got = await recorded()
+    assert.deepEqual(got.map(([, signal]) => signal), example.signals, example.run_fixture)
+    // Every name the page shows is the table's.
+    const names = new Set([...OBSERVABILITY.metrics, ...OBSERVABILITY.span_events].map((m) => m.name))
+    for (const [, signal] of got) assert.ok(names.has(signal.metric ?? signal.event), JSON.stringify(signal))
+  }
+  // The breaker's run, attempt by attempt: attempt 1 (sent at 0, failed at 10) trips the breaker
+  // and is retried after 1 ms; at 11 the breaker, open since 10, keeps attempt 2 back for the rest
+  // of its 100 ms window; at 111 attempt 2 is the canary (half-open) and succeeds at 121 (closed).
+  await open(EXAMPLE_VIEWS['run-breaker-refusal-costs-the-budget-nothing'])
+  assert.deepEqual((await recorded()).map(([attempt]) => attempt), [1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2])
+  assert.deepEqual(await rows(), [
+    ['1', '0', 'KV_TEMPORARY_FAILURE', 'retry after 1 ms (best_effort_backoff)', '1'],
+    ['', '11', '#2 kept back: the breaker is open', 'wait 100 ms (breaker_wait)', '100'],
+    ['2', '111', 'success', 'succeeded (attempt_succeeded)', '']
+  ])
+  // The run's statistics: 1 + 100 ms asked to wait, the last event at 121 ms.
+  assert.equal(await text('#run-stats'), 'Its statistics (stats): 2 attempts, 1 retry, 101 ms waited, 121 ms elapsed, 0 budget refusals, 1 breaker rejection; end succeeded, last rule attempt_succeeded.')
+  // Each attempt's bar says what it records; the breaker's wait says why.
+  const titles = await page.$$eval('#timeline title', (ts) => ts.map((t) => t.textContent))
+  assert.deepEqual(titles, [
+    'attempt 1: 0 to 10 ms, failed; records retrypolicy.attempts, retrypolicy.breaker.state_changes, retrypolicy.breaker.state, retrypolicy.retries, retrypolicy.retry',
+    'wait 1 ms (10 to 11 ms): before attempt 2',
+    'wait 100 ms (11 to 111 ms): the breaker keeps attempt 2 back',
+    'attempt 2: 111 to 121 ms, succeeded; records retrypolicy.breaker.rejections, retrypolicy.breaker.state_changes, retrypolicy.breaker.state, retrypolicy.attempts, retrypolicy.breaker.state_changes, retrypolicy.breaker.state'
+  ])
+  // HTTP: 503 at 5 ms, 100 ms, 503 at 110, 200 ms, 200 at 315.
+  await open(EXAMPLE_VIEWS['run-http-503-503-200'])
+  assert.equal(await text('#run-stats'), 'Its statistics (stats): 3 attempts, 2 retries, 300 ms waited, 315 ms elapsed, 0 budget refusals, 0 breaker rejections; end succeeded, last rule success_2xx.')
+  // The budget's refusal ends the run at the first failure: one refusal, a give-up.
+  await open(EXAMPLE_VIEWS['run-http-budget-refusal-stops'])
+  assert.deepEqual(await rows(), [['1', '0', '503', 'gave_up (token_bucket_at_or_below_half)', '']])
+  assert.match(await text('#run-stats'), /, 1 budget refusal, 0 breaker rejections; end gave_up, last rule token_bucket_at_or_below_half\.$/)
+})
+
+test('the schedule\'s budget and breaker fields show when they apply, and their errors beside them', async () => {
+  await open('profile=couchbase&pattern=temporary&run_budget=percentage')
+  assert.equal(await page.locator('input[name=run_tokens]').isVisible(), false)
+  assert.equal(await page.locator('input[name=run_volume]').isVisible(), false)
+  await page.selectOption('select[name=run_budget]', 'token_bucket')
+  assert.equal(await page.locator('input[name=run_tokens]').isVisible(), true)
+  await page.check('input[name=run_breaker]')
+  assert.equal(await page.locator('input[name=run_volume]').isVisible(), true)
+  await page.fill('input[name=run_sleep]', 'soon')
+  assert.deepEqual((await fieldError('run_sleep')).texts, ['Sleep window (ms): expected a whole number, got "soon"'])
+  assert.equal(await text('#action'), 'no retry') // the decision stands
+  // An HTTP status the core refuses, in the picked results: beside the results.
+  await open('profile=http&http_results=999')
+  assert.match((await fieldError('http_results')).texts[0], /^Results, in order: 999 is out of range/)
+  // The MongoDB view has none of them.
+  await open('profile=mongodb')
+  assert.equal(await page.locator('select[name=run_budget]').isVisible(), false)
+  assert.equal(await page.locator('#signals').isVisible(), false)
 })
 
 test('a response code is classified first, and the link reproduces the view', async () => {
@@ -437,6 +520,7 @@ const VIEWS = {
   couchbase: ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&timeout=2500&pattern=temporary&latency=2', '#steps'],
   mongodb: ['profile=mongodb&mongo_op=estimatedDocumentCount&txn_events=transient,unknown_commit,success', '#steps'],
   http: ['profile=http&http_method=GET&timeout=2500&http_results=503,429 ra=3', '#steps'],
+  observed: ['profile=couchbase&service=kv&operation=get&timeout=2500&pattern=temporary&latency=2&run_budget=token_bucket&run_breaker=1', '#signals'],
   storm: [`${STORM}&storm_reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&storm_budget=percentage&storm_breaker=1`, '#storm-table']
 }
 
@@ -559,7 +643,8 @@ for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
     try {
       for (const hash of ['profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=temporary&latency=2',
         'profile=couchbase&service=kv&operation=get&failure=reason&reason=KV_LOCKED&timeout=2500&pattern=closed-once&latency=2',
-        'profile=http&http_method=GET&timeout=2500&latency=2&http_results=503,429 ra=3']) {
+        'profile=http&http_method=GET&timeout=2500&latency=2&http_results=503,429 ra=3',
+        'profile=couchbase&service=kv&operation=get&timeout=2500&pattern=temporary&latency=2&run_budget=token_bucket&run_breaker=1']) {
         await open(hash)
         assert.deepEqual(await unkeyed('#timeline'), [], hash)
         const got = await page.evaluate(() => {
