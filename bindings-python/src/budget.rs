@@ -149,7 +149,8 @@ impl RetryBudget {
         })
     }
 
-    /// Whether a retry for `cause` (`"error"` or `"timeout"`) may be sent at `now_ms`; changes nothing.
+    /// Whether a retry for `cause` (`"error"`, `"timeout"` or `"throttling"`) may be sent at
+    /// `now_ms`; changes nothing.
     #[pyo3(signature = (now_ms, cause = None))]
     fn permit(&self, now_ms: &Bound<'_, PyAny>, cause: Option<&Bound<'_, PyAny>>) -> PyResult<BudgetVerdict> {
         let (now, cause) = (clock_ms("now_ms", now_ms)?, cause_of(cause)?);
@@ -209,7 +210,7 @@ impl RetryBudget {
     }
 }
 
-/// A retry cause by name (`"error"`, the default, or `"timeout"`).
+/// A retry cause by name (`"error"`, the default, `"timeout"` or `"throttling"`).
 fn cause_of(cause: Option<&Bound<'_, PyAny>>) -> PyResult<RetryCause> {
     Ok(match cause {
         Some(c) => opt_name::<RetryCause>("cause", c)?.unwrap_or_default(),

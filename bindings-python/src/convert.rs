@@ -247,3 +247,31 @@ pub fn now_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
         .into()
     })
 }
+
+/// The `#[pymethods]` of a frozen class wrapping a serializable core value in its `inner` field:
+/// a getter per listed field (copied from `inner`, documented by the doc comments given), the
+/// methods that follow the braces, `to_json` (the core's JSON form) and `__repr__`.
+macro_rules! core_wrapper {
+    ($class:ident { $( $(#[$doc:meta])* $field:ident: $ty:ty ),* $(,)? } $($methods:tt)*) => {
+        #[pymethods]
+        impl $class {
+            $(
+                $(#[$doc])*
+                #[getter]
+                fn $field(&self) -> $ty {
+                    self.inner.$field
+                }
+            )*
+            $($methods)*
+            /// The value as JSON (the JSON API's form).
+            fn to_json(&self) -> String {
+                $crate::convert::to_json(&self.inner)
+            }
+            /// `<class>(<JSON form>)`.
+            fn __repr__(&self) -> String {
+                format!("{}({})", stringify!($class), self.to_json())
+            }
+        }
+    };
+}
+pub(crate) use core_wrapper;

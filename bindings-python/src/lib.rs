@@ -3,12 +3,14 @@
 
 use pyo3::prelude::*;
 
+mod aws;
 mod breaker;
 mod budget;
 mod classify;
 mod convert;
 mod decision;
 mod errors;
+mod grpc;
 mod json_api;
 mod operation;
 mod policy;
@@ -46,6 +48,19 @@ fn _lowlevel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::RunStats>()?;
     m.add_class::<strategy::BestEffort>()?;
     m.add_class::<strategy::FailFast>()?;
+    m.add_class::<grpc::ServiceConfig>()?;
+    m.add_class::<grpc::RetryPolicy>()?;
+    m.add_class::<grpc::HedgingPolicy>()?;
+    m.add_class::<grpc::GrpcRetryDecision>()?;
+    m.add_class::<grpc::GrpcHedgeStep>()?;
+    m.add_class::<aws::AwsRetryConfig>()?;
+    m.add_class::<aws::AwsDecision>()?;
+    m.add_class::<aws::AdaptiveRateLimiter>()?;
+    m.add_class::<aws::AcquireVerdict>()?;
+    m.add_class::<aws::RateUpdate>()?;
+    m.add_function(wrap_pyfunction!(grpc::grpc_retry, m)?)?;
+    m.add_function(wrap_pyfunction!(grpc::grpc_hedge, m)?)?;
+    m.add_function(wrap_pyfunction!(aws::aws_decide, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_before_strategy, m)?)?;
     m.add_function(wrap_pyfunction!(decision::decide_after_strategy, m)?)?;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import timedelta
 from typing import Any, Callable
@@ -10,7 +11,7 @@ from typing import Any, Callable
 import pytest
 
 import retrypolicy as rp
-from retrypolicy import http, mongodb
+from retrypolicy import aws, grpc, http, mongodb
 from conftest import fixture_files
 
 
@@ -299,6 +300,240 @@ def _run(i: dict[str, Any], observe: Callable[[rp.RunStep], None] | None = None)
     }
 
 
+# ---- gRPC (gRFC A6) and the AWS retry modes: the typed API, the fixture's envelope read here ----
+
+
+def _read(value: Any, *fields: str) -> dict[str, Any]:
+    """The typed API's answer as the fixture's keys: each field read from its attribute."""
+    return {f: getattr(value, f) for f in fields}
+
+
+def _verdict_json(v: rp.BudgetVerdict | None) -> dict[str, Any] | None:
+    return None if v is None else dict(json.loads(v.to_json()))
+
+
+def _grpc_policy(p: grpc.RetryPolicy | grpc.HedgingPolicy | None) -> dict[str, Any]:
+    """A method's policy in the fixture's form, read from the typed fields."""
+    if isinstance(p, grpc.RetryPolicy):
+        return {
+            "kind": "retry",
+            "max_attempts": p.max_attempts,
+            "initial_backoff_ns": _ms(p.initial_backoff_ns),
+            "max_backoff_ns": _ms(p.max_backoff_ns),
+            "backoff_multiplier": p.backoff_multiplier,
+            "retryable_status_codes": p.retryable_status_codes,
+        }
+    if isinstance(p, grpc.HedgingPolicy):
+        return {
+            "kind": "hedging",
+            "max_attempts": p.max_attempts,
+            "hedging_delay_ns": _ms(p.hedging_delay_ns),
+            "non_fatal_status_codes": p.non_fatal_status_codes,
+        }
+    assert p is None
+    return {"kind": "none"}
+
+
+def _grpc_service_config(i: dict[str, Any]) -> dict[str, Any]:
+    """`grpc_service_config`: a `grpc.ServiceConfig`, one method looked up."""
+    _envelope(i, ("service_config",), ("service", "method", "max_attempts_cap"))
+    config = grpc.ServiceConfig(i["service_config"], i.get("max_attempts_cap"))
+    service, method = i.get("service", ""), i.get("method", "")
+    return {
+        "matched": config.matched(service, method),
+        "policy": _grpc_policy(config.policy_for(service, method)),
+        "throttling": config.throttling,
+    }
+
+
+def _throttling_bucket(i: dict[str, Any]) -> rp.RetryBudget | None:
+    """The fixture's `retry_throttling` (gRPC's JSON, read by a `ServiceConfig`) as the binding's
+    `RetryBudget`, restored from `throttling_state` when given."""
+    throttling, state = i.get("retry_throttling"), i.get("throttling_state")
+    if throttling is None:
+        if state is not None:
+            raise rp.MissingFieldError("retry_throttling: missing field", field="retry_throttling")
+        return None
+    document = grpc.ServiceConfig({"retryThrottling": throttling}).throttling
+    assert document is not None
+    return rp.RetryBudget(document) if state is None else rp.RetryBudget.restore(document, state)
+
+
+GRPC_RETRY_KEYS = ("retry_policy", "max_attempts_cap", "random", "jitter", "retry_throttling", "throttling_state")
+
+
+def _grpc_retry(i: dict[str, Any]) -> dict[str, Any]:
+    """`grpc_retry`: `grpc.grpc_retry` with a `RetryPolicy` and the bucket as a `RetryBudget`."""
+    _envelope(i, ("state", "attempt"), GRPC_RETRY_KEYS + ("now_ms",))
+    doc = i.get("retry_policy")
+    policy = None if doc is None else grpc.RetryPolicy(doc, i.get("max_attempts_cap"))
+    bucket = _throttling_bucket(i)
+    d = grpc.grpc_retry(
+        policy, i["state"], i["attempt"], i.get("random"), i.get("jitter"), bucket, _at(i.get("now_ms", 0))
+    )
+    fields = _read(d, "action", "delay_ms", "transparent", "pushback_ms", "throttle", "next", "rule", "section")
+    state = None if bucket is None else bucket.snapshot()
+    return fields | {"budget": _verdict_json(d.budget), "throttling_state": state}
+
+
+def _hedge_step(s: grpc.GrpcHedgeStep) -> dict[str, Any]:
+    """A hedging step in the fixture's form, read from the typed fields."""
+    fields = _read(s, "send", "next_hedge_in_ms", "cancel_others", "end", "status", "throttle", "state", "rule")
+    return fields | {"section": s.section, "budget": _verdict_json(s.budget)}
+
+
+def _grpc_hedge(i: dict[str, Any]) -> dict[str, Any]:
+    """`grpc_hedge`: each event through `grpc.grpc_hedge`, the state carried from step to step."""
+    _envelope(i, ("hedging_policy", "events"), ("max_attempts_cap", "retry_throttling", "throttling_state"))
+    policy = grpc.HedgingPolicy(i["hedging_policy"], i.get("max_attempts_cap"))
+    bucket = _throttling_bucket(i)
+    state: grpc.HedgeState | None = None
+    steps = []
+    for n, e in enumerate(_events(i)):
+        kind = e.get("event")
+        _envelope(e, ("event",), ("at_ms",) + (("attempt",) if kind == "attempt_ended" else ()), at=f"events[{n}].")
+        event: grpc.HedgeEvent = {"event": kind, "attempt": e["attempt"]} if kind == "attempt_ended" else kind
+        step = grpc.grpc_hedge(policy, state, event, bucket, _at(e.get("at_ms", 0)))
+        state = step.state
+        steps.append(step)
+    last = steps[-1] if steps else None
+    return {
+        "steps": [_hedge_step(s) for s in steps],
+        "sends": [s.send for s in steps],
+        "rules": [s.rule for s in steps],
+        "end": None if last is None else last.end,
+        "status": None if last is None else last.status,
+        "throttling_state": None if bucket is None else bucket.snapshot(),
+    }
+
+
+AWS_DECISION_FIELDS = ("action", "delay_ms", "wait_ms", "ceiling_ms", "retry_after_ms", "retryable", "throttling")
+
+
+def _aws_decision(d: aws.AwsDecision) -> dict[str, Any]:
+    """An AWS decision in the fixture's form, read from the typed fields."""
+    return _read(d, *AWS_DECISION_FIELDS, "cause", "attempts", "max_attempts", "rule", "section")
+
+
+def _aws_retry(i: dict[str, Any]) -> dict[str, Any]:
+    """`aws_retry`: `aws.aws_decide` with an `AwsRetryConfig` and the quota's verdict as a `BudgetVerdict`."""
+    _envelope(i, ("attempts", "error"), ("config", "random", "budget_verdict"))
+    config = aws.AwsRetryConfig(i.get("config"))
+    verdict = _verdict(i.get("budget_verdict"))
+    return _aws_decision(aws.aws_decide(config, i["attempts"], i["error"], i.get("random"), verdict))
+
+
+def _aws_quota(i: dict[str, Any], config: aws.AwsRetryConfig) -> rp.RetryBudget | None:
+    """The run's retry quota as the binding's `RetryBudget`: the fixture's `quota`, else (standard
+    and adaptive) the retry quota with the behaviour's cost table, restored from `quota_state`."""
+    document, state = i.get("quota"), i.get("quota_state")
+    if document is None and config.mode != "legacy":
+        document = {"kind": "retry_quota", "costs": config.behavior}
+    if document is None:
+        if state is not None:
+            raise rp.MissingFieldError("quota: missing field", field="quota")
+        return None
+    return rp.RetryBudget(document) if state is None else rp.RetryBudget.restore(document, state)
+
+
+def _aws_retry_run(i: dict[str, Any]) -> dict[str, Any]:
+    """`aws_retry_run`: the SDKs' loop with the binding's types. A success tells the quota (with
+    the cause of the retry that succeeded, if any); an error is decided, a retry asked of the
+    quota with the decision's cause and, when refused, decided again with that verdict."""
+    _envelope(i, ("events",), ("config", "quota", "quota_state"))
+    config = aws.AwsRetryConfig(i.get("config"))
+    quota = _aws_quota(i, config)
+    attempts, last_cause = 0, None
+    steps: list[dict[str, Any]] = []
+    decisions: list[aws.AwsDecision | None] = []
+    for n, e in enumerate(_events(i)):
+        _envelope(e, (), ("error", "random"), at=f"events[{n}].")
+        attempts += 1
+        error = e.get("error")
+        if error is None:
+            if quota is not None:
+                quota.record(0, "success", after_retry=last_cause)
+            decisions.append(None)
+            steps.append({"attempts": attempts, "action": "success", "decision": None})
+            attempts, last_cause = 0, None
+        else:
+            d = aws.aws_decide(config, attempts, error, e.get("random"))
+            if d.is_retry and quota is not None:
+                verdict = quota.try_retry(0, d.cause)
+                if not verdict.permitted:
+                    d = aws.aws_decide(config, attempts, error, e.get("random"), verdict)
+            decisions.append(d)
+            steps.append({"attempts": attempts, "action": d.action, "decision": _aws_decision(d)})
+            if d.is_retry:
+                last_cause = d.cause
+            else:
+                attempts, last_cause = 0, None
+        steps[-1]["quota_balance"] = None if quota is None else quota.permit(0).balance
+    return {
+        "config": config.document,
+        "quota": None if quota is None else quota.document,
+        "actions": [s["action"] for s in steps],
+        "rules": [None if d is None else d.rule for d in decisions],
+        "delays_ms": [None if d is None else d.delay_ms for d in decisions],
+        "ceilings_ms": [None if d is None else d.ceiling_ms for d in decisions],
+        "waits_ms": [None if d is None else d.wait_ms for d in decisions],
+        "quota_balances": [s["quota_balance"] for s in steps],
+        "quota_state": None if quota is None else quota.snapshot(),
+        "steps": steps,
+    }
+
+
+def _rate(r: float) -> float:
+    """A rate as the fixture's lists give it: to 12 decimal places, halves away from zero."""
+    x = r * 1e12
+    whole = math.floor(x)
+    return (whole + 1 if x - whole >= 0.5 else whole) / 1e12
+
+
+LIMITER_EVENT_KEYS = {"acquire": (), "response": ("throttled",)}
+
+
+def _aws_rate_limiter_run(i: dict[str, Any]) -> dict[str, Any]:
+    """`aws_rate_limiter_run`: an `AdaptiveRateLimiter` (new at `start_ms`, or restored) asked
+    (`acquire`) and told of responses (`record`); the state after each event."""
+    _envelope(i, ("events",), ("limiter", "state", "start_ms"))
+    state, start = i.get("state"), i.get("start_ms")
+    if state is not None and start is not None:
+        raise rp.InvalidTypeError("start_ms: a restored state keeps its own times", field="start_ms")
+    if state is None:
+        limiter = aws.AdaptiveRateLimiter(i.get("limiter"), _at(start))
+    else:
+        limiter = aws.AdaptiveRateLimiter.restore(i.get("limiter"), state)
+    results: list[aws.AcquireVerdict | aws.RateUpdate] = []
+    states: list[aws.RateLimiterSnapshot] = []
+    for n, e in enumerate(_events(i)):
+        kind = e.get("kind")
+        _envelope(e, ("at_ms", "kind"), LIMITER_EVENT_KEYS.get(kind, ("throttled",)), at=f"events[{n}].")
+        at = _at(e["at_ms"])
+        if kind == "acquire":
+            results.append(limiter.acquire(at))
+        elif kind == "response":
+            results.append(limiter.record(at, e.get("throttled", False)))
+        else:
+            raise rp.UnknownNameError(f"events[{n}].kind: unknown name", field=f"events[{n}].kind")
+        states.append(limiter.snapshot())
+    acquired = [r if isinstance(r, aws.AcquireVerdict) else None for r in results]
+    updates = [r if isinstance(r, aws.RateUpdate) else None for r in results]
+    return {
+        "limiter": limiter.document,
+        "acquired": [None if a is None else a.acquired for a in acquired],
+        "waits_ms": [None if a is None else a.wait_ms for a in acquired],
+        "calculated_rates": [None if u is None else _rate(u.calculated_rate) for u in updates],
+        "measured_rates": [_rate(s["measured_rate"]) for s in states],
+        "fill_rates": [_rate(s["fill_rate"]) for s in states],
+        "max_capacities": [_rate(s["max_capacity"]) for s in states],
+        "capacities": [_rate(s["capacity"]) for s in states],
+        "enabled": [s["enabled"] for s in states],
+        "results": [json.loads(r.to_json()) for r in results],
+        "state": limiter.snapshot(),
+    }
+
+
 # Fixture fields that are Python objects or arguments here: the host strategy given as data is a
 # strategy object, so a bad answer of it is named by the binding as the strategy's `retry_after`
 # answer; the request is built on its own (`request_from_dict`), and the verdict from its rule; an
@@ -312,8 +547,14 @@ EVENT_ARGUMENTS = {"at_ms": "now_ms", "kind": "event"}
 BREAKER_EVENT_ARGUMENTS = {"at_ms": "now_ms", "kind": "outcome"}
 
 
+# Functions whose events are calls of the typed API: an event's field is the argument's.
+EVENT_CALLS = ("grpc_hedge", "aws_retry_run", "aws_rate_limiter_run")
+
+
 def _field_name(function: str, field: str) -> str:
     """The name the Python API gives the fixture's `field`."""
+    if function in EVENT_CALLS:
+        return re.sub(r"^events\[\d+\]\.", "", field)
     if function == "run":  # a run's event is a method call: its field is the argument's
         field = re.sub(r"^events\[\d+\]\.", "", field)
         # the host strategy's answer: this runner names its shape (`host.retry_after_ms`), the
@@ -376,6 +617,12 @@ ADAPTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "decide_with_budget": lambda i: _decision(rp.decide_with_budget(*_budgeted(i))),
     "explain_with_budget": _explain_with_budget,
     "run": _run,
+    "grpc_service_config": _grpc_service_config,
+    "grpc_retry": _grpc_retry,
+    "grpc_hedge": _grpc_hedge,
+    "aws_retry": _aws_retry,
+    "aws_retry_run": _aws_retry_run,
+    "aws_rate_limiter_run": _aws_rate_limiter_run,
 }
 
 

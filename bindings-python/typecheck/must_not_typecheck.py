@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 from pymongo.client_session import ClientSession
 
-from retrypolicy import CircuitBreaker, Decision, Operation, Request, RetryBudget, RetryDecision, decide, http, mongodb, policy_from_dict
+from retrypolicy import CircuitBreaker, Decision, Operation, Request, RetryBudget, RetryDecision, aws, decide, grpc, http, mongodb, policy_from_dict
 from retrypolicy.httpx import RetryTransport, step_of
 from retrypolicy.run import Retrying
 
@@ -62,3 +62,20 @@ def given(session: ClientSession) -> None:
     """The callback must take the session it is given."""
     mongodb.run_transaction(session, by_number)  # E: arg-type
     moved: str = mongodb.run_transaction(session, lambda s: 1)  # E: assignment
+
+# Issue 28: gRPC's and AWS's states, attempts, events and documents are typed.
+retry_state: grpc.RetryState = {"attempts": 1, "retry": 2}  # E: typeddict-unknown-key
+grpc.grpc_retry(None, {"attempts": 1}, {"status": "UNAVAILABLE"}, jitter="half")  # E: arg-type
+grpc.grpc_retry(None, {"attempts": 1}, {"status": "unavailable"})  # E: typeddict-item
+hedging = grpc.HedgingPolicy({"maxAttempts": 2})
+grpc.grpc_hedge(hedging, None, "begin")  # E: arg-type
+grpc_decision = grpc.grpc_retry(None, {"attempts": 1}, {"status": 14})
+waited: int = grpc_decision.delay_ms  # E: assignment
+if grpc_decision.action == "retried":  # E: comparison-overlap
+    pass
+grpc.RetryPolicy({"maxAttempts": 3})  # E: typeddict-item
+aws.aws_decide(None, 1, {"status": "503"})  # E: typeddict-item
+aws.AwsRetryConfig({"mode": "fast"})  # E: arg-type
+aws.aws_decide(aws.AwsRetryConfig(), 1, {"status": 503}, budget_verdict={"permitted": False})  # E: arg-type
+rate: int = aws.AdaptiveRateLimiter().record(0, True).fill_rate  # E: assignment
+charged: aws.Cause = aws.aws_decide(None, 1, {"status": 503}).cause  # E: assignment

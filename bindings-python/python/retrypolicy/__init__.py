@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import _json_api, _lowlevel, http, mongodb, run
 from ._lowlevel import (
+    AdaptiveRateLimiter,
+    AwsRetryConfig,
     BestEffort,
     BreakerChange,
     BreakerVerdict,
@@ -28,6 +30,8 @@ from ._lowlevel import (
     RunConfig,
     RunStats,
     RunStep,
+    ServiceConfig,
+    aws_decide,
     classify_analytics,
     classify_dispatch,
     classify_query,
@@ -40,6 +44,8 @@ from ._lowlevel import (
     decide_before_strategy,
     decide_with_budget,
     explain_with_budget,
+    grpc_hedge,
+    grpc_retry,
     RetryBudget,
 )
 from ._decision import NoRetryDecision, RetryDecision
@@ -63,11 +69,12 @@ __version__: str = _lowlevel.__version__
 
 # ``retrypolicy.httpx`` and ``retrypolicy.otel`` are imported on first use: httpx and
 # opentelemetry-api are optional dependencies (the ``[httpx]`` and ``[opentelemetry]`` extras). The other submodules are imported above, so ``retrypolicy.http`` works without a
-# separate import.
+# separate import. ``retrypolicy.grpc`` and ``retrypolicy.aws`` too, on first access: their
+# classes and functions are the native module's (above), the modules add the documents' types.
 # The documents' TypedDicts (``_documents.py``) too, on first access: typing is their use (1 ms of
 # import time, issue 30).
 if TYPE_CHECKING:
-    from . import httpx, otel
+    from . import aws, grpc, httpx, otel
     from ._documents import (
         BreakerDocument,
         BreakerSnapshot,
@@ -84,8 +91,9 @@ else:
 
     def __getattr__(name: str) -> Any:
         """``retrypolicy.httpx`` and ``retrypolicy.otel`` imported on first access (they need httpx
-        and opentelemetry-api installed), and the documents' types."""
-        if name in ("httpx", "otel"):
+        and opentelemetry-api installed), ``retrypolicy.grpc``, ``retrypolicy.aws`` and the
+        documents' types."""
+        if name in ("httpx", "otel", "grpc", "aws"):
             return importlib.import_module(f".{name}", __name__)
         if name in _DOCUMENTS:
             return getattr(importlib.import_module("._documents", __name__), name)
@@ -97,6 +105,8 @@ else:
     )
 
 __all__ = [
+    "AdaptiveRateLimiter",
+    "AwsRetryConfig",
     "BestEffort",
     "BreakerChange",
     "BreakerDocument",
@@ -135,10 +145,13 @@ __all__ = [
     "RunConfig",
     "RunStats",
     "RunStep",
+    "ServiceConfig",
     "UnknownFieldError",
     "UnknownNameError",
     "UnknownReasonError",
     "UnsupportedVersionError",
+    "aws",
+    "aws_decide",
     "backoff_delay_ms",
     "classify_analytics",
     "classify_dispatch",
@@ -153,6 +166,9 @@ __all__ = [
     "decide_with_budget",
     "explain",
     "explain_with_budget",
+    "grpc",
+    "grpc_hedge",
+    "grpc_retry",
     "http",
     "mongodb",
     "policy_from_dict",
