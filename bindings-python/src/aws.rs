@@ -97,6 +97,12 @@ pub struct AwsDecision {
     inner: core::aws::AwsDecision,
 }
 
+impl From<core::aws::AwsDecision> for AwsDecision {
+    fn from(inner: core::aws::AwsDecision) -> Self {
+        AwsDecision { inner }
+    }
+}
+
 core_wrapper!(AwsDecision {
     /// The wait before the retry, in ms; None when not retrying.
     delay_ms: Option<u64>,

@@ -228,6 +228,12 @@ pub struct GrpcRetryDecision {
     inner: core::grpc::GrpcRetryDecision,
 }
 
+impl From<core::grpc::GrpcRetryDecision> for GrpcRetryDecision {
+    fn from(inner: core::grpc::GrpcRetryDecision) -> Self {
+        GrpcRetryDecision { inner }
+    }
+}
+
 core_wrapper!(GrpcRetryDecision {
     /// Retry: the wait before the next attempt, in ms; else None.
     delay_ms: Option<u64>,

@@ -10,11 +10,13 @@ use retrypolicy as core;
 use retrypolicy::run::{Clock, Guards, Outcome, RunAction, RunConfig as CoreConfig, RunDecision};
 use retrypolicy::{RetryStrategy, StrategyVerdict};
 
+use crate::aws::AwsDecision;
 use crate::breaker::{BreakerChange, BreakerVerdict, CircuitBreaker};
 use crate::budget::{BudgetVerdict, RetryBudget};
 use crate::convert::{echo, from_py_json, int_in, opt_bool, opt_draw, text, to_py_json, wrong_type};
 use crate::decision::Decision;
 use crate::errors::{CoreError, IntoPy};
+use crate::grpc::GrpcRetryDecision;
 use crate::reason;
 use crate::strategy::HostAnswers;
 
@@ -495,8 +497,9 @@ impl RunStep {
     fn retry_after_ms(&self) -> Option<u64> {
         self.inner.retry_after_ms
     }
-    /// The domain's decision: a `Decision` (the `decide` rules), the HTTP loop's step, MongoDB's,
-    /// gRPC's or AWS's decision (dicts), or None.
+    /// The domain's decision as that domain's function gives it: a `Decision` (the `decide`
+    /// rules), a `GrpcRetryDecision`, an `AwsDecision`, the HTTP loop's step or MongoDB's decision
+    /// (dicts), or None.
     #[getter]
     fn decision(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         Ok(match &self.inner.decision {
@@ -504,8 +507,8 @@ impl RunStep {
             Some(RunDecision::Decide(d)) => Some(Py::new(py, Decision::from(*d))?.into_any()),
             Some(RunDecision::Http(d)) => Some(to_py_json(py, d)?),
             Some(RunDecision::Mongodb(d)) => Some(to_py_json(py, d)?),
-            Some(RunDecision::Grpc(d)) => Some(to_py_json(py, d)?),
-            Some(RunDecision::Aws(d)) => Some(to_py_json(py, d)?),
+            Some(RunDecision::Grpc(d)) => Some(Py::new(py, GrpcRetryDecision::from(*d))?.into_any()),
+            Some(RunDecision::Aws(d)) => Some(Py::new(py, AwsDecision::from(*d))?.into_any()),
         })
     }
     /// The budget's verdict when it was asked for this step, or None.

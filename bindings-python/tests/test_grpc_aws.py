@@ -406,6 +406,27 @@ def test_aws_bad_input_is_named() -> None:
         assert e.value.field == field, str(e.value)
 
 
+# ---- runs with grpc and aws rules: the step's decision is the domain's typed answer -----------------
+
+
+def test_a_runs_grpc_and_aws_decisions_are_the_typed_answers() -> None:
+    policy = {"maxAttempts": 4, "initialBackoff": ".1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": [14]}
+    run = rp.Run({"rules": {"grpc": {"retry_policy": policy}}, "timeout_ms": 10_000})
+    run.start(0)
+    step = run.attempt_ended({"kind": "grpc", "status": "UNAVAILABLE"}, 5, random=0.5)
+    d = step.decision
+    assert isinstance(d, grpc.GrpcRetryDecision)
+    assert (step.action, step.delay_ms, d.action, d.delay_ms, d.rule) == ("wait", 50, "retry", 50, "exponential_backoff")
+    quota = rp.RetryBudget({"kind": "retry_quota"})
+    run = rp.Run({"rules": {"aws": {}}, "timeout_ms": 60_000}, budget=quota)
+    run.start(0)
+    step = run.attempt_ended({"kind": "aws", "error": {"status": 400, "code": "ThrottlingException"}}, 10, random=0.5)
+    a = step.decision
+    assert isinstance(a, aws.AwsDecision)
+    assert (a.action, a.delay_ms, a.cause, a.rule) == ("retry", 500, "throttling", "throttling_error_code")
+    assert quota.snapshot()["balance"] == 495  # classic costs: 5 for a throttling error's retry
+
+
 # ---- the TypedDicts against the fixtures and the core's answers ------------------------------------
 
 
