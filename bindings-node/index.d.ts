@@ -9,6 +9,17 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A validated AWS retry configuration (mode, behaviour, attempts, service, backoff cap, long polling). */
+export declare class AwsRetryConfigHandle {
+  /**
+   * A configuration from its document (JSON text; undefined: standard mode's defaults); errors
+   * name `config.<field>`.
+   */
+  constructor(documentText: unknown)
+  /** The normalized document as JSON text (every field of its mode set). */
+  toJson(): string
+}
+
 /** A circuit breaker with Couchbase's parameters. */
 export declare class BreakerHandle {
   /** A breaker from its document (JSON text; `{}` is Couchbase's defaults), in the state `state` or closed. */
@@ -50,10 +61,59 @@ export declare class ErrorMapHandle {
   constructor(text: unknown)
 }
 
+/** A validated `hedgingPolicy`. */
+export declare class GrpcHedgingPolicyHandle {
+  /** A hedging policy from gRPC's JSON text; errors name `hedgingPolicy.<field>`. */
+  constructor(documentText: unknown, maxAttemptsCap: unknown)
+  /** The validated policy as JSON text (`{kind: "hedging", max_attempts, hedging_delay_ns, ...}`). */
+  toJson(): string
+}
+
+/** A validated `retryPolicy`. */
+export declare class GrpcRetryPolicyHandle {
+  /** A retry policy from gRPC's JSON text; errors name `retryPolicy.<field>`. */
+  constructor(documentText: unknown, maxAttemptsCap: unknown)
+  /** The validated policy as JSON text (`{kind: "retry", max_attempts, initial_backoff_ns, ...}`). */
+  toJson(): string
+}
+
+/** A gRPC service config (its method configs and `retryThrottling`), validated. */
+export declare class GrpcServiceConfigHandle {
+  /**
+   * A service config from gRPC's JSON text, `maxAttemptsCap` capping every policy's `maxAttempts`;
+   * errors name the field (`methodConfig[0].retryPolicy.maxAttempts`).
+   */
+  constructor(documentText: unknown, maxAttemptsCap: unknown)
+  /** Which name matched `service`/`method`: `exact`, `service`, `default`, or none. */
+  matched(service: unknown, method: unknown): string | null
+  /** The policy for `service`/`method`: a retry or a hedging policy handle, or none. */
+  policyFor(service: unknown, method: unknown): GrpcRetryPolicyHandle | GrpcHedgingPolicyHandle | null
+  /** `retryThrottling` as a token bucket's budget document (JSON text), or none. */
+  throttling(): string | null
+}
+
 /** A validated policy. */
 export declare class PolicyHandle {
   /** Parses and validates a policy document given as JSON text. */
   constructor(text: unknown)
+  /** The normalized document as JSON text. */
+  toJson(): string
+}
+
+/** Adaptive mode's client-side rate limiter (the SDKs' token bucket with its CUBIC rate). */
+export declare class RateLimiterHandle {
+  /**
+   * A limiter from its document (JSON text; undefined: the SDKs' constants), in the state `state`
+   * (a snapshot's JSON text) or new at `startMs` (undefined: 0); errors name `limiter.<field>`,
+   * `state.<field>`.
+   */
+  constructor(documentText: unknown, state: unknown, startMs: unknown)
+  /** Asks for a token before an attempt at `nowMs`: the verdict (acquired, or the wait) as JSON text. */
+  acquire(nowMs: unknown): string
+  /** Tells the limiter a response arrived at `nowMs`, throttled or not: the rate update as JSON text. */
+  record(nowMs: unknown, throttled: unknown): string
+  /** The state as JSON text (the constructor's `state` reads it back). */
+  snapshot(): string
   /** The normalized document as JSON text. */
   toJson(): string
 }
@@ -82,8 +142,8 @@ export declare class RunHandle {
   /**
    * The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
    * for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
-   * with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` outcome's error
-   * as JSON text in the wire form.
+   * with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` or `aws` outcome's error
+   * (a `grpc` outcome's attempt: its status, pushback, committed, reach) as JSON text in the wire form.
    */
   attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown | undefined | null, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown, make?: unknown | undefined | null): unknown
   /**
@@ -101,6 +161,13 @@ export declare class RunHandle {
   /** Attempts sent so far. */
   get attemptsSent(): number
 }
+
+/**
+ * The decision after a failed attempt as JSON text: `config` none for standard mode's defaults,
+ * `attempts` made (the failed one included), `error` JSON text in the wire form, the caller's draw,
+ * and the retry quota's verdict on this retry (JSON text, as `tryRetry` gave it), if asked.
+ */
+export declare function awsDecide(config: AwsRetryConfigHandle | undefined | null, attempts: unknown, error: unknown, random: unknown, verdict: unknown): string
 
 /** The policy's best-effort delay after `attempt` retries; jitter needs a draw in [0, 1). */
 export declare function backoffDelay(policy: PolicyHandle | undefined | null, attempt: unknown, random: unknown, previousDelayMs: unknown): number | bigint
@@ -157,6 +224,20 @@ export declare function decideWith(request: unknown, reason: unknown, policy: Po
 
 /** The stable error codes, shared by every language. */
 export declare function errorCodes(): Array<string>
+
+/**
+ * One step of a hedged call (gRFC A6) as JSON text: `state` the previous step's (JSON text;
+ * undefined: a call not started), `event` JSON text (`{"event": "attempt_ended", "attempt": {...}}`);
+ * `throttling` the bucket lent for the step, at `nowMs`.
+ */
+export declare function grpcHedge(policy: GrpcHedgingPolicyHandle | undefined | null, state: unknown, event: unknown, throttling: BudgetHandle | undefined | null, nowMs: unknown): string
+
+/**
+ * The decision for one attempt (gRFC A6) as JSON text: `policy` none for a method without a
+ * retry policy; `state` and `attempt` JSON text in the wire form; `throttling` the bucket lent
+ * for the call, told of the attempt and asked at `nowMs`.
+ */
+export declare function grpcRetry(policy: GrpcRetryPolicyHandle | undefined | null, state: unknown, attempt: unknown, random: unknown, jitter: unknown, throttling: BudgetHandle | undefined | null, nowMs: unknown): string
 
 /** The RFC 0049 reason names, in the core's table order. */
 export declare function reasonNames(): Array<string>

@@ -835,12 +835,18 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.AwsRetryConfigHandle = nativeBinding.AwsRetryConfigHandle
 module.exports.BreakerHandle = nativeBinding.BreakerHandle
 module.exports.BudgetHandle = nativeBinding.BudgetHandle
 module.exports.ErrorMapHandle = nativeBinding.ErrorMapHandle
+module.exports.GrpcHedgingPolicyHandle = nativeBinding.GrpcHedgingPolicyHandle
+module.exports.GrpcRetryPolicyHandle = nativeBinding.GrpcRetryPolicyHandle
+module.exports.GrpcServiceConfigHandle = nativeBinding.GrpcServiceConfigHandle
 module.exports.PolicyHandle = nativeBinding.PolicyHandle
+module.exports.RateLimiterHandle = nativeBinding.RateLimiterHandle
 module.exports.RunConfigHandle = nativeBinding.RunConfigHandle
 module.exports.RunHandle = nativeBinding.RunHandle
+module.exports.awsDecide = nativeBinding.awsDecide
 module.exports.backoffDelay = nativeBinding.backoffDelay
 module.exports.callJson = nativeBinding.callJson
 module.exports.classifyAnalytics = nativeBinding.classifyAnalytics
@@ -853,6 +859,8 @@ module.exports.controlledBackoff = nativeBinding.controlledBackoff
 module.exports.decideAfterStrategy = nativeBinding.decideAfterStrategy
 module.exports.decideWith = nativeBinding.decideWith
 module.exports.errorCodes = nativeBinding.errorCodes
+module.exports.grpcHedge = nativeBinding.grpcHedge
+module.exports.grpcRetry = nativeBinding.grpcRetry
 module.exports.reasonNames = nativeBinding.reasonNames
 module.exports.requestFromJson = nativeBinding.requestFromJson
 module.exports.version = nativeBinding.version

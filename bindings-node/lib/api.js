@@ -46,6 +46,8 @@ const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi } = require('./json.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = require('./runners.js')
 const { budgets } = require('./budget.js')
+const { grpcApi } = require('./grpc.js')
+const { awsApi } = require('./aws.js')
 
 /** Node's EventEmitter, or where there is none (a page) the part of it Orchestrator declares (on, once, off, emit, listenerCount). */
 function emitterClass() {
@@ -91,7 +93,10 @@ function emitterClass() {
 const BACKEND = Object.freeze(['version', 'reasonNames', 'errorCodes', 'callJson', 'PolicyHandle', 'ErrorMapHandle',
   'decide', 'decideWith', 'decideAfterStrategy', 'classifyKv', 'classifyQuery', 'classifyAnalytics', 'classifySearch',
   'classifyViews', 'classifyDispatch', 'controlledBackoff', 'backoffDelay', 'requestFromJson', 'BudgetHandle',
-  'BreakerHandle', 'RunHandle'])
+  'BreakerHandle', 'RunHandle',
+  // gRPC (./grpc.js) and AWS (./aws.js): the handles of validated documents and limiters, each decision function.
+  'GrpcServiceConfigHandle', 'GrpcRetryPolicyHandle', 'GrpcHedgingPolicyHandle', 'grpcRetry', 'grpcHedge',
+  'AwsRetryConfigHandle', 'awsDecide', 'RateLimiterHandle'])
 
 /** The whole public API over `backend` (the interface above); throws naming the first member it lacks. */
 function makeApi(backend) {
@@ -438,6 +443,14 @@ function makeApi(backend) {
     budgeted: (fn, request, reason, policy, verdict) => api(fn, { reason, budget_verdict: verdict }, { request, policy }),
   })
 
+  // ---- gRPC (gRFC A6) and the AWS SDKs' retry modes (./grpc.js, ./aws.js) ---------------------------
+
+  /** `grpc.ServiceConfig`, `RetryPolicy`, `HedgingPolicy`, `retry`, `hedge`: a throttling bucket is a RetryBudget. */
+  const grpc = grpcApi({ native, budgetHandle })
+
+  /** `aws.RetryConfig`, `decide`, `AdaptiveRateLimiter`: the retry quota is a RetryBudget the host asks. */
+  const aws = awsApi({ native })
+
   // ---- the retry run: the core's machine, one event per call --------------------------------------
 
   /** A host strategy as the backend takes it: `[function | name, best effort's policy handle]`. */
@@ -451,21 +464,49 @@ function makeApi(backend) {
     throw invalidType('strategy', 'a function or an object with retryAfter(request, reason)', strategy)
   }
 
-  /** A run's configuration in the wire form: camelCase keys in snake_case; a `policy` (a Policy or its snake_case document) as it is. */
+  /**
+   * The documents a run's rules hold, passed as they are: `decide`'s `policy` (a Policy or its
+   * snake_case document), `grpc`'s `retryPolicy` (gRPC's JSON) and `aws`'s `config` (an
+   * aws.RetryConfig or its snake_case document): `[rules key, key, the document's wire form]`.
+   */
+  const RUN_DOCUMENTS = [
+    ['decide', 'policy', (p) => (p instanceof Policy ? p.toJSON() : p)],
+    ['grpc', 'retryPolicy', (p) => {
+      if (p instanceof grpc.RetryPolicy) throw invalidType('rules.grpc.retryPolicy', "gRPC's retryPolicy document (a grpc.RetryPolicy keeps none)", p)
+      return p
+    }],
+    ['aws', 'config', (c) => (c instanceof aws.RetryConfig ? c.toJSON() : c)],
+  ]
+
+  /** A run's configuration in the wire form: camelCase keys in snake_case, the documents of its rules (RUN_DOCUMENTS) as they are. */
   function runConfigText(config) {
     object(config, 'config', 'a run configuration object {rules, timeoutMs?, maxAttempts?, attemptTimeoutMs?}')
-    const decide = config.rules?.decide
-    const policy = decide?.policy
-    const wire = toWire(policy === undefined ? config : { ...config, rules: { ...config.rules, decide: { ...decide, policy: undefined } } }, '')
-    if (policy !== undefined && policy !== null) {
-      wire.rules.decide.policy = policy instanceof Policy ? policy.toJSON() : policy
+    const rules = config.rules
+    const docs = RUN_DOCUMENTS.filter(([r, k]) => typeof rules?.[r] === 'object' && rules[r] !== null && rules[r][k] !== undefined)
+    const without = (r, v) => docs.reduce((o, [d, k]) => (d === r ? { ...o, [k]: undefined } : o), v)
+    const wire = toWire(docs.length === 0 ? config : { ...config, rules: Object.fromEntries(Object.entries(rules).map(([r, v]) => [r, without(r, v)])) }, '')
+    for (const [r, k, of] of docs) {
+      if (rules[r][k] !== null) wire.rules[r][snake(k)] = of(rules[r][k])
     }
     return documentText(wire, 'config')
   }
 
-  /** The core's errors renamed to the camelCase names the caller wrote. */
+  /** A `mongodb` or `aws` outcome's error, or a `grpc` outcome's attempt (its other properties), as JSON text in the wire form. */
+  function outcomeDocument(outcome) {
+    if (outcome?.kind === 'grpc') {
+      const { kind: _kind, ...attempt } = outcome
+      return documentText(toWire(attempt, 'outcome'), 'outcome')
+    }
+    if (outcome?.kind === 'aws' && outcome.error === undefined) throw typedError('missing_field', 'outcome.error', 'missing field: an aws outcome names its error')
+    if (outcome?.kind !== 'mongodb' && outcome?.kind !== 'aws') return undefined
+    return documentText(toWire(outcome.error, 'outcome.error'), 'outcome.error')
+  }
+
+  /** The core's errors renamed to the camelCase names the caller wrote (inside an AWS retry document, its own snake_case). */
   function camelError(e) {
-    return isRetryPolicyError(e) ? renamed(e, camelPath(e.field)) : e
+    if (!isRetryPolicyError(e)) return e
+    const aws = /^rules\.aws\.config\./.exec(e.field)
+    return renamed(e, aws ? aws[0] + snake(e.field.slice(aws[0].length)) : camelPath(e.field)) // a backend may have camelCased it
   }
 
   /**
@@ -505,7 +546,7 @@ function makeApi(backend) {
     /** The attempt of a `send` step ended with `outcome` (`{kind, ...}`) at `nowMs`: wait, or done. */
     attemptEnded(outcome, nowMs, random, nowUnixMs) {
       try {
-        const error = outcome?.kind === 'mongodb' ? documentText(toWire(outcome.error, 'outcome.error'), 'outcome.error') : undefined
+        const error = outcomeDocument(outcome)
         return this.#h.attemptEnded(this.#budget, this.#breaker, outcome, nowMs, random, nowUnixMs, this.#strategy,
           this.#strategyPolicy, error)
       } catch (e) {
@@ -557,7 +598,7 @@ function makeApi(backend) {
     classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
     requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
     classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
-    explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run,
+    explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run, grpc, aws,
   }
 }
 

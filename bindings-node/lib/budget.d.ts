@@ -8,8 +8,8 @@ import type { Decision, MillisInput, Policy, Request, RetryReasonInput, RetryRea
 /** The kinds of retry budget. */
 export type BudgetKind = 'token_bucket' | 'retry_quota' | 'percentage'
 
-/** What a retry repeats: the AWS retry quota charges more to retry a timeout. */
-export type RetryCause = 'error' | 'timeout'
+/** What a retry repeats: the AWS retry quota charges more to retry a timeout (classic) or a throttling error (its 2026 costs). */
+export type RetryCause = 'error' | 'timeout' | 'throttling'
 
 /** A budget document; fields left out take their source's defaults. */
 export type BudgetDocument =
@@ -22,6 +22,9 @@ export type BudgetDocument =
       capacity?: number | null
       retry_cost?: number | null
       timeout_cost?: number | null
+      throttling_cost?: number | null
+      /** The cost table the other costs default from: `classic` (5, 10, 5) or the SDKs' `2026` (14, 14, 5). */
+      costs?: 'classic' | '2026' | null
       no_retry_increment?: number | null
     }
   /** Finagle's RetryBudget: `percent` of the window's requests plus `min_retries_per_sec` (20, 10000 ms, 10). */

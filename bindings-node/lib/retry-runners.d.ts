@@ -5,6 +5,8 @@ import type { MillisInput, Operation, Policy, PolicyDocument, RetryReasonInput, 
 import type { HttpStepDecision } from './http.js'
 import type { MongoDecision, MongoError, MongoOperation, TransactionAction, TransactionActionOf } from './mongodb.js'
 import type { BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
+import type { GrpcAttempt, GrpcJitter, GrpcRetryDecision, GrpcRetryPolicyDocument } from './grpc.js'
+import type { AwsDecision, AwsError, AwsRetryDocument, aws } from './aws.js'
 
 // ---- the retry run: the core's machine ------------------------------------------------------------
 
@@ -39,9 +41,24 @@ export interface RunMongodbRules {
   maxAdaptiveRetries?: number
 }
 
+/** gRPC's rules for a run (gRFC A6, `grpc.retry`): outcomes `{kind: 'grpc', ...}`. */
+export interface RunGrpcRules {
+  /** The method's `retryPolicy`, gRPC's JSON as it is; absent: only transparent retries. */
+  retryPolicy?: GrpcRetryPolicyDocument | null
+  /** The client's cap on `maxAttempts` (default 5). */
+  maxAttemptsCap?: number | null
+  jitter?: GrpcJitter | null
+}
+
+/** The AWS SDKs' rules for a run (`aws.decide`; the run's budget is the retry quota): outcomes `{kind: 'aws', error}`. */
+export interface RunAwsRules {
+  /** An aws.RetryConfig or its snake_case document; absent: standard mode's defaults. */
+  config?: aws.RetryConfig | AwsRetryDocument | null
+}
+
 /** One run's configuration: the rules that decide and its bounds. */
 export interface RunConfig {
-  rules: { decide: RunDecideRules } | { http: RunHttpRules } | { mongodb: RunMongodbRules }
+  rules: { decide: RunDecideRules } | { http: RunHttpRules } | { mongodb: RunMongodbRules } | { grpc: RunGrpcRules } | { aws: RunAwsRules }
   /** No attempt starts at or after this many ms from the start (required by `decide` rules). */
   timeoutMs?: MillisInput | null
   /** Attempts sent in all, the first included. */
@@ -63,6 +80,10 @@ export type RunOutcome =
   /** A Couchbase KV status (a number or a "0x.." string). */
   | { kind: 'kv'; status: number | string }
   | { kind: 'mongodb'; error: MongoError }
+  /** A gRPC attempt's end (`grpc` rules). */
+  | ({ kind: 'grpc' } & GrpcAttempt)
+  /** What an AWS attempt produced (`aws` rules). */
+  | { kind: 'aws'; error: AwsError }
   /** The attempt reached the step's `timeoutMs`. */
   | { kind: 'timeout' }
 
@@ -84,7 +105,7 @@ interface RunStepBase {
   /** The wait a valid Retry-After asked for. */
   readonly retryAfterMs: number | null
   /** The domain's decision behind a wait or an end after a failure. */
-  readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | null
+  readonly decision: BudgetedDecision | HttpStepDecision | MongoDecision | GrpcRetryDecision | AwsDecision | null
   /** The budget's verdict, when it was asked for this step. */
   readonly budget: BudgetVerdict | null
   /** The breaker's verdict, when it was asked for this step. */

@@ -16,7 +16,7 @@ use crate::convert::{self, Js};
 use crate::errors::{run, Res};
 
 /// JSON text read into `T`, its errors naming fields under `prefix` (`budget.max_tokens`).
-fn document<T: DeserializeOwned>(text: Unknown, prefix: &str) -> Res<T> {
+pub(crate) fn document<T: DeserializeOwned>(text: Unknown, prefix: &str) -> Res<T> {
     let under = |e: CoreError| match e.field() {
         "" | "version" => e,
         f => {
@@ -104,8 +104,9 @@ impl BudgetHandle {
         run(&env, || {
             let now_ms = now(now_ms)?;
             let kind: BudgetEventKind = convert::name(&Js(kind), "event.kind")?;
-            let after_retry = convert::opt_name(&Js(after_retry), "event.after_retry")?;
-            let cause = convert::opt_name(&Js(retry_cause), "event.cause")?;
+            // null is none, as the declarations say (`afterRetry?: RetryCause | null`) and wasm reads it.
+            let after_retry = Js(after_retry).opt(|v| convert::name(v, "event.after_retry"))?;
+            let cause = Js(retry_cause).opt(|v| convert::name(v, "event.cause"))?;
             let event = BudgetEvent::from_kind("event", kind, after_retry, cause)?;
             self.budget.record(now_ms, event);
             Ok(())

@@ -6,6 +6,7 @@
 // napi-derive registers the exports only outside `cargo test`, where they would all look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+mod aws;
 #[cfg(feature = "bench")]
 mod bench;
 mod budget;
@@ -15,6 +16,7 @@ mod convert;
 mod decide;
 mod decision;
 mod errors;
+mod grpc;
 mod policy;
 mod raw;
 mod request;

@@ -76,8 +76,8 @@ impl RunHandle {
 
     /// The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
     /// for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
-    /// with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` outcome's error
-    /// as JSON text in the wire form.
+    /// with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` or `aws` outcome's error
+    /// (a `grpc` outcome's attempt: its status, pushback, committed, reach) as JSON text in the wire form.
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn attempt_ended<'a>(
@@ -312,7 +312,7 @@ fn clock_only(now_ms: Unknown) -> Res<Clock> {
 }
 
 /// The names of the outcome kinds, for the error naming an unknown one.
-const KINDS: &str = "success, final, reason, network, http, kv, mongodb or timeout";
+const KINDS: &str = "success, final, reason, network, http, kv, mongodb, grpc, aws or timeout";
 
 /// An attempt's outcome: `{kind, ...}` with the kind's own properties; errors name `outcome.<property>`.
 fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
@@ -358,6 +358,8 @@ fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
             })?;
             Outcome::Mongodb { error }
         }
+        "grpc" => crate::grpc::run_outcome(mongo_error)?,
+        "aws" => crate::aws::run_outcome(mongo_error)?,
         other => {
             return Err(CoreError::OutOfRange {
                 field: "outcome.kind".to_owned(),

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import rp, { which } from './binding.mjs'
 import { camel, millisIn, AS_IS, camelInput, fixtureError, hostStrategy } from './fixture-format.mjs'
+import { grpcAwsAdapters, runConfigIn } from './fixtures-grpc-aws.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const CORPUS = path.resolve(here, '../../spec-fixtures/cases')
@@ -132,7 +133,7 @@ function runFixture(i) {
   const strategy = hostStrategy(i)
   let run
   try {
-    run = new rp.Run(camelInput(i.run), { budget, breaker, strategy })
+    run = new rp.Run(runConfigIn(i.run), { budget, breaker, strategy })
   } catch (e) {
     if (rp.isRetryPolicyError(e)) e.field = `run.${e.field}`
     throw e
@@ -247,6 +248,8 @@ const ADAPTERS = {
         breaker: i.breaker,
       }),
     ),
+  // gRPC (gRFC A6) and the AWS SDKs' retry modes through `grpc` and `aws` (./fixtures-grpc-aws.mjs).
+  ...grpcAwsAdapters(rp),
   simulate: (i) =>
     wire(
       rp.simulate({

@@ -22,7 +22,7 @@ test('npm pack → npm install --offline in a fresh folder → require, import, 
   try {
     const main = packPublished(packs)
     const files = main.files.map((f) => f.path)
-    for (const f of ['lib/retrypolicy.js', 'lib/binding.js', 'lib/retrypolicy.d.ts', 'lib/mongodb.d.ts', 'lib/http.d.ts', 'lib/retry-runners.d.ts', 'lib/budget.d.ts', 'lib/budget.js', 'index.js', 'index.d.ts', 'README.md']) {
+    for (const f of ['lib/retrypolicy.js', 'lib/binding.js', 'lib/retrypolicy.d.ts', 'lib/mongodb.d.ts', 'lib/http.d.ts', 'lib/retry-runners.d.ts', 'lib/budget.d.ts', 'lib/budget.js', 'lib/grpc.d.ts', 'lib/grpc.js', 'lib/aws.d.ts', 'lib/aws.js', 'index.js', 'index.d.ts', 'README.md']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files}`)
     }
     assert.ok(!files.some((f) => f.endsWith('.node')), `the main package ships no addon (the platform packages do): ${files}`)
