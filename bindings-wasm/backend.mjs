@@ -100,6 +100,19 @@ export function backendOf(wasm) {
     return (request, reason) => strategy({ previousReasons: [], ...camelCased(request) }, reason)
   }
 
+  /** A `grpc` or `aws` outcome as the module reads it: its attempt or its error as the facade's JSON `text`. */
+  const documentOutcome = (outcome, text) =>
+    outcome?.kind === 'grpc' ? { kind: 'grpc', attempt: text } : outcome?.kind === 'aws' ? { kind: 'aws', error: text } : outcome
+
+  // gRPC and AWS: wasm-bindgen takes no optional reference, so a call without a policy, a bucket or
+  // a configuration passes the module's "none" policy (which grpcHedge refuses by name), goes to the
+  // export without the bucket, or passes standard mode's defaults (each made once, when first needed;
+  // in a module without the feature, making it throws the not-built error naming the function).
+  const none = {}
+  const retryPolicy = (ph) => ph ?? (none.retry ??= wasm.GrpcRetryPolicyHandle.none())
+  const hedgingPolicy = (ph) => ph ?? (none.hedging ??= wasm.GrpcHedgingPolicyHandle.none())
+  const awsConfig = (ch) => ch ?? (none.aws ??= wasm.AwsRetryConfigHandle.standard())
+
   /** The core's run machine, bound at construction to its strategy, budget and breaker. */
   class RunHandle {
     /** A run of `configText` (JSON, wire form). */
@@ -120,9 +133,9 @@ export function backendOf(wasm) {
       return RunHandle.step(() => this.run.start(nowMs, random))
     }
 
-    /** The step after an attempt's `outcome`; a MongoDB error comes as JSON text. */
+    /** The step after an attempt's `outcome`; a MongoDB or AWS error, or a gRPC attempt, comes as JSON text. */
     attemptEnded(_budget, _breaker, outcome, nowMs, random, nowUnixMs, _strategy, _strategyPolicy, mongoError) {
-      const o = outcome?.kind === 'mongodb' ? { ...outcome, error: mongoError } : outcome
+      const o = outcome?.kind === 'mongodb' ? { ...outcome, error: mongoError } : documentOutcome(outcome, mongoError)
       return RunHandle.step(() => this.run.attemptEnded(o, nowMs, random, nowUnixMs))
     }
 
@@ -181,5 +194,17 @@ export function backendOf(wasm) {
     BudgetHandle: wasm.BudgetHandle,
     BreakerHandle: wasm.BreakerHandle,
     RunHandle,
+    GrpcServiceConfigHandle: wasm.GrpcServiceConfigHandle,
+    GrpcRetryPolicyHandle: wasm.GrpcRetryPolicyHandle,
+    GrpcHedgingPolicyHandle: wasm.GrpcHedgingPolicyHandle,
+    grpcRetry: (ph, state, attempt, random, jitter, bucket, nowMs) => (bucket === undefined
+      ? wasm.grpcRetry(retryPolicy(ph), state, attempt, random, jitter, nowMs)
+      : wasm.grpcRetryThrottled(retryPolicy(ph), state, attempt, random, jitter, bucket, nowMs)),
+    grpcHedge: (ph, state, event, bucket, nowMs) => (bucket === undefined
+      ? wasm.grpcHedge(hedgingPolicy(ph), state, event, nowMs)
+      : wasm.grpcHedgeThrottled(hedgingPolicy(ph), state, event, bucket, nowMs)),
+    AwsRetryConfigHandle: wasm.AwsRetryConfigHandle,
+    awsDecide: (ch, attempts, error, random, verdict) => wasm.awsDecide(awsConfig(ch), attempts, error, random, verdict),
+    RateLimiterHandle: wasm.RateLimiterHandle,
   }
 }

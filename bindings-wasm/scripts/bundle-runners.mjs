@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 
 const dir = new URL('../pkg/runners/', import.meta.url)
-const FILES = ['errors', 'json', 'budget', 'timers', 'outcome', 'drive', 'body', 'retry', 'fetch', 'transaction', 'runners', 'api']
+const FILES = ['errors', 'json', 'budget', 'grpc', 'aws', 'timers', 'outcome', 'drive', 'body', 'retry', 'fetch', 'transaction', 'runners', 'api']
 
 const table = FILES.map((f) => {
   const source = readFileSync(new URL(`${f}.js`, dir), 'utf8')

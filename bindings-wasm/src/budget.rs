@@ -19,7 +19,7 @@ use crate::read;
 use crate::run::busy;
 
 /// JSON text read into `T`, its errors naming fields under `prefix` (`budget.max_tokens`, `state.balance`).
-fn parsed<T: DeserializeOwned>(text: &str, prefix: &str) -> Result<T, Error> {
+pub(crate) fn parsed<T: DeserializeOwned>(text: &str, prefix: &str) -> Result<T, Error> {
     retrypolicy_wire::from_json_str(text).map_err(|e| match e.field() {
         "" | "version" => e,
         f => {

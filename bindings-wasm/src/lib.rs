@@ -13,10 +13,14 @@
     feature(rt, update_panic_count, asm_experimental_arch)
 )]
 
+#[cfg(feature = "aws")]
+pub mod aws;
 #[cfg(feature = "guards")]
 pub mod budget;
 pub mod decide;
 pub mod errors;
+#[cfg(feature = "grpc")]
+pub mod grpc;
 pub mod policy;
 pub mod read;
 pub mod request;
@@ -82,6 +86,13 @@ pub(crate) fn to_js<T: Serialize>(value: &T) -> JsValue {
     value
         .serialize(&plain)
         .expect("core values convert to JavaScript")
+}
+
+/// A core value as JSON text, its keys in the order the core declares them (as the Node addon
+/// writes them; through a `serde_json::Value` they would come sorted).
+#[cfg(any(feature = "grpc", feature = "aws"))]
+pub(crate) fn json_text<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// Does nothing: the benchmark's baseline for one call across the boundary (feature `testing`).

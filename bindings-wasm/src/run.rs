@@ -7,7 +7,7 @@ use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 
 use js_sys::Function;
-#[cfg(not(all(feature = "couchbase", feature = "mongodb")))]
+#[cfg(not(all(feature = "couchbase", feature = "mongodb", feature = "grpc", feature = "aws")))]
 use retrypolicy::features::not_built;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig, RunStep};
 #[cfg(feature = "couchbase")]
@@ -54,10 +54,13 @@ extern "C" {
     fn timeout(this: &OutcomeFields) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, catch)]
     fn error(this: &OutcomeFields) -> Result<JsValue, JsValue>;
+    /// A `grpc` outcome's attempt as JSON text (the facade writes it: its status, pushback, ...).
+    #[wasm_bindgen(method, getter, catch)]
+    fn attempt(this: &OutcomeFields) -> Result<JsValue, JsValue>;
 }
 
 /// The outcome kinds, for the error naming an unknown one.
-const KINDS: &str = "success, final, reason, network, http, kv, mongodb or timeout";
+const KINDS: &str = "success, final, reason, network, http, kv, mongodb, grpc, aws or timeout";
 
 /// An outcome: `{kind, ...}` with the kind's own properties (`status`, `retryAfter`, `sent`,
 /// `reason`, `timeout`, `error`); errors name `outcome.<property>`.
@@ -106,6 +109,15 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
             })?;
             Outcome::Mongodb { error }
         }
+        // A gRPC attempt and an AWS error come as JSON text in the wire form, as a MongoDB error does.
+        #[cfg(feature = "grpc")]
+        "grpc" => crate::grpc::run_outcome(&text(&o.attempt()?, "outcome")?)?,
+        #[cfg(feature = "aws")]
+        "aws" => crate::aws::run_outcome(&text(&o.error()?, "outcome.error")?)?,
+        #[cfg(not(feature = "grpc"))]
+        "grpc" => return Err(not_built("outcome.kind", "grpc", "grpc").into()),
+        #[cfg(not(feature = "aws"))]
+        "aws" => return Err(not_built("outcome.kind", "aws", "aws").into()),
         #[cfg(not(feature = "couchbase"))]
         "kv" => return Err(not_built("outcome.kind", "kv", "couchbase").into()),
         #[cfg(not(feature = "mongodb"))]

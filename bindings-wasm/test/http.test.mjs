@@ -54,6 +54,8 @@ function thrown(f, name, feature) {
 }
 
 const REQUEST = { service: 'kv', operation: 'get', timeoutMs: 2500 }
+/** gRFC A6's example retry policy. */
+const A6 = { maxAttempts: 4, initialBackoff: '0.1s', maxBackoff: '1s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] }
 
 // Every member of a left-out domain: the function or class it names, and the feature.
 const UNBUILT = [
@@ -72,6 +74,16 @@ const UNBUILT = [
   [() => http.simulateStorm({ request: REQUEST, reason: 'KV_LOCKED', requestsPerSecond: 10, durationMs: 1000, latencyMs: 1 }), 'simulate_storm', 'storms'],
   [() => http.mongodb.decide({ operation: 'find', attempts: 0 }, { code: 91 }), 'mongodb_decide', 'mongodb'],
   [() => http.mongodb.classifyError({ code: 91 }), 'mongodb_classify_error', 'mongodb'],
+  // gRPC and AWS: their classes, and their functions even without a policy or a configuration.
+  [() => new http.grpc.ServiceConfig({ methodConfig: [] }), 'ServiceConfig', 'grpc'],
+  [() => new http.grpc.RetryPolicy(A6), 'RetryPolicy', 'grpc'],
+  [() => new http.grpc.HedgingPolicy({ maxAttempts: 2 }), 'HedgingPolicy', 'grpc'],
+  [() => http.grpc.retry(null, { attempts: 1 }, { status: 'UNAVAILABLE', reach: 'never_sent' }), 'grpc_retry', 'grpc'],
+  [() => http.grpc.hedge(null, null, 'start'), 'grpc_hedge', 'grpc'],
+  [() => new http.aws.RetryConfig({ mode: 'standard' }), 'AwsRetryConfig', 'aws'],
+  [() => http.aws.decide(null, 1, { status: 503 }, { random: 0.5 }), 'aws_decide', 'aws'],
+  [() => new http.aws.AdaptiveRateLimiter(), 'AdaptiveRateLimiter', 'aws'],
+  [() => http.aws.AdaptiveRateLimiter.restore(null, { enabled: false }), 'AdaptiveRateLimiter', 'aws'],
 ]
 
 test('each function and class of a left-out domain throws the typed not-built error naming it and its feature', () => {
@@ -82,6 +94,14 @@ test('each function and class of a left-out domain throws the typed not-built er
   // The full module has every one of them: the same calls answer there.
   assert.equal(full.classifyKv('get', 0x86).reason, 'KV_TEMPORARY_FAILURE')
   assert.equal(new full.RetryBudget({ kind: 'token_bucket', max_tokens: 10, token_ratio: 0.1 }).permit(0).permitted, true)
+  assert.equal(full.grpc.retry(null, { attempts: 1 }, { status: 'UNAVAILABLE', reach: 'never_sent' }).rule, 'transparent_never_sent')
+  assert.equal(full.aws.decide(null, 1, { status: 503 }, { random: 0.5 }).delayMs, 500)
+  // A run's gRPC and AWS outcomes name the kind and the feature, as a kv or mongodb one does.
+  for (const [kind, outcome] of [['grpc', { kind: 'grpc', status: 'UNAVAILABLE' }], ['aws', { kind: 'aws', error: { status: 503 } }]]) {
+    const run = new http.Run({ rules: { http: { method: 'GET' } }, maxAttempts: 2 })
+    run.start(0)
+    assert.deepEqual(thrown(() => run.attemptEnded(outcome, 1), kind, kind), ['unknown_name', 'outcome.kind', true, true])
+  }
 })
 
 test('mongodb.runTransaction over the HTTP module throws the not-built error, not a TypeError', async () => {
