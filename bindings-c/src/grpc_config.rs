@@ -75,16 +75,9 @@ pub struct rp_grpc_method_policy {
     pub hedging: *mut rp_grpc_hedging_policy,
 }
 
-/// The client's options for `max_attempts_cap`, which must be at least 2 (as the JSON API's).
+/// The client's options for `max_attempts_cap` (the core's rule: at least 2).
 fn options(max_attempts_cap: u32) -> Result<ClientOptions, Failure> {
-    if max_attempts_cap < 2 {
-        return Err(Failure::from(Error::OutOfRange {
-            field: "max_attempts_cap".to_owned(),
-            value: max_attempts_cap.to_string(),
-            expected: "an integer of at least 2 (RP_GRPC_DEFAULT_MAX_ATTEMPTS_CAP: 5)".to_owned(),
-        }));
-    }
-    Ok(ClientOptions { max_attempts_cap })
+    ClientOptions::with_cap(max_attempts_cap, "max_attempts_cap").map_err(Failure::from)
 }
 
 /// A set of codes as C's bit set.

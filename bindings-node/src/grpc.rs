@@ -27,17 +27,7 @@ fn json<T: Serialize>(value: &T) -> String {
 /// The client's cap on `maxAttempts` (`maxAttemptsCap`; undefined: A6's 5), at least 2.
 fn options(cap: Unknown) -> Res<ClientOptions> {
     let cap = convert::u32_or(&Js(cap), "maxAttemptsCap", Some(DEFAULT_MAX_ATTEMPTS_CAP))?;
-    if cap < 2 {
-        return Err(CoreError::OutOfRange {
-            field: "maxAttemptsCap".to_owned(),
-            value: cap.to_string(),
-            expected: "an integer of at least 2".to_owned(),
-        }
-        .into());
-    }
-    Ok(ClientOptions {
-        max_attempts_cap: cap,
-    })
+    Ok(ClientOptions::with_cap(cap, "maxAttemptsCap")?)
 }
 
 /// A gRPC service config (its method configs and `retryThrottling`), validated.

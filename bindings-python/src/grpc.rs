@@ -35,15 +35,7 @@ fn options(cap: Option<&Bound<'_, PyAny>>) -> PyResult<ClientOptions> {
         return Ok(ClientOptions::default());
     };
     let max_attempts_cap: u32 = int_in("max_attempts_cap", cap, "an integer of at least 2")?;
-    if max_attempts_cap < 2 {
-        return Err(CoreError(core::Error::OutOfRange {
-            field: "max_attempts_cap".to_owned(),
-            value: max_attempts_cap.to_string(),
-            expected: "an integer of at least 2".to_owned(),
-        })
-        .into());
-    }
-    Ok(ClientOptions { max_attempts_cap })
+    ClientOptions::with_cap(max_attempts_cap, "max_attempts_cap").map_err(|e| CoreError(e).into())
 }
 
 /// A set of status codes as their names, by number.

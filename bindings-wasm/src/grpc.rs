@@ -23,16 +23,7 @@ use crate::run::busy;
 fn options(cap: &JsValue) -> Result<ClientOptions, Error> {
     let cap =
         optional(cap, "maxAttemptsCap", |v, f| count(v, f, u32::MAX))?.unwrap_or(DEFAULT_MAX_ATTEMPTS_CAP);
-    if cap < 2 {
-        return Err(Error::OutOfRange {
-            field: "maxAttemptsCap".to_owned(),
-            value: cap.to_string(),
-            expected: "an integer of at least 2".to_owned(),
-        });
-    }
-    Ok(ClientOptions {
-        max_attempts_cap: cap,
-    })
+    ClientOptions::with_cap(cap, "maxAttemptsCap")
 }
 
 /// A service or method name; undefined or null is the empty name.

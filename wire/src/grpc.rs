@@ -16,27 +16,11 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-/// `e` with its field placed under `prefix`.
-fn under(prefix: &str, e: Error) -> Error {
-    let field = if e.field().is_empty() {
-        prefix.to_owned()
-    } else {
-        format!("{prefix}.{}", e.field())
-    };
-    e.with_field(&field)
-}
-
-/// The client's cap on `maxAttempts`: 5 unless given (an integer of at least 2).
+/// The client's cap on `maxAttempts`: 5 unless given.
 fn options(cap: Option<u32>) -> Result<ClientOptions, Error> {
-    match cap {
-        None => Ok(ClientOptions::default()),
-        Some(c) if c >= 2 => Ok(ClientOptions { max_attempts_cap: c }),
-        Some(c) => Err(Error::OutOfRange {
-            field: "max_attempts_cap".to_owned(),
-            value: c.to_string(),
-            expected: "an integer of at least 2".to_owned(),
-        }),
-    }
+    cap.map_or(Ok(ClientOptions::default()), |c| {
+        ClientOptions::with_cap(c, "max_attempts_cap")
+    })
 }
 
 /// The throttling bucket of `retryThrottling`, restored from `state` when given.
@@ -148,7 +132,7 @@ pub(crate) fn call(function: &str, input: &Value) -> Option<Result<Value, Error>
         "grpc_service_config" => from_json_value::<ServiceConfigInput>(input).and_then(|i| {
             let options = options(i.max_attempts_cap)?;
             let config = ServiceConfig::from_document(&i.service_config, &options)
-                .map_err(|e| under("service_config", e))?;
+                .map_err(|e| crate::runs::placed("service_config", e))?;
             let matched = config.matched(&i.service, &i.method);
             Ok(json!({
                 "matched": matched.map(|(how, _)| how),
@@ -185,7 +169,7 @@ pub(crate) fn call(function: &str, input: &Value) -> Option<Result<Value, Error>
             for (n, e) in i.events.iter().enumerate() {
                 let event = e.event(n)?;
                 let step = grpc_hedge(&policy, &state, &event, bucket.as_mut().map(|b| (b, e.at_ms)))
-                    .map_err(|err| under(&format!("events[{n}]"), err))?;
+                    .map_err(|err| crate::runs::placed(&format!("events[{n}]"), err))?;
                 state = step.state;
                 steps.push(step);
             }

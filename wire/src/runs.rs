@@ -231,7 +231,7 @@ fn states(_budget: &Option<RetryBudget>, _breaker: &Option<CircuitBreaker>) -> (
 }
 
 /// `e` with its field placed under `prefix`.
-fn placed(prefix: &str, e: Error) -> Error {
+pub(crate) fn placed(prefix: &str, e: Error) -> Error {
     let field = e.field().to_owned();
     match e.code() {
         "malformed_json" | "unsupported_version" => e,

@@ -167,6 +167,17 @@ pub struct ClientOptions {
     pub max_attempts_cap: u32,
 }
 
+impl ClientOptions {
+    /// The client's options with its cap on `maxAttempts`, which is at least 2 (a call of one
+    /// attempt has nothing to cap); a smaller cap is an error naming `field`.
+    pub fn with_cap(max_attempts_cap: u32, field: &str) -> Result<ClientOptions, Error> {
+        if max_attempts_cap < 2 {
+            return Err(out_of_range(field, max_attempts_cap, "an integer of at least 2"));
+        }
+        Ok(ClientOptions { max_attempts_cap })
+    }
+}
+
 impl Default for ClientOptions {
     fn default() -> ClientOptions {
         ClientOptions {

@@ -42,16 +42,7 @@ fn default_cap() -> u32 {
 impl GrpcRules {
     /// The policy, validated (errors name `rules.grpc.retry_policy.<field>`).
     pub fn validate(&self) -> Result<Option<RetryPolicy>, Error> {
-        if self.max_attempts_cap < 2 {
-            return Err(Error::OutOfRange {
-                field: "rules.grpc.max_attempts_cap".to_owned(),
-                value: self.max_attempts_cap.to_string(),
-                expected: "an integer of at least 2".to_owned(),
-            });
-        }
-        let options = ClientOptions {
-            max_attempts_cap: self.max_attempts_cap,
-        };
+        let options = ClientOptions::with_cap(self.max_attempts_cap, "rules.grpc.max_attempts_cap")?;
         self.retry_policy
             .as_ref()
             .map(|p| p.validate("rules.grpc.retry_policy", &options))
