@@ -640,7 +640,10 @@ fn review_findings_a_transparent_retry_frees_its_canary_and_a_network_failure_is
 
 #[test]
 fn the_client_cap_is_at_least_two() {
-    assert_eq!(ClientOptions::with_cap(5, "cap").unwrap(), ClientOptions::default());
+    assert_eq!(
+        ClientOptions::with_cap(5, "cap").unwrap(),
+        ClientOptions::default()
+    );
     let e = ClientOptions::with_cap(1, "maxAttemptsCap").unwrap_err();
     assert_eq!((e.code(), e.field()), ("out_of_range", "maxAttemptsCap"));
 }
