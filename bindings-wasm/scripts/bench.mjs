@@ -1,6 +1,6 @@
 // `make bench`: the cost of one decide from JavaScript, through the facade (index.mjs) and through
 // the module's typed export, beside the no-op export of the module built with the `testing` feature
-// (build/pkg-testing; the shipped module has none), in one run. The timed
+// (build/pkg-bench, built like the shipped module; the shipped module has none), in one run. The timed
 // functions are interleaved over rounds and each keeps its best round, so a busy machine skews
 // them alike. Budget: the facade's decide at most 5 µs per call.
 import { createRequire } from 'node:module'
@@ -8,7 +8,7 @@ import rp from '../index.mjs'
 
 const require = createRequire(import.meta.url)
 const wasm = require('../pkg/nodejs/retrypolicy_wasm.js')
-const testing = require('../build/pkg-testing/nodejs/retrypolicy_wasm.js')
+const testing = require('../build/pkg-bench/nodejs/retrypolicy_wasm.js')
 const BUDGET_US = 5
 const N = 20_000
 const ROUNDS = 15
