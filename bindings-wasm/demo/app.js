@@ -1,4 +1,5 @@
-// The explorer: every decision comes from the wasm engine (the core's JSON API); these modules only
+// The explorer: every decision comes from the wasm engine (the core's JSON API; the gRPC and AWS
+// views use the package's typed `grpc` and `aws` over the same module); these modules only
 // read the form, call the engine, and draw what it answered. The state lives in the URL hash.
 import { $, addItem, field, fill, ready, tables, value, version } from './engine.js'
 import { decideCouchbase, scheduleCouchbase } from './couchbase.js'
@@ -7,6 +8,8 @@ import { decideHttp, scheduleHttp } from './http.js'
 import { fillBudgetDefaults, stormPanel } from './storm.js'
 import { budgetEvents } from './budget.js'
 import { ready as tableReady } from './observe.js'
+import { hedgePanel, retryPanel } from './grpc.js'
+import { fillLimiterDefaults, ratePanel } from './adaptive.js'
 
 const form = $('form')
 // Each view's panels: the function that fills one, the output it hides when that fails, and the
@@ -15,8 +18,12 @@ const VIEWS = {
   couchbase: [[decideCouchbase, 'result', 'decide-panel'], [scheduleCouchbase, 'schedule-out', 'schedule-panel']],
   mongodb: [[decideMongo, 'result', 'decide-panel'], [scheduleMongo, 'schedule-out', 'schedule-panel']],
   http: [[decideHttp, 'result', 'decide-panel'], [scheduleHttp, 'schedule-out', 'schedule-panel']],
-  storm: [[stormPanel, 'storm-out', 'storm-panel'], [budgetEvents, 'events-out', 'budget-panel']]
+  storm: [[stormPanel, 'storm-out', 'storm-panel'], [budgetEvents, 'events-out', 'budget-panel']],
+  grpc: [[hedgePanel, 'hedge-out', 'hedge-panel'], [retryPanel, 'grpc-retry-out', 'grpc-retry-panel']],
+  aws: [[ratePanel, 'rate-out', 'rate-panel']]
 }
+// The views whose second panel is the schedule (#timeline).
+const SCHEDULES = ['couchbase', 'mongodb', 'http']
 
 // ---- URL state ------------------------------------------------------------------------------
 function saveState () {
@@ -143,7 +150,7 @@ function render () {
     if (r.error) showError(r.error, panel, shown)
     return r
   })
-  if (view !== 'storm') $('timeline').dataset.ending = results[1].error ? 'error' : String(results[1].value)
+  if (SCHEDULES.includes(view)) $('timeline').dataset.ending = results[1].error ? 'error' : String(results[1].value)
 }
 
 await Promise.all([ready, tableReady])
@@ -155,6 +162,7 @@ fill(field('mongo_op'), t.mongo_operations.map((o) => o.name))
 fill(field('storm_op'), t.kv_operations.map((o) => o.name))
 fill(field('storm_reason'), t.reasons.map((r) => r.name))
 fillBudgetDefaults()
+fillLimiterDefaults()
 // Each list's buttons: one adding each item its data-items names, then one clearing the list.
 function button (text, data) {
   const b = document.createElement('button')

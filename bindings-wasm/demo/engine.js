@@ -24,6 +24,19 @@ export function api (fn, input, controls = {}) {
   }
 }
 
+/**
+ * What `fn` returns (a call of the package's typed API); a typed error from the core gets
+ * `control`, the form control `controlOf(its field)` names, unless it already has one.
+ */
+export function withControl (fn, controlOf) {
+  try {
+    return fn()
+  } catch (e) {
+    if (e && typeof e === 'object' && typeof e.field === 'string' && e.control === undefined) e.control = controlOf(e.field)
+    throw e
+  }
+}
+
 /** The element with id `id`. */
 export const $ = (id) => document.getElementById(id)
 
@@ -54,6 +67,15 @@ export function decimal (name) {
   const text = String(field(name).value).trim()
   if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text)) throw inputError(name, `expected a number, got "${text}"`)
   return Number(text)
+}
+
+/**
+ * A field's text as a JSON value for a document the core checks: a number when it reads as one,
+ * else the text as it is (the core's typed error then says what the field takes).
+ */
+export function loose (name) {
+  const text = String(value(name)).trim()
+  return text !== '' && Number.isFinite(Number(text)) ? Number(text) : text
 }
 
 /** A field holding a whole number, or null when left empty. */

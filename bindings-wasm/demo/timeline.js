@@ -37,10 +37,11 @@ function edgeText (x, y, width, text, attrs) {
  * furthest bar, limit or marker; `limit` ({ at, label }) is the timeout or deadline line and
  * `marker` ({ at, label }) a point past the end (the server's Retry-After), labelled under the
  * axis so that the limit line never crosses its text. The drawing is as wide
- * as the element, so text keeps its size on a phone.
+ * as the element, so text keeps its size on a phone. `svg` and `note` are the ids of the drawing
+ * and of the line that counts the labels left out (the schedule's by default).
  */
-export function drawTimeline ({ bars, start, limit, marker }) {
-  const svg = $('timeline')
+export function drawTimeline ({ bars, start, limit, marker }, { svg: svgId = 'timeline', note = 'timeline-note' } = {}) {
+  const svg = $(svgId)
   const W = Math.max(svg.clientWidth, 280)
   svg.setAttribute('viewBox', `0 0 ${W} ${HEIGHT}`)
   const left = 10; const right = 10
@@ -65,8 +66,8 @@ export function drawTimeline ({ bars, start, limit, marker }) {
   for (const l of kept) items.push(svgEl('text', { class: 'label', x: l.x, y: 62, 'font-size': 11, fill: '#5b6673' }, l.text))
   // Labels too close to fit are left out, and the page says how many.
   const hidden = labels.length - kept.length
-  $('timeline-note').hidden = hidden === 0
-  $('timeline-note').textContent = hidden === 0 ? ''
+  $(note).hidden = hidden === 0
+  $(note).textContent = hidden === 0 ? ''
     : `${hidden} of ${labels.length} bar labels left out where the bars crowd; hover or tap a bar to see what it is.`
   if (limit) {
     items.push(svgEl('line', { class: 'limit', x1: x(limit.at), x2: x(limit.at), y1: 20, y2: 120, stroke: 'var(--no)', 'stroke-dasharray': '4 3' }))

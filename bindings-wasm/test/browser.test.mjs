@@ -1,6 +1,6 @@
 // End to end: the explorer served on 127.0.0.1, driven in Debian's Chromium by playwright-core.
 // Expected schedules are worked out by hand from the spec (comments give the arithmetic), never
-// read back from the page. Screenshots of every view (the three domains, the retry storm) at 1280x900 and 390x844 land in
+// read back from the page. Screenshots of every view (the three domains, the retry storm, gRPC hedging, AWS adaptive) at 1280x900 and 390x844 land in
 // build/screenshots/ (git-ignored) and their paths are printed.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -478,6 +478,180 @@ test('bad input in the storm and budget panels shows beside its own field, in it
   assert.equal(w.others, 0)
 })
 
+// gRPC hedging (gRFC A6, "Hedging Policy"). A table's cells, row by row; each hedge's bar: its
+// number, when it was sent, when it ended (answered or cancelled), and what became of it.
+const cells = (id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)))
+const hedgeBars = () => page.$$eval('#hedge-chart rect.hedge', (rs) => rs.map((r) => [r.dataset.n, r.dataset.sent, r.dataset.end, r.dataset.outcome]))
+const HEDGED_CALL = JSON.parse(readFileSync(new URL('../../examples/grpc/hedged-call.json', import.meta.url), 'utf8'))
+
+test('a hedged gRPC call: a hedge each hedgingDelay, one at once after a non-fatal status, pushback, and the OK cancels the rest', async () => {
+  await open('profile=grpc')
+  // The defaults are examples/grpc/hedged-call.json's policy, and the script answers so that the
+  // call's events are that example's: maxAttempts 4, hedgingDelay 0.5 s, UNAVAILABLE, INTERNAL and
+  // ABORTED non-fatal. #1 goes at 0, the delay runs out at 500: #2. #1's UNAVAILABLE (620 ms after
+  // it went) is non-fatal: #3 goes at once, the next hedge 500 ms later (1120). #2's INTERNAL at 700
+  // carries pushback 100: the next hedge at 800 instead, #4, the last one (4 sent). #4's OK at
+  // 800 + 50 = 850 is the call's answer; #3 (sent at 620, answering 400 ms later) is cancelled.
+  assert.deepEqual(await cells('hedge-steps'), [
+    ['1', '0', 'start', 'send #1; next hedge at 500 ms', 'original_attempt'],
+    ['2', '500', 'hedging delay ran out', 'send #2; next hedge at 1000 ms', 'hedging_delay_over'],
+    ['3', '620', '#1 answered UNAVAILABLE', 'send #3; next hedge at 1120 ms', 'non_fatal_status'],
+    ['4', '700', '#2 answered INTERNAL, pushback 100', 'next hedge at 800 ms', 'pushback'],
+    ['5', '800', 'hedging delay ran out', 'send #4', 'hedging_delay_over'],
+    ['6', '850', '#4 answered OK', 'cancel #3; the call succeeded', 'ok']
+  ])
+  const kinds = { start: 'start', 'hedging delay ran out': 'hedge_due' }
+  assert.deepEqual((await cells('hedge-steps')).map((r) => [Number(r[1]), kinds[r[2]] ?? 'attempt_ended']),
+    HEDGED_CALL.events.map((e) => [e.at_ms, e.event]))
+  assert.deepEqual(await hedgeBars(), [['1', '0', '620', 'failed'], ['2', '500', '700', 'failed'], ['3', '620', '850', 'cancelled'], ['4', '800', '850', 'ok']])
+  assert.equal(await text('#hedge-ending'), 'Succeeded at 850 ms: #4\'s OK is the call\'s answer; #3 cancelled. 4 attempts sent (rule ok).')
+  assert.equal(await page.locator('#hedge-chart line.due').count(), 2)
+  // The same answers under a retryPolicy, one at a time: #1's UNAVAILABLE at 620 waits a full-jitter
+  // draw of 0.5 under initialBackoff 0.1 s: floor(0.5 × 100) = 50 ms; #2 goes at 670, its INTERNAL
+  // at 870 carries pushback 100: #3 at 970, OK 400 ms later: 1370 ms, against hedging's 850.
+  assert.deepEqual(await cells('grpc-retry-steps'), [
+    ['1', '0', 'UNAVAILABLE', 'retry after 50 ms', 'exponential_backoff'],
+    ['2', '670', 'INTERNAL, pushback 100', 'retry after 100 ms', 'pushback'],
+    ['3', '970', 'OK', 'succeeded', 'ok']
+  ])
+  assert.equal(await text('#grpc-retry-ending'), 'Succeeded at 1370 ms after 3 attempts, one at a time (rule ok).')
+  assert.equal(await page.locator('#grpc-retry-chart rect.attempt').count(), 3)
+  assert.equal(await page.locator('#grpc-retry-chart rect.wait').count(), 2)
+})
+
+test('hedges go at 0, d and 2d; a fatal status ends the call and cancels every other attempt', async () => {
+  // hedgingDelay 0.1 s, 3 attempts: sends at 0, 100 and 200 ms, then none (maxAttempts). #3's
+  // NOT_FOUND (not in nonFatalStatusCodes) at 200 + 250 = 450 is fatal: the call fails with it and
+  // #1 and #2, still out (their answers would come at 1000 and 1100), are cancelled.
+  await open('profile=grpc&g_max_attempts=3&g_delay=0.1s&g_script=OK after 1000, OK after 1000, NOT_FOUND after 250')
+  assert.deepEqual(await hedgeBars(), [['1', '0', '450', 'cancelled'], ['2', '100', '450', 'cancelled'], ['3', '200', '450', 'fatal']])
+  assert.deepEqual((await cells('hedge-steps')).map((r) => [r[1], r[3], r[4]]), [
+    ['0', 'send #1; next hedge at 100 ms', 'original_attempt'],
+    ['100', 'send #2; next hedge at 200 ms', 'hedging_delay_over'],
+    ['200', 'send #3', 'hedging_delay_over'],
+    ['450', 'cancel #1, #2; the call failed with NOT_FOUND', 'fatal_status']
+  ])
+  assert.equal(await text('#hedge-ending'), 'Failed at 450 ms with NOT_FOUND; #1, #2 cancelled. 3 attempts sent (rule fatal_status).')
+  // hedgingDelay 0: every attempt at once. Three non-fatal answers: no hedge is left after the
+  // first two, and the last one ends the call with its status (A6: no attempt out, none to send).
+  await open('profile=grpc&g_max_attempts=3&g_delay=0s&g_script=UNAVAILABLE after 10, UNAVAILABLE after 20, ABORTED after 30')
+  assert.deepEqual(await hedgeBars(), [['1', '0', '10', 'failed'], ['2', '0', '20', 'failed'], ['3', '0', '30', 'failed']])
+  assert.deepEqual((await cells('hedge-steps')).map((r) => r[4]), ['all_attempts_at_once', 'max_attempts_reached', 'max_attempts_reached', 'max_attempts_reached'])
+  assert.equal(await text('#hedge-ending'), 'Failed at 30 ms with ABORTED. 3 attempts sent (rule max_attempts_reached).')
+  // Pushback of -1 stops hedging: no hedge after #1's answer; #2 never answers, so the call waits on it.
+  await open('profile=grpc&g_max_attempts=4&g_delay=0.1s&g_script=UNAVAILABLE pushback=-1 after 150, no answer')
+  assert.deepEqual((await cells('hedge-steps')).map((r) => [r[1], r[3], r[4]]), [
+    ['0', 'send #1; next hedge at 100 ms', 'original_attempt'],
+    ['100', 'send #2; next hedge at 200 ms', 'hedging_delay_over'],
+    ['150', 'nothing', 'pushback_negative']
+  ])
+  assert.match(await text('#hedge-ending'), /^At 150 ms the call still waits on #2: the script gives it no answer\./)
+  // maxAttempts past the client's cap (A6: 5) is read as 5, as the sentence says.
+  await open('profile=grpc&g_max_attempts=7&g_delay=0s&g_script=OK after 5')
+  assert.equal(await page.locator('#hedge-chart rect.hedge').count(), 5)
+  assert.match(await text('#hedge-ending'), /maxAttempts 7 is read as 5, the client's cap\.$/)
+})
+
+test('bad input in the gRPC view shows the core\'s typed error beside its own field', async () => {
+  // A6: maxAttempts "MUST be a JSON integer value greater than 1".
+  await open('profile=grpc&g_max_attempts=1')
+  const m = await fieldError('g_max_attempts')
+  assert.equal(m.texts.length, 1)
+  assert.match(m.texts[0], /^maxAttempts: 1 is out of range/)
+  assert.deepEqual(m.panelLines, [])
+  assert.equal(await page.locator('#hedge-out').isVisible(), false)
+  // A status that is no gRPC code, in an attempt's answer: the core's error, beside the script,
+  // once, though both panels read it.
+  await open('profile=grpc&g_script=UNAVAILABLE after 10, TEAPOT after 5')
+  const t = await fieldError('g_script')
+  assert.equal(t.texts.length, 1)
+  assert.match(t.texts[0], /^Each attempt's answer, in order: .*TEAPOT/)
+  assert.equal(t.others, 0)
+  await page.fill('input[name=g_script]', 'OK soon')
+  assert.match((await fieldError('g_script')).texts[0], /^Each attempt's answer, in order: "OK soon" is not an answer/)
+  // A bad backoff fails the comparison alone: the hedged call stands.
+  await open('profile=grpc&g_initial=fast')
+  const b = await fieldError('g_initial')
+  assert.equal(b.texts.length, 1)
+  assert.match(b.texts[0], /^initialBackoff: .*fast/)
+  assert.equal(await page.locator('#hedge-out').isVisible(), true)
+  assert.equal(await page.locator('#grpc-retry-out').isVisible(), false)
+})
+
+// AWS adaptive mode: the rate table's rows (#, sent ms, token, response, answered ms, measured,
+// fill rate, change).
+test('the AWS rate limiter: off until a throttle, then β × the measured rate, a wait for a token, and the CUBIC curve', async () => {
+  await open('profile=aws&a_interval=100&a_latency=50&a_script=ok x10, 503 ThrottlingException, ok x5')
+  const r = await cells('rate-steps')
+  // Off until the first throttle: every attempt goes when wanted, k × 100 ms, and is answered 50 ms later.
+  assert.deepEqual(r.slice(0, 11).map((row) => [row[1], row[2], row[4]]),
+    Array.from({ length: 11 }, (_, k) => [String(100 * k), 'limiter_off', String(100 * k + 50)]))
+  // The measured rate (botocore RateClocker, half-second buckets, smoothing 0.8): the answer at
+  // 550 ms enters the bucket at 500 with 6 responses counted: 6 / 0.5 s = 12/s, × 0.8 = 9.6; the
+  // one at 1050 enters the bucket at 1000 with 5: 10/s × 0.8 + 9.6 × 0.2 = 9.92.
+  assert.deepEqual([r[4][5], r[5][5], r[9][5], r[10][5]], ['0.000', '9.600', '9.600', '9.920'])
+  // Before the throttle the CUBIC curve (0.4 t³ from 0) stays under the minimum fill rate, 0.5.
+  assert.equal(r[9][6], '0.500')
+  // The throttle at 1050 (ThrottlingException is a throttling code): the rate in use is the
+  // measured 9.92, β = 0.7: 6.944, and the limiter turns on.
+  assert.equal(r[10][3], '503 ThrottlingException (a throttle)')
+  assert.equal(r[10][6], '6.944')
+  assert.equal(r[10][7], 'throttle: β × rate in use → 6.944; the limiter turns on')
+  // #12, wanted at 1100: the bucket held 0.05 + 1 s × 0.5 = 0.55 tokens at 1050 and gains
+  // 6.944/s: 0.55 + 0.05 × 6.944 = 0.8972 at 1100; the missing 0.1028 takes 14.8 ms: a wait of
+  // 15 ms, then the token, at 1115. Answered at 1165 (same bucket, measured still 9.92): CUBIC with
+  // w_max 9.92, K = ∛(9.92 × 0.3 / 0.4) = 1.95220 s: 0.4 × (0.115 − 1.95220)³ + 9.92 = 7.440.
+  assert.deepEqual(r[11].slice(1, 7), ['1115', 'waited 15 ms (wait_for_token), then token_taken', 'ok', '1165', '9.920', '7.440'])
+  assert.equal(r[11][7], 'CUBIC curve → 7.440')
+  assert.equal(await page.locator('#rate-chart circle.throttle').count(), 1)
+  assert.ok(await page.locator('#rate-chart rect.token-wait').count() >= 1)
+  assert.match(await text('#rate-ending'), /^16 attempts in \d+ ms, 1 throttled; the limiter turned on at 1050 ms;/)
+})
+
+test('the AWS default: a 500 is not a throttle, the 503 ThrottlingException after it is, and throttles compound', async () => {
+  await open('profile=aws')
+  const r = await cells('rate-steps')
+  assert.equal(r.length, 40 + 1 + 1 + 30 + 2 + 40)
+  // examples/aws/standard-2026-500-then-throttled.json's errors, after 40 successes, one every
+  // 50 ms: #41 (sent at 2000) a 500 InternalError, #42 (2050) a 503 ThrottlingException.
+  assert.deepEqual(r[40].slice(1, 5), ['2000', 'limiter_off', '500 InternalError (not a throttle)', '2050'])
+  assert.deepEqual(r[41].slice(1, 5), ['2050', 'limiter_off', '503 ThrottlingException (a throttle)', '2100'])
+  // Measured, 10 responses a half second (20/s): 20 × 0.8 = 16 at 500, 16 + 16 × 0.2 = 19.2 at
+  // 1000, 19.84 at 1500, 19.968 at 2000 (the 500 counts as a response like any other); the
+  // throttle at 2100: β × the measured rate, 0.7 × 19.968 = 13.9776.
+  assert.deepEqual([r[9][5], r[19][5], r[29][5], r[39][5], r[40][5], r[41][5], r[41][6]], ['16.000', '19.200', '19.840', '19.968', '19.968', '19.968', '13.978'])
+  assert.equal(r[40][7].startsWith('CUBIC curve'), true)
+  // The client wants 20/s, the limiter gives about 14/s: attempts wait for a token.
+  assert.ok(r.slice(42).some((row) => row[2].startsWith('waited ')))
+  // Once the limiter is on, the rate in use is the lower of the measured and the fill rate: the
+  // second of two throttles in a row takes 0.7 × the fill rate the first one left (lower than
+  // the measured rate), to the table's 3 decimals.
+  const [first, second] = [r[72], r[73]].map((row) => ({ measured: Number(row[5]), fill: Number(row[6]), throttle: row[3].endsWith('(a throttle)') }))
+  assert.ok(first.throttle && second.throttle)
+  assert.ok(first.fill < second.measured)
+  assert.ok(Math.abs(second.fill - 0.7 * first.fill) < 0.002, `${second.fill} vs 0.7 × ${first.fill}`)
+  assert.equal(await page.locator('#rate-chart circle.throttle').count(), 3)
+})
+
+test('bad input in the AWS view shows the core\'s typed error beside its own field', async () => {
+  // botocore's BETA is a share kept: the core takes (0, 1).
+  await open('profile=aws&a_beta=1.5')
+  const b = await fieldError('a_beta')
+  assert.equal(b.texts.length, 1)
+  assert.match(b.texts[0], /^Share kept after a throttle \(β\): 1\.5 is out of range/)
+  assert.equal(await page.locator('#rate-out').isVisible(), false)
+  // The core refuses an HTTP status out of 100..=599 in a response.
+  await open('profile=aws&a_script=ok, 999 Oops')
+  const s = await fieldError('a_script')
+  assert.equal(s.texts.length, 1)
+  assert.match(s.texts[0], /^Responses, in order: 999 is out of range/)
+  await page.fill('input[name=a_script]', 'ok, ???')
+  assert.match((await fieldError('a_script')).texts[0], /^Responses, in order: "\?\?\?" is not a response/)
+  await page.fill('input[name=a_script]', 'ok x3')
+  await page.fill('input[name=a_interval]', 'often')
+  assert.deepEqual((await fieldError('a_interval')).texts, ['Send one attempt every (ms): expected a whole number, got "often"'])
+})
+
 // Every panel, table and scrolling box fits its width; no two texts of the drawing overlap;
 // every select is wide enough for its longest option.
 async function layoutProblems () {
@@ -521,7 +695,9 @@ const VIEWS = {
   mongodb: ['profile=mongodb&mongo_op=estimatedDocumentCount&txn_events=transient,unknown_commit,success', '#steps'],
   http: ['profile=http&http_method=GET&timeout=2500&http_results=503,429 ra=3', '#steps'],
   observed: ['profile=couchbase&service=kv&operation=get&timeout=2500&pattern=temporary&latency=2&run_budget=token_bucket&run_breaker=1', '#signals'],
-  storm: [`${STORM}&storm_reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&storm_budget=percentage&storm_breaker=1`, '#storm-table']
+  storm: [`${STORM}&storm_reason=KV_SYNC_WRITE_RE_COMMIT_IN_PROGRESS&storm_budget=percentage&storm_breaker=1`, '#storm-table'],
+  grpc: ['profile=grpc', '#hedge-steps'],
+  aws: ['profile=aws', '#rate-steps']
 }
 
 for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
@@ -666,6 +842,18 @@ for (const [label, size] of [['1280x900', DESKTOP], ['390x844', PHONE]]) {
       assert.deepEqual(await unkeyed('#storm-chart'), [])
       assert.deepEqual(await unkeyed('#balance-chart'), [])
       assert.ok(await page.locator('#balance-chart circle.event[fill="var(--no)"]').count() > 0)
+      // The gRPC view's two drawings (the hedges' every outcome: failed, cancelled, OK; fatal; no
+      // answer) and the AWS rate chart (both fill-rate lines, a throttle, a wait for a token).
+      for (const hash of ['profile=grpc', 'profile=grpc&g_max_attempts=3&g_delay=0.1s&g_script=OK after 1000, OK after 1000, NOT_FOUND after 250',
+        'profile=grpc&g_max_attempts=4&g_delay=0.1s&g_script=UNAVAILABLE pushback=-1 after 150, no answer']) {
+        await open(hash)
+        assert.deepEqual(await unkeyed('#hedge-chart'), [], hash)
+        assert.deepEqual(await unkeyed('#grpc-retry-chart'), [], hash)
+      }
+      await open('profile=aws')
+      assert.deepEqual(await unkeyed('#rate-chart'), [])
+      for (const cls of ['measured', 'fill', 'fill-off']) assert.equal(await page.locator(`#rate-chart path.${cls}`).count(), 1, cls)
+      assert.ok(await page.locator('#rate-chart rect.token-wait').count() > 0)
     } finally {
       await page.setViewportSize(DESKTOP)
     }
