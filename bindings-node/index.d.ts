@@ -28,6 +28,11 @@ export declare class BreakerHandle {
   permit(nowMs: unknown): string
   /** Records how a request ended: `success`, `failure` or `timeout`. */
   record(nowMs: unknown, outcome: unknown): void
+  /**
+   * The change of state the last `permit` or `record` made (directly, or in a run's step) as
+   * JSON text (`{"from", "to", "rule"}`), or null when it made none.
+   */
+  lastChange(): string | null
   /** The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing. */
   state(nowMs: unknown): string
   /** The state as JSON text (`restore` reads it back). */
@@ -155,11 +160,14 @@ export declare class RunHandle {
   cancel(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, make?: unknown | undefined | null): unknown
   /**
    * The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
-   * is built for it (the runners return the attempt's result without reading one).
+   * is built for it (the runners return the attempt's result without reading one). The step's
+   * breaker change (a canary's success closing the circuit) as JSON text, or null for none.
    */
-  succeeded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): void
+  succeeded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): string | null
   /** Attempts sent so far. */
   get attemptsSent(): number
+  /** What the run did so far (the core's `RunStats`) as JSON text in the wire form. */
+  statsJson(): string
 }
 
 /**

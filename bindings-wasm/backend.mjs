@@ -153,6 +153,11 @@ export function backendOf(wasm) {
     get attemptsSent() {
       return this.run.attemptsSent
     }
+
+    /** What the run did so far: the core's RunStats as JSON text. */
+    statsJson() {
+      return this.run.statsJson()
+    }
   }
 
   return {

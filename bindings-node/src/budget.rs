@@ -165,6 +165,13 @@ impl BreakerHandle {
         })
     }
 
+    /// The change of state the last `permit` or `record` made (directly, or in a run's step) as
+    /// JSON text (`{"from", "to", "rule"}`), or null when it made none.
+    #[napi(catch_unwind)]
+    pub fn last_change(&self) -> Option<String> {
+        self.breaker.last_change().map(|c| json(&c))
+    }
+
     /// The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing.
     #[napi(catch_unwind)]
     pub fn state(&self, env: Env, now_ms: Unknown) -> napi::Result<&'static str> {

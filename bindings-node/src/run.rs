@@ -149,7 +149,8 @@ impl RunHandle {
     }
 
     /// The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
-    /// is built for it (the runners return the attempt's result without reading one).
+    /// is built for it (the runners return the attempt's result without reading one). The step's
+    /// breaker change (a canary's success closing the circuit) as JSON text, or null for none.
     #[napi(catch_unwind)]
     pub fn succeeded(
         &mut self,
@@ -157,12 +158,15 @@ impl RunHandle {
         budget: Option<&mut BudgetHandle>,
         breaker: Option<&mut BreakerHandle>,
         now_ms: Unknown,
-    ) -> napi::Result<()> {
+    ) -> napi::Result<Option<String>> {
         run(&env, || {
             let clock = clock_only(now_ms)?;
-            self.run
+            let step = self
+                .run
                 .attempt_ended(&Outcome::Success, clock, guards(budget, breaker), None)?;
-            Ok(())
+            step.breaker_change
+                .map(|c| wire(&c).map(|v| v.to_string()))
+                .transpose()
         })
     }
 
@@ -170,6 +174,12 @@ impl RunHandle {
     #[napi(getter, catch_unwind)]
     pub fn attempts_sent(&self) -> u32 {
         self.run.attempts_sent()
+    }
+
+    /// What the run did so far (the core's `RunStats`) as JSON text in the wire form.
+    #[napi(catch_unwind)]
+    pub fn stats_json(&self) -> String {
+        self.run.stats().to_json()
     }
 }
 

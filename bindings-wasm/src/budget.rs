@@ -158,6 +158,13 @@ impl BreakerHandle {
         Ok(())
     }
 
+    /// The change of state the last `permit` or `record` made (directly, or in a run's step) as
+    /// JSON text (`{"from", "to", "rule"}`), or undefined when it made none.
+    #[wasm_bindgen(js_name = lastChange)]
+    pub fn last_change(&self) -> Fallible<Option<String>> {
+        Ok(read(&self.0, "breaker")?.last_change().map(|c| json(&c)))
+    }
+
     /// The circuit's state at `nowMs`; changes nothing.
     pub fn state(&self, now_ms: JsValue) -> Fallible<String> {
         let now_ms = now(&now_ms)?;

@@ -277,6 +277,12 @@ impl RunHandle {
     pub fn attempts_sent(&self) -> u32 {
         self.run.attempts_sent()
     }
+
+    /// What the run did so far (the core's `RunStats`) as JSON text in the wire form.
+    #[wasm_bindgen(js_name = statsJson)]
+    pub fn stats_json(&self) -> String {
+        self.run.stats().to_json()
+    }
 }
 
 impl RunHandle {
