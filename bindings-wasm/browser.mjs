@@ -18,7 +18,7 @@ export const {
   classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
   requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
   classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
-  explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run, grpc, aws,
+  explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run, grpc, aws, otel, BREAKER_CHANNEL, setTesting, isTesting,
 } = api
 
 /** The whole API as one object, as index.mjs's default export. */

@@ -28,23 +28,29 @@
 //   classifyDispatch(failure) → classification
 //   controlledBackoff(attempt), backoffDelay(ph, attempt, random, previousDelayMs) → ms
 //   requestFromJson(text) → the request's wire form as text
-//   new BudgetHandle(documentText, stateText?), new BreakerHandle(documentText, stateText?): see ./budget.js
+//   new BudgetHandle(documentText, stateText?), new BreakerHandle(documentText, stateText?): see ./budget.js;
+//     a BreakerHandle's lastChange() → the change its last permit or record made, as JSON text
+//     (`{"from", "to", "rule"}`), or null/undefined for none
 //   new RunHandle(configText, strategy, strategyPh, budgetHandle, breakerHandle), the core's run
 //     machine; its events start(budget, breaker, nowMs, random, strategy, strategyPh),
 //     attemptEnded(budget, breaker, outcome, nowMs, random, nowUnixMs, strategy, strategyPh,
 //     mongoErrorText), waitEnded(budget, breaker, nowMs, random, strategy, strategyPh),
-//     cancel(budget, breaker, nowMs) → a camelCase step; attemptsSent. The strategy, budget and
+//     cancel(budget, breaker, nowMs) → a camelCase step (its breakerChange included); attemptsSent;
+//     statsJson() → the core's RunStats as JSON text in the wire form. The strategy, budget and
 //     breaker are the same on every event of a run: a backend may bind them at construction
 //     (wasm) or take them per event (napi).
 // Optional, for the runners' fast path (./drive.js; the wasm backend has neither, and its runners
 // start a RunHandle per run): new RunConfigHandle(configText), a configuration checked once, whose
 // start(budget, breaker, nowMs, random, strategy, strategyPh, make) creates and starts a run in one
 // call → [runHandle, step]; RunHandle's events then take `make`, a function that builds the step
-// from positional arguments, and succeeded(budget, breaker, nowMs) tells a success without a step.
+// from positional arguments, and succeeded(budget, breaker, nowMs) tells a success without a step
+// (it returns the step's breaker change as JSON text, or null).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi } = require('./json.js')
-const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError } = require('./runners.js')
+const { documentText, wireMillis, camel, snake, fromWire, runStats, toWire, camelPath, jsonApi } = require('./json.js')
+const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting } = require('./runners.js')
+const { BREAKER_CHANNEL } = require('./observe.js')
+const { makeOtel } = require('./otel.js')
 const { budgets } = require('./budget.js')
 const { grpcApi } = require('./grpc.js')
 const { awsApi } = require('./aws.js')
@@ -437,10 +443,11 @@ function makeApi(backend) {
   // ---- retry budgets and circuit breakers (./budget.js) ----------------------------------------------
 
   /** `RetryBudget`, `CircuitBreaker` (the addon's handles), and decide / explain with a budget's verdict. */
-  const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle } = budgets({
+  const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle, breakerStepChanged } = budgets({
     BudgetHandle: native.BudgetHandle,
     BreakerHandle: native.BreakerHandle,
     budgeted: (fn, request, reason, policy, verdict) => api(fn, { reason, budget_verdict: verdict }, { request, policy }),
+    EventEmitter,
   })
 
   // ---- gRPC (gRFC A6) and the AWS SDKs' retry modes (./grpc.js, ./aws.js) ---------------------------
@@ -517,6 +524,7 @@ function makeApi(backend) {
     #h
     #budget
     #breaker
+    #breakerObject
     #strategy
     #strategyPolicy
 
@@ -526,6 +534,7 @@ function makeApi(backend) {
       const text = runConfigText(config)
       this.#budget = budgetHandle(budget)
       this.#breaker = breakerHandle(breaker)
+      this.#breakerObject = this.#breaker === undefined ? undefined : breaker
       ;[this.#strategy, this.#strategyPolicy] = strategy === undefined || strategy === null ? [undefined, undefined] : hostStrategy(strategy)
       try {
         this.#h = new native.RunHandle(text, this.#strategy, this.#strategyPolicy, this.#budget, this.#breaker)
@@ -534,47 +543,66 @@ function makeApi(backend) {
       }
     }
 
+    /** `step`, once the breaker's change it carries (if any) is reported by the breaker. */
+    #reported(step) {
+      if (step.breakerChange !== null && this.#breakerObject !== undefined) breakerStepChanged(this.#breakerObject, step.breakerChange)
+      return step
+    }
+
     /** Starts the run at `nowMs`: send attempt 1 (or wait for the breaker, or done). */
     start(nowMs, random) {
+      let step
       try {
-        return this.#h.start(this.#budget, this.#breaker, nowMs, random, this.#strategy, this.#strategyPolicy)
+        step = this.#h.start(this.#budget, this.#breaker, nowMs, random, this.#strategy, this.#strategyPolicy)
       } catch (e) {
         throw camelError(e)
       }
+      return this.#reported(step)
     }
 
     /** The attempt of a `send` step ended with `outcome` (`{kind, ...}`) at `nowMs`: wait, or done. */
     attemptEnded(outcome, nowMs, random, nowUnixMs) {
+      let step
       try {
         const error = outcomeDocument(outcome)
-        return this.#h.attemptEnded(this.#budget, this.#breaker, outcome, nowMs, random, nowUnixMs, this.#strategy,
+        step = this.#h.attemptEnded(this.#budget, this.#breaker, outcome, nowMs, random, nowUnixMs, this.#strategy,
           this.#strategyPolicy, error)
       } catch (e) {
         throw camelError(e)
       }
+      return this.#reported(step)
     }
 
     /** The wait of a `wait` step is over at `nowMs`: send the next attempt (or wait for the breaker, or done). */
     waitEnded(nowMs, random) {
+      let step
       try {
-        return this.#h.waitEnded(this.#budget, this.#breaker, nowMs, random, this.#strategy, this.#strategyPolicy)
+        step = this.#h.waitEnded(this.#budget, this.#breaker, nowMs, random, this.#strategy, this.#strategyPolicy)
       } catch (e) {
         throw camelError(e)
       }
+      return this.#reported(step)
     }
 
-    /** The host cancelled the run at `nowMs`: done, cancelled. */
+    /** The host cancelled the run at `nowMs`: done, cancelled (a canary out is released). */
     cancel(nowMs) {
+      let step
       try {
-        return this.#h.cancel(this.#budget, this.#breaker, nowMs)
+        step = this.#h.cancel(this.#budget, this.#breaker, nowMs)
       } catch (e) {
         throw camelError(e)
       }
+      return this.#reported(step)
     }
 
     /** Attempts sent so far. */
     get attemptsSent() {
       return this.#h.attemptsSent
+    }
+
+    /** What the run did so far (the core's RunStats, camelCase, frozen): attempts, retries, waitedMs, elapsedMs, the end, the last rule, reason and verdicts. */
+    get stats() {
+      return runStats(this.#h.statsJson())
     }
   }
 
@@ -583,13 +611,16 @@ function makeApi(backend) {
   /** `retry(fn, options)`, the classifiers of thrown errors, `retryFetch` and `runTransaction` (./runners.js). */
   const { retry, classifyNetworkError, classifyHttpStatus, classifyError, retryFetch, runTransaction } =
     runners({ Run, classifyDispatch, http, mongodb: mongodbRules, prepared: native.RunConfigHandle && { RunConfigHandle: native.RunConfigHandle,
-      runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError, isPolicy: (p) => p instanceof Policy } })
+      runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError, isPolicy: (p) => p instanceof Policy, breakerStepChanged } })
 
   /** The MongoDB rules, with `runTransaction(session, callback, options)` (./transaction.js). */
   const mongodb = Object.freeze({ ...mongodbRules, runTransaction })
 
   /** The core's version. */
   const version = native.version()
+
+  /** OpenTelemetry for every run and breaker, optional: `instrument`, `uninstrument`, `isInstrumented`, `record` (./otel.js). */
+  const otel = makeOtel(version)
 
   return {
     version, RetryReason, ERROR_CODES, isRetryPolicyError, parseReason, reasonFlags, allowsNonIdempotentRetry,
@@ -598,7 +629,7 @@ function makeApi(backend) {
     classifySearch, classifyViews, classifyDispatch, controlledBackoffMs, backoffDelayMs, requestFromJson,
     requestToJson, simulate, simulateStorm, mongodb, http, Orchestrator, retry, retryFetch, RetryTimeoutError, DECISION_CHANNEL,
     classifyNetworkError, classifyHttpStatus, classifyError, RetryBudget, CircuitBreaker, decideWithBudget,
-    explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run, grpc, aws,
+    explainWithBudget, CircuitOpenError, BodyNotReplayableError, Run, grpc, aws, otel, BREAKER_CHANNEL, setTesting, isTesting,
   }
 }
 

@@ -4,6 +4,7 @@
 // Every call takes the caller's clock reading `nowMs` (whole milliseconds; any clock, used alike).
 
 import type { Decision, MillisInput, Policy, Request, RetryReasonInput, RetryReasonName } from './retrypolicy.js'
+import type { RunDoneStep, RunStats } from './retry-runners.js'
 
 /** The kinds of retry budget. */
 export type BudgetKind = 'token_bucket' | 'retry_quota' | 'percentage'
@@ -140,15 +141,58 @@ export interface BreakerVerdict {
   readonly source: string
 }
 
+/** What moved a circuit from one state to another. */
+export type BreakerChangeRule =
+  | 'breaker_tripped'
+  | 'breaker_canary'
+  | 'canary_succeeded'
+  | 'canary_failed'
+  | 'canary_timed_out'
+  | 'canary_released'
+
+/**
+ * A change of a circuit's state made by one call (`permit`, `record`, or a run's step): the state
+ * before it, the state after it and the rule (one call may make two changes, a canary past its
+ * timeout counted failed and the caller made the next canary: then `from` may equal `to`).
+ */
+export interface BreakerChange {
+  readonly from: BreakerState
+  readonly to: BreakerState
+  readonly rule: BreakerChangeRule
+}
+
+/** Options of a CircuitBreaker. */
+export interface CircuitBreakerOptions {
+  /** Called after each change of the breaker's state (`this`: the breaker); what it throws is rethrown outside the call (an uncaught exception), the change standing. */
+  onStateChange?: ((this: CircuitBreaker, change: BreakerChange) => void) | null
+}
+
 /**
  * A per-endpoint circuit breaker with Couchbase's parameters: closed, open, half-open with one
- * canary. Threads and processes share it as `RetryBudget` says (one owner, or snapshots).
+ * canary. Threads and processes share it as `RetryBudget` says (one owner, or snapshots). Each
+ * change of its state, by its own calls or by a run's steps, goes to `onStateChange`, to the
+ * `'stateChange'` event and to BREAKER_CHANNEL. In Node it is an `EventEmitter` of `node:events`;
+ * in a page, an emitter with the methods declared here.
  */
 export declare class CircuitBreaker {
   /** A closed breaker from its document (an object or JSON text); none: Couchbase's defaults. */
-  constructor(document?: BreakerDocument | string | null)
+  constructor(document?: BreakerDocument | string | null, options?: CircuitBreakerOptions | null)
   /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required: null throws missing_field). */
-  static restore(document: BreakerDocument | string | null | undefined, state: BreakerSnapshot | string): CircuitBreaker
+  static restore(document: BreakerDocument | string | null | undefined, state: BreakerSnapshot | string, options?: CircuitBreakerOptions | null): CircuitBreaker
+  /** The change of state the last `permit` or `record` made (directly, or in a run's step), or null. */
+  readonly lastChange: BreakerChange | null
+  /** The callback given as `onStateChange`, or null. */
+  readonly onStateChange: ((this: CircuitBreaker, change: BreakerChange) => void) | null
+  /** Listens to every change of the breaker's state. */
+  on(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
+  /** Listens to the next change. */
+  once(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
+  /** Stops `listener` (given to `on` or `once`) listening. */
+  off(event: 'stateChange', listener: (change: BreakerChange) => void): this
+  /** Calls each listener of `event` with `change`; whether there was one. */
+  emit(event: 'stateChange', change: BreakerChange): boolean
+  /** How many listeners `event` has. */
+  listenerCount(event: 'stateChange'): number
   /** Whether a request may be sent at `nowMs`; past the sleep window this request becomes the one canary. */
   permit(nowMs: MillisInput): BreakerVerdict
   /** Tells the breaker how a request ended at `nowMs`. */
@@ -239,4 +283,16 @@ export declare class CircuitOpenError extends Error {
   readonly name: 'CircuitOpenError'
   readonly code: 'ECIRCUITOPEN'
   readonly verdict: BreakerVerdict
+  /** Set when a runner gives up with it: the machine's done step. */
+  readonly retryStep?: RunDoneStep
+  /** Set when a runner gives up with it: what the run did. */
+  readonly retryStats?: RunStats
+}
+
+/** The `node:diagnostics_channel` channel on which every breaker publishes each change of its state (where that module exists). */
+export declare const BREAKER_CHANNEL: 'retrypolicy:breaker'
+
+/** A message on BREAKER_CHANNEL: the breaker and its change. */
+export interface BreakerChangeMessage extends BreakerChange {
+  readonly breaker: CircuitBreaker
 }

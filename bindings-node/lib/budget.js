@@ -7,8 +7,13 @@
 
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, fromWire, camel } = require('./json.js')
+const { breakerObserved, breakerChanged } = require('./observe.js')
 
 const HANDLE = Symbol('retrypolicy.state')
+/** A breaker's `onStateChange` callback (undefined for none). */
+const CALLBACK = Symbol('retrypolicy.onStateChange')
+/** `new CircuitBreaker({[RESTORED]: handle}, options)`: `restore`'s way to a breaker over a handle it made. */
+const RESTORED = Symbol('retrypolicy.restored')
 
 /** A snapshot argument as JSON text: `restore` needs one (none would silently give a fresh object). */
 function stateText(state) {
@@ -37,12 +42,27 @@ function budgetEvent(event) {
   return event
 }
 
+/** A breaker's options: `{onStateChange?}`, checked; the callback or undefined. */
+function stateCallback(options) {
+  if (options === undefined || options === null) return undefined
+  if (typeof options !== 'object') throw invalidType('options', 'an options object {onStateChange?}', options)
+  const { onStateChange } = options
+  if (onStateChange !== undefined && onStateChange !== null && typeof onStateChange !== 'function') {
+    throw invalidType('onStateChange', 'a function (change) => void', onStateChange)
+  }
+  return onStateChange ?? undefined
+}
+
+/** A change as a handle gives it (JSON text, or null/undefined for none) → `{from, to, rule}` or null. */
+const changeOf = (text) => (text === null || text === undefined ? null : JSON.parse(text))
+
 /**
  * `RetryBudget`, `CircuitBreaker`, `decideWithBudget` and `explainWithBudget` over the binding's
  * `{BudgetHandle, BreakerHandle}` classes and `budgeted(fn, request, reason, policy, verdict)`,
- * which calls the core's JSON function `fn` (`decide_with_budget`, `explain_with_budget`).
+ * which calls the core's JSON function `fn` (`decide_with_budget`, `explain_with_budget`);
+ * `EventEmitter` is the class breakers extend (Node's, or a page's stand-in).
  */
-function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
+function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
   /** A retry budget: gRPC's token bucket, the AWS retry quota or Finagle's percentage. */
   class RetryBudget {
     /** A budget from its document (`{kind: 'token_bucket', max_tokens?, token_ratio?}`, ...), full. */
@@ -86,26 +106,58 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
     }
   }
 
-  /** A circuit breaker with Couchbase's parameters: closed, open, half-open with one canary. */
-  class CircuitBreaker {
-    /** A closed breaker from its document (`{volume_threshold?, sleep_window_ms?, ...}`); none or null: Couchbase's defaults. */
-    constructor(document) {
-      holding(this, new BreakerHandle(breakerText(document), undefined))
+  /**
+   * A circuit breaker with Couchbase's parameters: closed, open, half-open with one canary. Each
+   * change of its state (by `permit` or `record`, or by a run's step) is reported: the
+   * `onStateChange` callback, the 'stateChange' event, BREAKER_CHANNEL and OpenTelemetry
+   * (./observe.js). Not frozen (an EventEmitter keeps its listeners on itself); its state is the
+   * core's, behind a handle no property reaches.
+   */
+  class CircuitBreaker extends EventEmitter {
+    /** A closed breaker from its document (`{volume_threshold?, sleep_window_ms?, ...}`); none or null: Couchbase's defaults. `options.onStateChange(change)` is called after each change. */
+    constructor(document, options) {
+      super()
+      const callback = stateCallback(options)
+      const restored = document !== null && typeof document === 'object' ? document[RESTORED] : undefined
+      Object.defineProperty(this, HANDLE, { value: restored ?? new BreakerHandle(breakerText(document), undefined) })
+      Object.defineProperty(this, CALLBACK, { value: callback })
     }
 
-    /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
-    static restore(document, state) {
-      return holding(Object.create(CircuitBreaker.prototype), new BreakerHandle(breakerText(document), stateText(state)))
+    /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required), with `options` as the constructor's. */
+    static restore(document, state, options) {
+      stateCallback(options)
+      const handle = new BreakerHandle(breakerText(document), stateText(state))
+      return new CircuitBreaker({ [RESTORED]: handle }, options)
     }
 
     /** Whether a request may be sent at `nowMs`; past the sleep window it becomes the one canary. */
     permit(nowMs) {
-      return answer(this[HANDLE].permit(nowMs))
+      const verdict = answer(this[HANDLE].permit(nowMs))
+      if (breakerObserved(this, this[CALLBACK])) this.#report()
+      return verdict
     }
 
     /** Records how a request ended at `nowMs`: `'success'`, `'failure'` or `'timeout'`. */
     record(nowMs, outcome) {
       this[HANDLE].record(nowMs, outcome)
+      if (breakerObserved(this, this[CALLBACK])) this.#report()
+    }
+
+    /** Reports the change the last call made, if any. */
+    #report() {
+      const change = changeOf(this[HANDLE].lastChange())
+      if (change !== null) breakerChanged(this, this[CALLBACK], change)
+    }
+
+    /** The change of state the last `permit` or `record` made (directly, or in a run's step): `{from, to, rule}`, or null. */
+    get lastChange() {
+      const change = changeOf(this[HANDLE].lastChange())
+      return change === null ? null : Object.freeze(change)
+    }
+
+    /** The callback given as `onStateChange`, or null. */
+    get onStateChange() {
+      return this[CALLBACK] ?? null
     }
 
     /** The circuit's state at `nowMs`: `'closed'`, `'open'` or `'half_open'`; changes nothing. */
@@ -122,6 +174,15 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
     toJSON() {
       return JSON.parse(this[HANDLE].toJson())
     }
+  }
+
+  /**
+   * Reports `change` (a run's step's `breakerChange`, or the JSON text a handle gave) of `breaker`
+   * (a CircuitBreaker of this package) as its own calls do; nothing for none.
+   */
+  function breakerStepChanged(breaker, change) {
+    const c = typeof change === 'string' ? changeOf(change) : change
+    if (c !== null && c !== undefined && breakerObserved(breaker, breaker[CALLBACK])) breakerChanged(breaker, breaker[CALLBACK], c)
   }
 
   /** A verdict in the wire form (its keys are single words; anything else is the core's to refuse). */
@@ -146,7 +207,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted }) {
   const budgetHandle = (budget) => handleOf(budget, RetryBudget, 'budget')
   const breakerHandle = (breaker) => handleOf(breaker, CircuitBreaker, 'breaker')
 
-  return { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle }
+  return { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle, breakerStepChanged }
 }
 
 module.exports = { budgets }

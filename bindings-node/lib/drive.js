@@ -1,44 +1,89 @@
 'use strict'
 // The host loop every runner shares: the options it takes (clock, draw, sleep, signal, hooks),
-// the diagnostics channel it publishes on, how it starts a run (`runStarts`), and `drive`, which
-// does what each step of a run says.
+// the testing switch (`setTesting`), the diagnostics channel it publishes on, how it starts a run
+// (`runStarts`), and `drive`, which does what each step of a run says and records it for
+// OpenTelemetry when instrumented (./observe.js's sink).
 
-const { invalidType, CircuitOpenError, withCause } = require('./errors.js')
+const { invalidType, typedError, CircuitOpenError, withCause } = require('./errors.js')
 const { defaultSleep, pause } = require('./timers.js')
+const { runStats } = require('./json.js')
+const { channelNamed, observers, rethrowLater } = require('./observe.js')
 
 const { performance } = globalThis // Node's perf_hooks one, or the browser's
 
 /** The diagnostics channel every runner publishes each decision on. */
 const DECISION_CHANNEL = 'retrypolicy:decision'
 // Published where `node:diagnostics_channel` exists (Node); elsewhere the hooks still report.
-const channel = (() => {
-  try {
-    return require('node:diagnostics_channel').channel(DECISION_CHANNEL)
-  } catch {
-    return undefined
-  }
-})()
+const channel = channelNamed(DECISION_CHANNEL)
 
 /** Publishes `message` (`{runner, step?, decision, error, attempt}`) when someone listens. */
 function publishMessage(message) {
   if (channel?.hasSubscribers) channel.publish(message)
 }
 
-/** The options every runner shares, checked, with their defaults. */
+// ---- testing: instant sleeps and seeded draws --------------------------------------------------
+
+/** The testing switch (`setTesting`): `instant` skips every runner's sleeps; `seed` seeds the draws of a runner given no `random`. */
+const testing = { instant: false, seed: undefined }
+
+/** A sleep that does not wait (the runners' sleep while testing). */
+const noSleep = async () => {}
+
+/**
+ * Sets testing mode for every runner (retry, retryFetch, mongodb.runTransaction) until set again:
+ * `true` makes their sleeps instant (the decisions, hooks, channels and signals stay as they are;
+ * a `sleep` option is skipped too), `false` makes them real again; `{instant?, seed?}` sets both
+ * (`instant` defaults to true), `seed` (an integer) drawing each run's jitter from its own
+ * generator seeded with it (unless the call gives `random`), so every run draws the same sequence.
+ */
+function setTesting(mode) {
+  if (typeof mode === 'boolean') {
+    testing.instant = mode
+    testing.seed = undefined
+    return
+  }
+  if (mode === null || typeof mode !== 'object') throw invalidType('testing', 'a boolean or {instant?, seed?}', mode)
+  const { instant = true, seed } = mode
+  if (typeof instant !== 'boolean') throw invalidType('instant', 'a boolean', instant)
+  if (seed !== undefined && seed !== null && !Number.isSafeInteger(seed)) {
+    if (typeof seed !== 'number') throw invalidType('seed', 'an integer', seed)
+    throw typedError('out_of_range', 'seed', `${seed} is out of range: expected an integer`)
+  }
+  testing.instant = instant
+  testing.seed = seed ?? undefined
+}
+
+/** Whether testing mode is on (instant sleeps, or seeded draws). */
+const isTesting = () => testing.instant || testing.seed !== undefined
+
+/** Draws in [0, 1) from `seed` (mulberry32): the same sequence for the same seed. */
+function seededDraws(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** The options every runner shares, checked, with their defaults (and the testing switch's). */
 function runnerOptions(o) {
   if (o === null || typeof o !== 'object') throw invalidType('options', 'an options object', o)
-  for (const k of ['classify', 'onRetry', 'onGiveUp', 'clock', 'random', 'sleep', 'now']) {
+  for (const k of ['classify', 'onRetry', 'onGiveUp', 'onStats', 'clock', 'random', 'sleep', 'now']) {
     if (o[k] !== undefined && typeof o[k] !== 'function') throw invalidType(k, 'a function', o[k])
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
   return {
     clock: o.clock ?? (() => performance.now()),
-    random: o.random ?? Math.random,
+    random: o.random ?? (testing.seed === undefined ? Math.random : seededDraws(testing.seed)),
     now: o.now ?? Date.now,
-    sleep: o.sleep ?? defaultSleep,
+    sleep: testing.instant ? noSleep : o.sleep ?? defaultSleep,
     signal: o.signal,
     onRetry: o.onRetry,
     onGiveUp: o.onGiveUp,
+    onStats: o.onStats,
   }
 }
 
@@ -102,52 +147,72 @@ function runStarts(Run, prepared) {
       },
     })
   }
-  const { RunConfigHandle, runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError } = prepared
-  /** One run over the addon's handle, with its budget, breaker and strategy handles. */
+  const { RunConfigHandle, runConfigText, budgetHandle, breakerHandle, hostStrategy, camelError, breakerStepChanged } = prepared
+  /** One run over the addon's handle, with its budget, breaker and strategy handles (and the breaker, which reports its changes). */
   class PreparedRun {
-    constructor(h, budget, breaker, strategy, strategyPolicy) {
+    constructor(h, budget, breaker, strategy, strategyPolicy, breakerObject) {
       this.h = h
       this.budget = budget
       this.breaker = breaker
       this.strategy = strategy
       this.strategyPolicy = strategyPolicy
+      this.breakerObject = breakerObject
+    }
+
+    /** `step`, once the breaker's change it carries (if any) is reported by the breaker. */
+    reported(step) {
+      if (step.breakerChange !== null && this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, step.breakerChange)
+      return step
     }
 
     /** The attempt ended with `outcome` (never a `mongodb` one: no runner here makes one). */
     attemptEnded(outcome, nowMs, random, nowUnixMs) {
+      let step
       try {
-        return this.h.attemptEnded(this.budget, this.breaker, outcome, nowMs, random, nowUnixMs, this.strategy,
+        step = this.h.attemptEnded(this.budget, this.breaker, outcome, nowMs, random, nowUnixMs, this.strategy,
           this.strategyPolicy, undefined, makeStep)
       } catch (e) {
         throw camelError(e)
       }
+      return this.reported(step)
     }
 
-    /** The attempt succeeded: the run is done, and no step is built. */
+    /** The attempt succeeded: the run is done, and no step is built (a change of the breaker is reported). */
     succeeded(nowMs) {
+      let change
       try {
-        this.h.succeeded(this.budget, this.breaker, nowMs)
+        change = this.h.succeeded(this.budget, this.breaker, nowMs)
       } catch (e) {
         throw camelError(e)
       }
+      if (change !== null && change !== undefined && this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, change)
     }
 
     /** The wait is over. */
     waitEnded(nowMs, random) {
+      let step
       try {
-        return this.h.waitEnded(this.budget, this.breaker, nowMs, random, this.strategy, this.strategyPolicy, makeStep)
+        step = this.h.waitEnded(this.budget, this.breaker, nowMs, random, this.strategy, this.strategyPolicy, makeStep)
       } catch (e) {
         throw camelError(e)
       }
+      return this.reported(step)
     }
 
     /** The host cancelled the run. */
     cancel(nowMs) {
+      let step
       try {
-        return this.h.cancel(this.budget, this.breaker, nowMs, makeStep)
+        step = this.h.cancel(this.budget, this.breaker, nowMs, makeStep)
       } catch (e) {
         throw camelError(e)
       }
+      return this.reported(step)
+    }
+
+    /** What the run did so far (the core's RunStats, camelCase, frozen). */
+    get stats() {
+      return runStats(this.h.statsJson())
     }
   }
   return (config) => {
@@ -169,7 +234,8 @@ function runStarts(Run, prepared) {
         } catch (e) {
           throw camelError(e)
         }
-        return [new PreparedRun(started[0], b, k, s, sp), started[1]]
+        const run = new PreparedRun(started[0], b, k, s, sp, k === undefined ? undefined : breaker)
+        return [run, run.reported(started[1])]
       },
     }
   }
@@ -178,25 +244,50 @@ function runStarts(Run, prepared) {
 /**
  * Drives the run `start(nowMs, random)` starts (it returns `[run, its first step]`) to its end,
  * doing what each step says: `send(step)` makes the attempt and resolves with `[outcome, result]`
- * (the result: a value, an error or a response); a wait sleeps; `done` returns `{step, result}`
- * (the last attempt's result, or a CircuitOpenError when the breaker kept the next one back;
- * `step` is null after a success told through `run.succeeded`); `discard(result, step)` before a
- * wait. An abort cancels the run and rejects with the signal's reason. An error raised while handling a failed attempt (the machine refusing
- * the clock, a hook) carries that failure as its `cause`.
+ * (the result: a value, an error or a response); a wait sleeps; `done` returns `{step, result,
+ * stats}` (the last attempt's result, or a CircuitOpenError when the breaker kept the next one
+ * back; `step` is null after a success told through `run.succeeded`; `stats`, the run's RunStats,
+ * read when `onStats` wants them or the run did not succeed or end final); `discard(result, step)`
+ * before a wait. `onStats(stats)` is called once the run is over, whatever the end. Each step is
+ * recorded for OpenTelemetry while it is instrumented (`http`: the runner is fetch). An abort
+ * cancels the run and rejects with the signal's reason. An error raised while handling a failed
+ * attempt (the machine refusing the clock, a hook) carries that failure as its `cause`.
  */
 async function drive(runner, start, o, send, discard) {
+  const sink = observers.sink // read once a run, as the hooks are
+  const http = runner === 'fetch'
   const started = start(o.clock(), o.random())
   const run = started[0]
   let step = started[1]
+  sink?.step(step, http)
   let result
   let failure // the last failed attempt's result, while it is being handled
+  let told = false // whether onStats was called
   const cancelled = (e) => {
     try {
       run.cancel(o.clock())
     } catch {
       // the run already ended, or the clock is what failed: the error at hand is the one to surface
     }
+    if (o.onStats !== undefined && !told) {
+      told = true
+      try {
+        o.onStats(run.stats)
+      } catch (h) {
+        rethrowLater(h) // the error at hand is the one to surface
+      }
+    }
     return withCause(e, failure)
+  }
+  /** The run is over at `step` (null: a success told through `run.succeeded`): its statistics when wanted, told to onStats. */
+  const ended = (step, result) => {
+    const giveUp = step !== null && step.end !== 'succeeded' && step.end !== 'final'
+    const stats = giveUp || o.onStats !== undefined ? run.stats : undefined
+    if (o.onStats !== undefined) {
+      told = true
+      o.onStats(stats)
+    }
+    return { step, result, stats }
   }
   for (;;) {
     if (step.action === 'send') {
@@ -215,31 +306,34 @@ async function drive(runner, start, o, send, discard) {
         } catch (e) {
           throw cancelled(e)
         }
-        return { step: null, result } // done, succeeded: no step is built for it
+        return ended(null, result) // done, succeeded: no step is built for it
       }
       try {
         step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
+        sink?.step(step, http)
       } catch (e) {
         throw cancelled(e)
       }
       continue
     }
     if (step.breaker?.permitted === false) result = new CircuitOpenError(step.breaker) // the attempt it kept back
-    if (step.end === 'succeeded' || step.end === 'final') return { step, result }
+    if (step.end === 'succeeded' || step.end === 'final') return ended(step, result)
     try {
       if (channel?.hasSubscribers) channel.publish({ runner, step, decision: step.decision, error: result, attempt: step.attempt })
       if (step.action === 'done') {
         o.onGiveUp?.(step, result)
-        return { step, result }
+        break
       }
       o.onRetry?.(step, result)
       await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)
       step = run.waitEnded(o.clock(), o.random())
+      sink?.step(step, http)
     } catch (e) {
       throw cancelled(e)
     }
   }
+  return ended(step, result)
 }
 
-module.exports = { DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, makeStep, runStarts, drive }
+module.exports = { DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, makeStep, runStarts, drive, setTesting, isTesting }

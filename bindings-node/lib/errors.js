@@ -29,14 +29,15 @@ function renamed(e, field) {
 /** The code of a run's own timeout error: no classifier retries it (an outer run surfaces it as it is). */
 const TIMEOUT_CODE = 'ERR_RETRYPOLICY_TIMEOUT'
 
-/** The run ended at its deadline: `retryStep` is the decision that ended it, `cause` the last error. */
+/** The run ended at its deadline: `retryStep` is the decision that ended it, `cause` the last error, `retryStats` what the run did. */
 class RetryTimeoutError extends Error {
-  /** `step`: the machine's done step (or a transaction's `raise_timeout` action); `cause`: the last failure. */
-  constructor(message, step, cause) {
+  /** `step`: the machine's done step (or a transaction's `raise_timeout` action); `cause`: the last failure; `stats`: the run's RunStats (none for a transaction). */
+  constructor(message, step, cause, stats) {
     super(message, { cause })
     this.name = 'RetryTimeoutError'
     this.code = TIMEOUT_CODE
     this.retryStep = step
+    if (stats !== undefined) this.retryStats = stats
   }
 
   /** Deprecated alias of `retryStep`. */
@@ -82,12 +83,14 @@ function withCause(err, failure) {
 
 /**
  * `err` (the error a runner gives up on) with `retryStep`, the decision that ended the run (the
- * machine's done step, or a transaction's action), when it is an object that can take it; and
- * `retryDecision`, the deprecated name of its domain decision, not enumerable.
+ * machine's done step, or a transaction's action), and `retryStats`, the run's statistics (when
+ * given), when it is an object that can take them; and `retryDecision`, the deprecated name of
+ * its domain decision, not enumerable.
  */
-function withDecision(err, step) {
+function withDecision(err, step, stats) {
   if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
     err.retryStep = step
+    if (stats !== undefined) err.retryStats = stats
     Object.defineProperty(err, 'retryDecision', { value: stepDecision(step), writable: true, configurable: true, enumerable: false })
   }
   return err

@@ -47,16 +47,16 @@ function makeRetryFetch(prepare) {
       await cancelBody(r)
       if (sent.once) throw new BodyNotReplayableError(step, r, maxBodyBytes)
     }
-    let step, result
+    let step, result, stats
     try {
-      ;({ step, result } = await drive('fetch', (nowMs, random) => config.start(guards, nowMs, random), o, attempt, discard))
+      ;({ step, result, stats } = await drive('fetch', (nowMs, random) => config.start(guards, nowMs, random), o, attempt, discard))
     } catch (e) {
       await cancelBody(response) // no response is left unread behind an error
       throw e
     }
     if (result === response && response !== undefined) return response // final, succeeded, or the last transient one
-    if (step.end === 'timed_out') throw new RetryTimeoutError(`retryFetch: gave up at the deadline after ${step.attempt} attempts`, step, result)
-    throw withDecision(result, step)
+    if (step.end === 'timed_out') throw new RetryTimeoutError(`retryFetch: gave up at the deadline after ${step.attempt} attempts`, step, result, stats)
+    throw withDecision(result, step, stats)
   }
   return retryFetch
 }

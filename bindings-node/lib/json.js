@@ -78,6 +78,9 @@ function fromWire(v, freeze = true, asIs = undefined) {
   return freeze ? Object.freeze(out) : out
 }
 
+/** A run's statistics as a backend gives them (the core's RunStats as JSON text) → camelCase, frozen. */
+const runStats = (text) => fromWire(JSON.parse(text))
+
 /**
  * A camelCase argument in the wire form: keys in snake_case, AS_IS values as they are. A key
  * holding `_` is refused (`unknown_field`, named at `path`): the API's keys are camelCase, and a
@@ -157,4 +160,4 @@ function jsonApi(callJson) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-module.exports = { documentText, wireMillis, camel, snake, fromWire, toWire, camelPath, jsonApi }
+module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, toWire, camelPath, jsonApi }

@@ -4,7 +4,7 @@
 import type { MillisInput, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
 import type { MongoDecision, MongoError, MongoOperation, TransactionAction, TransactionActionOf } from './mongodb.js'
-import type { BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
+import type { BreakerChange, BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
 import type { GrpcAttempt, GrpcJitter, GrpcRetryDecision, GrpcRetryPolicyDocument } from './grpc.js'
 import type { AwsDecision, AwsError, AwsRetryDocument, aws } from './aws.js'
 
@@ -110,6 +110,8 @@ interface RunStepBase {
   readonly budget: BudgetVerdict | null
   /** The breaker's verdict, when it was asked for this step. */
   readonly breaker: BreakerVerdict | null
+  /** The change of the breaker's state this step's call made (asking it, telling it the attempt's end, releasing a cancelled canary), or null; the breaker reports it too. */
+  readonly breakerChange: BreakerChange | null
 }
 
 /** Send attempt `attempt` now; it must end within `timeoutMs` (none: no bound). */
@@ -163,6 +165,34 @@ export declare class Run {
   cancel(nowMs: number): RunDoneStep
   /** Attempts sent so far. */
   readonly attemptsSent: number
+  /** What the run did so far (read anew on each access). */
+  readonly stats: RunStats
+}
+
+/** What a run did (the core's RunStats, as tenacity keeps `statistics` per call): counts, time, and the last step's rule and verdicts. */
+export interface RunStats {
+  /** Attempts sent. */
+  readonly attempts: number
+  /** Waits the rules asked for after a failed attempt (retries decided). */
+  readonly retries: number
+  /** All the waiting asked for (retries' and the breaker's), in ms. */
+  readonly waitedMs: number
+  /** Time since the run started at its last event, rounded up to whole ms. */
+  readonly elapsedMs: number
+  /** Retries the budget refused (each ends the run). */
+  readonly budgetRefusals: number
+  /** Attempts the breaker kept back (each a wait for its window, or the end). */
+  readonly breakerRejections: number
+  /** How the run ended, once it has. */
+  readonly end: RunEnd | null
+  /** The rule of the last step. */
+  readonly lastRule: string | null
+  /** The reason of the last step that had one. */
+  readonly lastReason: RetryReasonName | null
+  /** The budget's last verdict in this run. */
+  readonly lastBudget: BudgetVerdict | null
+  /** The breaker's last verdict in this run. */
+  readonly lastBreaker: BreakerVerdict | null
 }
 
 /** The `node:diagnostics_channel` channel on which every runner publishes each decision (where that module exists). */
@@ -189,15 +219,39 @@ export interface RunnerOptions<R = RunWaitStep, G = RunDoneStep> {
   onRetry?: (step: R, error: unknown) => void
   /** Called when the run gives up, with the decision that ended it (retry, retryFetch: the done step). */
   onGiveUp?: (step: G, error: unknown) => void
+  /**
+   * retry, retryFetch: called once the run is over, whatever its end (succeeded, final, gave up,
+   * timed out, cancelled), with what it did. What it throws rejects the call, unless the call
+   * already rejects (an abort): then it is rethrown outside the call. runTransaction has no RunStats.
+   */
+  onStats?: (stats: RunStats) => void
   /** A monotonic clock in ms (default `performance.now`). */
   clock?: () => number
   /** Unix ms now, for Retry-After dates (default `Date.now`). */
   now?: () => number
   /** Draws in [0, 1) for jitter (default `Math.random`). */
   random?: () => number
-  /** Waits `ms` (default `timers/promises` `setTimeout`, given the signal). */
+  /** Waits `ms` (default `timers/promises` `setTimeout`, given the signal); skipped while `setTesting` makes sleeps instant. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>
 }
+
+/** `setTesting`'s settings. */
+export interface TestingOptions {
+  /** Skip every runner's sleeps (default true). */
+  instant?: boolean
+  /** Draw each run's jitter from a generator seeded with this integer (a call's own `random` wins); none: `Math.random`. */
+  seed?: number | null
+}
+
+/**
+ * Testing mode for every runner (retry, retryFetch, runTransaction) until set again: `true` makes
+ * their sleeps instant (decisions, hooks, channels and OpenTelemetry signals stay), `false` makes
+ * them real again; `{instant?, seed?}` also seeds the draws, so a test of a retried call runs in
+ * milliseconds and draws the same jitter each run.
+ */
+export declare function setTesting(testing: boolean | TestingOptions): void
+/** Whether testing mode is on (instant sleeps, or seeded draws). */
+export declare function isTesting(): boolean
 
 /** The budget and breaker a run shares with other runs (this package's objects; the machine asks and tells them). */
 export interface GuardOptions {
@@ -257,6 +311,8 @@ export interface RetryOptions extends RunnerOptions, GuardOptions {
  */
 export interface RetryGaveUp<S extends RunDoneStep | TransactionAction = RunDoneStep> {
   readonly retryStep: S
+  /** retry, retryFetch: what the run did (a transaction has none). */
+  readonly retryStats?: RunStats
   /** @deprecated Use `retryStep.decision` (a transaction's: `retryStep`). Not enumerable. */
   readonly retryDecision: S extends RunDoneStep ? S['decision'] : S
 }
@@ -271,6 +327,8 @@ export declare class RetryTimeoutError extends Error {
   readonly code: 'ERR_RETRYPOLICY_TIMEOUT'
   /** The decision that ended the run: the machine's done step (retry, retryFetch; `end: 'timed_out'`), or a transaction's `raise_timeout` action. */
   readonly retryStep: RunDoneStep | TransactionActionOf<'raise_timeout'>
+  /** retry, retryFetch: what the run did (a transaction's timeout has none). */
+  readonly retryStats?: RunStats
   /** @deprecated Use `retryStep`. */
   readonly step: RunDoneStep | TransactionActionOf<'raise_timeout'>
   /** @deprecated Use `retryStep.decision` (a transaction's: `retryStep`). */

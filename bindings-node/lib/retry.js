@@ -92,13 +92,13 @@ function makeRetry(prepare, errorOutcome, isPolicy) {
         bound.clear()
       }
     }
-    const { step, result } = await drive('retry', (nowMs, random) => config.start(guards, nowMs, random), o, attempt)
+    const { step, result, stats } = await drive('retry', (nowMs, random) => config.start(guards, nowMs, random), o, attempt)
     if (step === null || step.end === 'succeeded') return result
     if (step.end === 'final') throw result
     if (step.end === 'timed_out') {
-      throw new RetryTimeoutError(`retrypolicy: gave up at the deadline after ${step.attempt} attempts`, step, result)
+      throw new RetryTimeoutError(`retrypolicy: gave up at the deadline after ${step.attempt} attempts`, step, result, stats)
     }
-    throw withDecision(result, step)
+    throw withDecision(result, step, stats)
   }
   return retry
 }

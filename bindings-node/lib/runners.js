@@ -6,7 +6,7 @@
 
 const { RetryTimeoutError, CircuitOpenError } = require('./errors.js')
 const { errorOutcome, makeClassifiers } = require('./outcome.js')
-const { DECISION_CHANNEL, runStarts } = require('./drive.js')
+const { DECISION_CHANNEL, runStarts, setTesting, isTesting } = require('./drive.js')
 const { makeRetry } = require('./retry.js')
 const { makeRetryFetch, BodyNotReplayableError } = require('./fetch.js')
 const { makeRunTransaction } = require('./transaction.js')
@@ -16,7 +16,7 @@ const { makeRunTransaction } = require('./transaction.js')
  * classifyDispatch, http, mongodb, prepared}` (`Run`: the core's run machine; `http` and `mongodb`:
  * the namespaces of the JSON API; `prepared`, when the backend has `RunConfigHandle`: that and the
  * facade's conversions, `{RunConfigHandle, runConfigText, budgetHandle, breakerHandle,
- * hostStrategy, camelError, isPolicy}`, see ./drive.js's `runStarts`).
+ * hostStrategy, camelError, isPolicy, breakerStepChanged}`, see ./drive.js's `runStarts`).
  */
 function runners({ Run, classifyDispatch, http, mongodb, prepared }) {
   const prepare = runStarts(Run, prepared)
@@ -28,4 +28,4 @@ function runners({ Run, classifyDispatch, http, mongodb, prepared }) {
   }
 }
 
-module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError }
+module.exports = { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting }

@@ -1,12 +1,13 @@
 // Writes pkg/web/runners.mjs: the Node package's runner files (CommonJS, copied into pkg/runners/
 // by `make build`) as one ES module a page can import, for browser.mjs. Each file becomes a
 // function of (module, exports, require) in a table; `require` resolves the files to each other,
-// and anything else (`node:timers/promises`, `node:diagnostics_channel`) throws, which the runners
-// read as "no such built-in here" (they fall back to timers and skip the channel).
+// and anything else (`node:timers/promises`, `node:diagnostics_channel`, `@opentelemetry/api`) throws,
+// which the runners read as "no such built-in here" (they fall back to timers and skip the channels;
+// `otel.instrument` then takes the API module as its `api` option).
 import { readFileSync, writeFileSync } from 'node:fs'
 
 const dir = new URL('../pkg/runners/', import.meta.url)
-const FILES = ['errors', 'json', 'budget', 'grpc', 'aws', 'timers', 'outcome', 'drive', 'body', 'retry', 'fetch', 'transaction', 'runners', 'api']
+const FILES = ['errors', 'json', 'observe', 'budget', 'grpc', 'aws', 'timers', 'outcome', 'drive', 'body', 'retry', 'fetch', 'transaction', 'runners', 'otel', 'api']
 
 const table = FILES.map((f) => {
   const source = readFileSync(new URL(`${f}.js`, dir), 'utf8')

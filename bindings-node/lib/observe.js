@@ -1,0 +1,75 @@
+'use strict'
+// What runs and breakers report as they go, with nothing of OpenTelemetry loaded: a breaker's state
+// changes (its `onStateChange` callback, its 'stateChange' event and the BREAKER_CHANNEL
+// diagnostics channel), and the hand-off to ./otel.js while it is instrumented (`observers.sink`).
+// Conversion only: each change is the core's (`CircuitBreaker::last_change`, a step's
+// `breaker_change`), reported as it came.
+
+/** The `node:diagnostics_channel` channel `name`, or undefined where that module does not exist (a page). */
+function channelNamed(name) {
+  try {
+    return require('node:diagnostics_channel').channel(name)
+  } catch {
+    return undefined
+  }
+}
+
+/** The diagnostics channel on which every breaker publishes each change of its state. */
+const BREAKER_CHANNEL = 'retrypolicy:breaker'
+// Published where `node:diagnostics_channel` exists (Node); elsewhere the callback and event still report.
+const breakerChannel = channelNamed(BREAKER_CHANNEL)
+
+/**
+ * Where the signals of runs and breakers go: `sink`, while ./otel.js is instrumented, is its
+ * recorder (`step(step, http)`, `breakerChanged(change)`); else undefined, and nothing is recorded.
+ */
+const observers = { sink: undefined }
+
+/** The name of a breaker's state-change event (EventEmitter). */
+const STATE_CHANGE = 'stateChange'
+
+/**
+ * Throws `e` outside the current call, as `diagnostics_channel` does with a subscriber's error:
+ * an uncaught exception (Node's 'uncaughtException'; a page's error event), while the call that
+ * made the change goes on.
+ */
+function rethrowLater(e) {
+  queueMicrotask(() => {
+    throw e
+  })
+}
+
+/** Whether a change of `breaker` (whose callback is `callback`) has anyone to go to. */
+function breakerObserved(breaker, callback) {
+  return callback !== undefined || observers.sink !== undefined || breakerChannel?.hasSubscribers === true ||
+    breaker.listenerCount(STATE_CHANGE) > 0
+}
+
+/**
+ * Reports `change` (`{from, to, rule}` in the core's names) of `breaker`: the channel's message
+ * `{breaker, from, to, rule}`, OpenTelemetry's signals when instrumented, then `callback(change)`
+ * and the 'stateChange' event (each with `this` the breaker). An error either throws is rethrown
+ * outside the call (rethrowLater): the change stands and the call, or the run, goes on.
+ */
+function breakerChanged(breaker, callback, change) {
+  const c = Object.freeze({ from: change.from, to: change.to, rule: change.rule })
+  if (breakerChannel?.hasSubscribers) breakerChannel.publish({ breaker, from: c.from, to: c.to, rule: c.rule })
+  observers.sink?.breakerChanged(c)
+  if (callback !== undefined) {
+    try {
+      callback.call(breaker, c)
+    } catch (e) {
+      rethrowLater(e)
+    }
+  }
+  if (breaker.listenerCount(STATE_CHANGE) > 0) {
+    try {
+      breaker.emit(STATE_CHANGE, c)
+    } catch (e) {
+      rethrowLater(e)
+    }
+  }
+  return c
+}
+
+module.exports = { BREAKER_CHANNEL, STATE_CHANGE, channelNamed, observers, rethrowLater, breakerObserved, breakerChanged }

@@ -1,0 +1,146 @@
+'use strict'
+// OpenTelemetry for every run and breaker, optional: `otel.instrument()` once at start-up, and from
+// then on every run of `retry` and `retryFetch` records, through `@opentelemetry/api` (an optional
+// peer dependency, loaded by `instrument` and not before), the metrics below on the meter
+// `retrypolicy`, and a span event for each retry and for the give-up on the span active when the
+// step is taken (none when no span is active). Every breaker's state change records
+// `retrypolicy.breaker.state_changes` and the `retrypolicy.breaker.state` gauge, made by a run or
+// by a direct `permit`/`record`. A host that drives a `Run` itself hands each step to `record`.
+// The names, units and attributes are the table of spec-fixtures/observability.json (README,
+// "Observability"), shared with the Python binding. Conversion only: what each step records is
+// read off the core's step (its action, end, reason, rule, delay, the budget's and breaker's
+// verdicts), nothing decided here.
+
+const SCOPE = 'retrypolicy'
+const ATTEMPT = 'retrypolicy.attempt'
+const REASON = 'retrypolicy.reason'
+const RULE = 'retrypolicy.rule'
+const DELAY = 'retrypolicy.delay_ms'
+const END = 'retrypolicy.end'
+const BUDGET_KIND = 'retrypolicy.budget.kind'
+const BREAKER_FROM = 'retrypolicy.breaker.from'
+const BREAKER_TO = 'retrypolicy.breaker.to'
+const RESEND_COUNT = 'http.request.resend_count'
+/** The breaker state gauge's values (resilience4j's numbering). */
+const STATES = Object.freeze({ closed: 0, open: 1, half_open: 2 })
+
+const { observers } = require('./observe.js')
+const { invalidType } = require('./errors.js')
+
+/** The step's reason (when it has one) and rule, as attributes. */
+const why = (step) => (step.reason === null ? { [RULE]: step.rule } : { [REASON]: step.reason, [RULE]: step.rule })
+
+/** A number of ms as an attribute (a bigint past 2^53 − 1 is written as a number: attributes hold no bigint). */
+const int = (v) => (typeof v === 'bigint' ? Number(v) : v ?? 0)
+
+/** The instruments of one meter, and what each step and state change records on them. */
+class Recorder {
+  /** Instruments on `meter`; span events through `trace` (the API's `trace`). */
+  constructor(meter, trace) {
+    this.trace = trace
+    this.attempts = meter.createCounter('retrypolicy.attempts', { unit: '{attempt}', description: 'Attempts sent' })
+    this.retries = meter.createCounter('retrypolicy.retries', { unit: '{retry}', description: 'Retries decided after a failed attempt' })
+    this.giveUps = meter.createCounter('retrypolicy.give_ups', { unit: '{run}', description: 'Runs that gave up or timed out' })
+    this.budgetRefusals = meter.createCounter('retrypolicy.budget.refusals', { unit: '{retry}', description: 'Retries the retry budget refused' })
+    this.breakerRejections = meter.createCounter('retrypolicy.breaker.rejections', { unit: '{attempt}', description: 'Attempts the circuit breaker kept back' })
+    this.stateChanges = meter.createCounter('retrypolicy.breaker.state_changes', { unit: '{change}', description: "Changes of a circuit breaker's state" })
+    this.state = meter.createGauge('retrypolicy.breaker.state', {
+      unit: '{state}',
+      description: "A circuit breaker's state after its last change: 0 closed, 1 open, 2 half-open",
+    })
+  }
+
+  /**
+   * Records `step`, in the table's order: a budget refusal, a breaker rejection, then the attempt,
+   * the retry (counter, then span event) or the give-up (the same). `http`: the run's rules are
+   * the HTTP ones (a retry event carries `http.request.resend_count`).
+   */
+  step(step, http) {
+    const { budget, breaker } = step
+    if (budget !== null && budget !== undefined && !budget.permitted) this.budgetRefusals.add(1, { [BUDGET_KIND]: budget.kind, [RULE]: budget.rule })
+    const held = breaker !== null && breaker !== undefined && !breaker.permitted
+    if (held) this.breakerRejections.add(1, { [RULE]: breaker.rule })
+    if (step.action === 'send') {
+      this.attempts.add(1)
+    } else if (step.action === 'wait') {
+      if (held) return // a wait for the breaker's window, not a retry
+      const because = why(step)
+      this.retries.add(1, because)
+      const event = { [ATTEMPT]: step.attempt - 1, ...because, [DELAY]: int(step.delayMs) }
+      if (http) event[RESEND_COUNT] = step.attempt - 1
+      this.trace.getActiveSpan()?.addEvent('retrypolicy.retry', event)
+    } else if (step.end === 'gave_up' || step.end === 'timed_out') {
+      const ended = { [END]: step.end, ...why(step) }
+      this.giveUps.add(1, ended)
+      this.trace.getActiveSpan()?.addEvent('retrypolicy.give_up', { [ATTEMPT]: step.attempt, ...ended })
+    }
+  }
+
+  /** Records a breaker's state change (`{from, to, rule}`): the counter, then the state gauge. */
+  breakerChanged(change) {
+    this.stateChanges.add(1, { [BREAKER_FROM]: change.from, [BREAKER_TO]: change.to, [RULE]: change.rule })
+    this.state.record(STATES[change.to])
+  }
+}
+
+/** `@opentelemetry/api`, loaded now (it is an optional peer dependency); an error saying how to get it when it is not installed. */
+function loadApi() {
+  try {
+    return require('@opentelemetry/api')
+  } catch (cause) {
+    const e = new Error(
+      'retrypolicy: otel.instrument() needs @opentelemetry/api, which did not load: npm install @opentelemetry/api ' +
+        '(an optional peer dependency of retrypolicy), or pass the module as instrument({api})',
+      { cause },
+    )
+    e.code = 'ERR_RETRYPOLICY_NO_OPENTELEMETRY'
+    throw e
+  }
+}
+
+/** The `otel` namespace; `version` names the meter's instrumentation scope version. */
+function makeOtel(version) {
+  /**
+   * Records every run's and breaker's signals from now on: on the meter `retrypolicy` of
+   * `meterProvider` (default: the global one, `api.metrics`), span events on the active span.
+   * `api`: the `@opentelemetry/api` module (default: loaded now; pass it where `require` cannot
+   * find it, e.g. a page). Calling it again replaces the meter.
+   */
+  function instrument(options) {
+    if (options !== undefined && options !== null && typeof options !== 'object') {
+      throw invalidType('options', 'an options object {meterProvider?, api?}', options)
+    }
+    const { meterProvider, api = loadApi() } = options ?? {}
+    if (typeof api?.metrics?.getMeter !== 'function' || typeof api?.trace?.getActiveSpan !== 'function') {
+      throw invalidType('api', 'the @opentelemetry/api module (metrics, trace)', api)
+    }
+    if (meterProvider !== undefined && meterProvider !== null && typeof meterProvider.getMeter !== 'function') {
+      throw invalidType('meterProvider', 'a MeterProvider (getMeter)', meterProvider)
+    }
+    const meter = (meterProvider ?? api.metrics).getMeter(SCOPE, version)
+    observers.sink = new Recorder(meter, api.trace)
+  }
+
+  /** Stops recording: runs and breakers record nothing from now on. */
+  function uninstrument() {
+    observers.sink = undefined
+  }
+
+  /** Whether `instrument` was called (and `uninstrument` not since). */
+  const isInstrumented = () => observers.sink !== undefined
+
+  /**
+   * Records one step of a `Run` the host drives itself (`http`: its rules are the HTTP ones, so a
+   * retry event carries `http.request.resend_count`), as the runners do for theirs; nothing when
+   * not instrumented. A breaker's state change is recorded by the breaker.
+   */
+  function record(step, options) {
+    if (step === null || typeof step !== 'object') throw invalidType('step', 'a step of a Run', step)
+    if (options !== undefined && options !== null && typeof options !== 'object') throw invalidType('options', 'an options object {http?}', options)
+    observers.sink?.step(step, options?.http === true)
+  }
+
+  return Object.freeze({ instrument, uninstrument, isInstrumented, record, SCOPE })
+}
+
+module.exports = { makeOtel, STATES }
