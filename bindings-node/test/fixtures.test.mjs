@@ -97,18 +97,27 @@ function budgetRun(i) {
   return wire({ budget: budget.toJSON(), verdicts, permitted, balances: verdicts.map((v) => v.balance), state: budget.snapshot() })
 }
 
-/** `breaker_run`: a `request` event asks permit; an outcome is recorded; the state is read after each. */
+/**
+ * `breaker_run`: a `request` event asks permit; an outcome is recorded; the state is read after
+ * each, and the change each event made is the one its 'stateChange' event reported (null for none).
+ */
 function breakerRun(i) {
   const events = envelope(i, ['breaker', 'state', 'events'])
   const breaker = i.state === undefined || i.state === null ? new rp.CircuitBreaker(i.breaker) : rp.CircuitBreaker.restore(i.breaker, snapshotIn(i.state, 'state'))
   const states = []
+  const changes = []
+  let reported = []
+  breaker.on('stateChange', (change) => reported.push(change))
   const verdicts = replay(events, ['at_ms', 'kind'], (e, at) => {
+    reported = []
     const verdict = e.kind === 'request' ? breaker.permit(at) : (breaker.record(at, e.kind), null)
     states.push(breaker.state(at))
+    if (reported.length > 1) throw new Error(`one event reported ${reported.length} changes`)
+    changes.push(reported[0] ?? null)
     return verdict
   })
   const permitted = verdicts.map((v) => v?.permitted ?? null)
-  return wire({ breaker: breaker.toJSON(), verdicts, permitted, states, state: breaker.snapshot() })
+  return wire({ breaker: breaker.toJSON(), verdicts, permitted, states, changes, state: breaker.snapshot() })
 }
 
 /** A fixture's run outcome in the API's camelCase (a MongoDB error's keys too). */
@@ -116,20 +125,22 @@ const outcomeIn = (o) => (o === undefined ? undefined : camelInput(o))
 
 /**
  * `run`: the events replayed through the public `Run` (camelCase in), then the fixture's summaries
- * in its snake_case; an API error names its event (`events[1].outcome.status`), a configuration
- * error `run.<field>`.
+ * in its snake_case (`stats`: the run's; `breaker_changes`: what the breaker's `onStateChange`
+ * reported); an API error names its event (`events[1].outcome.status`), a configuration error
+ * `run.<field>`.
  */
 function runFixture(i) {
   envelope(i, ['run', 'budget', 'budget_state', 'breaker', 'breaker_state', 'host', 'events'])
-  const guard = (doc, state, C, name) => {
+  const guard = (doc, state, C, name, options) => {
     if (doc === undefined || doc === null) {
       if (state !== undefined && state !== null) throw fixtureError('missing_field', name)
       return undefined
     }
-    return state === undefined || state === null ? new C(doc) : C.restore(doc, snapshotIn(state, `${name}_state`))
+    return state === undefined || state === null ? new C(doc, options) : C.restore(doc, snapshotIn(state, `${name}_state`), options)
   }
   const budget = guard(i.budget, i.budget_state, rp.RetryBudget, 'budget')
-  const breaker = guard(i.breaker, i.breaker_state, rp.CircuitBreaker, 'breaker')
+  const breakerChanges = []
+  const breaker = guard(i.breaker, i.breaker_state, rp.CircuitBreaker, 'breaker', { onStateChange: (c) => breakerChanges.push(c) })
   const strategy = hostStrategy(i)
   let run
   try {
@@ -158,6 +169,8 @@ function runFixture(i) {
     attempts_sent: run.attemptsSent,
     budget_state: budget?.snapshot() ?? null,
     breaker_state: breaker?.snapshot() ?? null,
+    stats: run.stats,
+    breaker_changes: breakerChanges,
   })
 }
 

@@ -115,3 +115,45 @@ test('"Budgets and breakers" runs as written and prints what the README shows', 
     '',
   ].join('\n'))
 })
+
+test('"Observability" runs as written and prints what the README shows', { skip }, () => {
+  const [, code, printed] = readme.split('## Observability')[1].match(/```js\n([^]*?)```\nprints\n```\n([^]*?)```/)
+  assert.equal(run(['--input-type=module', '-e'], code), printed)
+  const reason = '"retrypolicy.reason":"SOCKET_CLOSED_WHILE_IN_FLIGHT"'
+  assert.equal(printed, [
+    // three attempts at a KV get that keeps failing (a reset: may have been sent, the get is idempotent),
+    // capped at 3; the breaker of volume 3 trips on the third failure, before the run gives up
+    'breaker: closed -> open (breaker_tripped)',
+    '3 2 gave_up max_attempts_reached',
+    'retrypolicy.retry retrypolicy.retry retrypolicy.give_up',
+    'retrypolicy.attempts 3 {}',
+    `retrypolicy.retries 2 {${reason},"retrypolicy.rule":"best_effort_backoff"}`,
+    `retrypolicy.give_ups 1 {"retrypolicy.end":"gave_up",${reason},"retrypolicy.rule":"max_attempts_reached"}`,
+    'retrypolicy.breaker.state_changes 1 {"retrypolicy.breaker.from":"closed","retrypolicy.breaker.to":"open","retrypolicy.rule":"breaker_tripped"}',
+    'retrypolicy.breaker.state 1 {}',
+    '',
+  ].join('\n'))
+})
+
+test("the root README's Observability tables render spec-fixtures/observability.json", () => {
+  // Each metric, span event and attribute of the shared table, with its kind, unit and attributes,
+  // so the copy this README points to cannot drift from the JSON.
+  const table = JSON.parse(fs.readFileSync(new URL('../../spec-fixtures/observability.json', import.meta.url), 'utf8'))
+  const root = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const section = root.split('## Observability\n')[1].split('\n## ')[0]
+  const rows = new Map(section.split('\n').filter((l) => l.startsWith('| `')).map((l) => [l.split('|')[1].trim(), l]))
+  const names = (list) => list.map((a) => `\`${a}\``).join(', ')
+  for (const m of table.metrics) {
+    assert.ok(rows.get(`\`${m.name}\``)?.includes(`| \`${m.name}\` | ${m.instrument} | \`${m.unit}\` | ${names(m.attributes) || 'none'} |`), m.name)
+  }
+  for (const e of table.span_events) assert.ok(rows.get(`\`${e.name}\``)?.includes(names(e.attributes)), e.name)
+  const documented = [...Object.keys(table.attributes), ...table.metrics.map((m) => m.name), ...table.span_events.map((e) => e.name)]
+  assert.deepEqual([...rows.keys()].map((n) => n.replaceAll('`', '')).sort(), documented.sort())
+  assert.match(readme, /root README's\s+"Observability"/)
+})
+
+test("the root README's Node example in Observability is this README's, which runs above", () => {
+  const root = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const block = (text) => text.split('## Observability\n')[1].split('\n## ')[0].match(/```js\n([^]*?)```/)[1]
+  assert.equal(block(root), block(readme))
+})

@@ -128,9 +128,10 @@ test('giving up: not idempotent → the last error with the decision; the deadli
   )
   assert.equal(gaveUp[0], reset.retryStep) // what onGiveUp got
   assert.equal(gaveUp[1], reset)
-  // The deprecated name: the step's decision, not enumerable (console.log of the error shows retryStep alone).
+  // The deprecated name: the step's decision, not enumerable (console.log of the error shows retryStep and retryStats alone).
   assert.equal(reset.retryDecision, reset.retryStep.decision)
-  assert.deepEqual(Object.keys(reset).filter((k) => k.startsWith('retry')), ['retryStep'])
+  assert.deepEqual(Object.keys(reset).filter((k) => k.startsWith('retry')), ['retryStep', 'retryStats'])
+  assert.deepEqual([reset.retryStats.attempts, reset.retryStats.end, reset.retryStats.lastRule], [1, 'gave_up', 'best_effort_not_idempotent'])
   const t = fakeTime()
   const refused = coded('ECONNREFUSED')
   await assert.rejects(

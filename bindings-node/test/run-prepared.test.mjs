@@ -5,19 +5,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import rp, { which } from './binding.mjs'
+import { fakeTime } from './fake-time.mjs'
 
 const coded = (code) => Object.assign(new Error(code), { code })
-
-/** A fake monotonic clock whose sleep advances it, recording every sleep's ms. */
-function fakeTime() {
-  const t = { now: 1000, sleeps: [] }
-  t.clock = () => t.now
-  t.sleep = async (ms) => {
-    t.sleeps.push(ms)
-    t.now += ms
-  }
-  return t
-}
 
 /** A call that throws each of `errors` in turn, then returns the number of calls. */
 function failing(...errors) {

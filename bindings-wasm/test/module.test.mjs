@@ -54,19 +54,21 @@ function placed (prefix, fn) {
 /**
  * The `run` function through the package's public `Run`: the fixture's budget and breaker as the
  * package's objects, its configuration and outcomes in camelCase, each event one call; the summary
- * as the JSON API writes it.
+ * as the JSON API writes it (`stats`: the run's; `breaker_changes`: what the breaker's
+ * `onStateChange` reported).
  */
 function replayRun (rp, i) {
   // A snapshot's errors name its fields as the fixture does (`budget_state.balance`).
-  const restore = (C, doc, state, name) => {
-    try { return C.restore(doc, state) } catch (e) {
+  const restore = (C, doc, state, name, options) => {
+    try { return C.restore(doc, state, options) } catch (e) {
       if (typeof e?.field === 'string') e.field = `${name}_state.${e.field.replace(/^state\.?/, '')}`.replace(/\.$/, '')
       throw e
     }
   }
-  const shared = (C, doc, state, name) => doc === undefined ? undefined : state === undefined ? new C(doc) : restore(C, doc, state, name)
+  const shared = (C, doc, state, name, options) => doc === undefined ? undefined : state === undefined ? new C(doc, options) : restore(C, doc, state, name, options)
   const budget = shared(rp.RetryBudget, i.budget, i.budget_state, 'budget')
-  const breaker = shared(rp.CircuitBreaker, i.breaker, i.breaker_state, 'breaker')
+  const changes = []
+  const breaker = shared(rp.CircuitBreaker, i.breaker, i.breaker_state, 'breaker', { onStateChange: (c) => changes.push(c) })
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
   // The configuration and the host strategy read as the Node package's fixture runner reads them.
   const config = camelInput(i.run)
@@ -95,7 +97,9 @@ function replayRun (rp, i) {
     last: wire(last ?? null),
     attempts_sent: run.attemptsSent,
     budget_state: budget?.snapshot() ?? null,
-    breaker_state: breaker?.snapshot() ?? null
+    breaker_state: breaker?.snapshot() ?? null,
+    stats: wire(run.stats),
+    breaker_changes: changes
   }
 }
 

@@ -1,0 +1,214 @@
+// What a run and a breaker report without OpenTelemetry (issue 27): a breaker's state changes
+// (onStateChange, the 'stateChange' event, BREAKER_CHANNEL, lastChange), a run's statistics (Run,
+// the runners' onStats and their give-up errors), and the testing switch (instant sleeps, seeded
+// draws). Every clock and sleep is injected; no test bounds real elapsed time. Binding-agnostic.
+import { test, afterEach } from 'node:test'
+import assert from 'node:assert/strict'
+import diagnostics from 'node:diagnostics_channel'
+import fs from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import rp, { which } from './binding.mjs'
+import { fakeTime } from './fake-time.mjs'
+
+const KV_GET = { service: 'kv', operation: 'get' }
+const OPEN = { version: 1, state: 'open', since_ms: 0, window_start_ms: 0, total: 1, failures: 1 }
+
+afterEach(() => rp.setTesting(false))
+
+// ---- breaker state changes --------------------------------------------------------------------
+
+test(`[${which}] a breaker reports each change to its callback, its event and the channel, with itself as this`, () => {
+  const calls = []
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 2, sleep_window_ms: 100 }, {
+    onStateChange(change) {
+      calls.push(['callback', this === breaker, change])
+    },
+  })
+  breaker.on('stateChange', function (change) {
+    calls.push(['event', this === breaker, change])
+  })
+  const messages = []
+  const listener = (m) => messages.push(m)
+  diagnostics.subscribe(rp.BREAKER_CHANNEL, listener)
+  try {
+    breaker.record(0, 'failure') // one failure of two: no change
+    assert.deepEqual([calls, breaker.lastChange], [[], null])
+    breaker.record(1, 'failure') // tripped
+    assert.equal(breaker.permit(50).permitted, false) // open within the window: no change
+    assert.ok(breaker.permit(102).canary) // the canary, past the window (opened at 1, 100 ms)
+    breaker.record(103, 'success') // closed
+  } finally {
+    diagnostics.unsubscribe(rp.BREAKER_CHANNEL, listener)
+  }
+  const tripped = { from: 'closed', to: 'open', rule: 'breaker_tripped' }
+  const canary = { from: 'open', to: 'half_open', rule: 'breaker_canary' }
+  const closed = { from: 'half_open', to: 'closed', rule: 'canary_succeeded' }
+  assert.deepEqual(calls, [
+    ['callback', true, tripped], ['event', true, tripped],
+    ['callback', true, canary], ['event', true, canary],
+    ['callback', true, closed], ['event', true, closed],
+  ])
+  assert.ok(calls.every(([, , c]) => Object.isFrozen(c)))
+  assert.deepEqual(messages, [tripped, canary, closed].map((c) => ({ breaker, ...c })))
+  assert.equal(rp.BREAKER_CHANNEL, 'retrypolicy:breaker')
+  assert.deepEqual(breaker.lastChange, closed)
+  breaker.record(104, 'success')
+  assert.equal(breaker.lastChange, null) // the last call changed nothing
+  assert.equal(calls.length, 6)
+})
+
+test(`[${which}] a restored breaker takes the callback too; a callback that is not a function is refused by name`, () => {
+  const seen = []
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100 }, OPEN, { onStateChange: (c) => seen.push(c.rule) })
+  assert.equal(typeof breaker.onStateChange, 'function')
+  assert.equal(new rp.CircuitBreaker().onStateChange, null)
+  breaker.permit(101) // past the window: opened at 0, 100 ms
+  assert.deepEqual(seen, ['breaker_canary'])
+  const coded = (code, field) => (e) => e.code === code && e.field === field
+  assert.throws(() => new rp.CircuitBreaker({}, { onStateChange: 'log' }), coded('invalid_type', 'onStateChange'))
+  assert.throws(() => rp.CircuitBreaker.restore({}, OPEN, { onStateChange: 1 }), coded('invalid_type', 'onStateChange'))
+  assert.throws(() => new rp.CircuitBreaker({}, 'x'), coded('invalid_type', 'options'))
+})
+
+test(`[${which}] a run's step reports the breaker's change through the breaker, and carries it`, () => {
+  const seen = []
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100 }, OPEN)
+  breaker.on('stateChange', (c) => seen.push(c))
+  const run = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 }, { breaker })
+  const first = run.start(200)
+  assert.deepEqual([first.action, first.breakerChange], ['send', { from: 'open', to: 'half_open', rule: 'breaker_canary' }])
+  const cancelled = run.cancel(210) // the canary is released
+  assert.deepEqual(cancelled.breakerChange, { from: 'half_open', to: 'open', rule: 'canary_released' })
+  assert.deepEqual(seen, [first.breakerChange, cancelled.breakerChange])
+})
+
+test(`[${which}] what a breaker's listener throws is rethrown outside the call: the change stands, the call returns`, () => {
+  const entry = which === 'native' ? "require('retrypolicy')" : `require(${JSON.stringify(fileURLToPath(new URL('../../bindings-wasm/index.mjs', import.meta.url)))})`
+  const script = `
+    const rp = ${entry}
+    process.on('uncaughtException', (e) => console.log('uncaught ' + e.message))
+    const breaker = new rp.CircuitBreaker({ volume_threshold: 1 }, { onStateChange: () => { throw new Error('from the callback') } })
+    breaker.on('stateChange', () => { throw new Error('from the listener') })
+    breaker.record(0, 'failure')
+    console.log('returned ' + breaker.state(0))`
+  const r = spawnSync(process.execPath, ['--input-type=commonjs', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(r.stdout.trim().split('\n'), ['returned open', 'uncaught from the callback', 'uncaught from the listener'])
+})
+
+// ---- run statistics ---------------------------------------------------------------------------
+
+test(`[${which}] Run.stats: what the run did so far`, () => {
+  const run = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 })
+  assert.deepEqual(run.stats, {
+    attempts: 0, retries: 0, waitedMs: 0, elapsedMs: 0, budgetRefusals: 0, breakerRejections: 0,
+    end: null, lastRule: null, lastReason: null, lastBudget: null, lastBreaker: null,
+  })
+  run.start(0)
+  run.attemptEnded({ kind: 'kv', status: 0x86 }, 10) // KV_TEMPORARY_FAILURE: best effort's first retry, 1 ms
+  const s = run.stats
+  assert.ok(Object.isFrozen(s))
+  assert.deepEqual([s.attempts, s.retries, s.waitedMs, s.elapsedMs, s.end, s.lastRule, s.lastReason],
+    [1, 1, 1, 10, null, 'best_effort_backoff', 'KV_TEMPORARY_FAILURE'])
+  run.waitEnded(11)
+  run.attemptEnded({ kind: 'success' }, 15)
+  assert.deepEqual([run.stats.attempts, run.stats.end, run.stats.lastRule, run.stats.elapsedMs], [2, 'succeeded', 'attempt_succeeded', 15])
+})
+
+test(`[${which}] a runner's give-up errors carry retryStats; onStats hears every end, an abort included`, async () => {
+  // The breaker (volume 1, window 5 s) trips on the first failure at 0; the retry waits 1 ms; at 1
+  // the breaker keeps attempt 2 back past the deadline (1 s): timed out.
+  let t = fakeTime()
+  const failing = async () => { throw new Error('busy') }
+  const base = { operation: KV_GET, classify: () => 'KV_TEMPORARY_FAILURE', clock: t.clock, sleep: t.sleep }
+  const timedOut = await rp.retry(failing, { ...base, timeoutMs: 1000, breaker: new rp.CircuitBreaker({ volume_threshold: 1 }) }).catch((e) => e)
+  assert.ok(timedOut instanceof rp.RetryTimeoutError)
+  const s = timedOut.retryStats
+  assert.deepEqual([s.attempts, s.retries, s.breakerRejections, s.waitedMs, s.elapsedMs, s.end], [1, 1, 1, 1, 1, 'timed_out'])
+
+  // A breaker open for a long while and a fail-fast strategy: no attempt sent, a CircuitOpenError.
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100_000 }, OPEN)
+  const open = await rp.retry(failing, { ...base, timeoutMs: 1_000_000, breaker, strategy: new rp.FailFast() }).catch((e) => e)
+  assert.ok(open instanceof rp.CircuitOpenError)
+  assert.deepEqual([open.retryStats.attempts, open.retryStats.breakerRejections, open.retryStats.end, open.retryStep.end], [0, 1, 'gave_up', 'gave_up'])
+
+  // Capped at two attempts: the last error comes back with the step and the statistics.
+  t = fakeTime()
+  const ends = []
+  const busy = await rp.retry(failing, { ...base, clock: t.clock, sleep: t.sleep, timeoutMs: 1000, maxAttempts: 2, onStats: (x) => ends.push(x) }).catch((e) => e)
+  assert.equal(busy.message, 'busy')
+  assert.deepEqual([busy.retryStep.rule, busy.retryStats.attempts, busy.retryStats.end], ['max_attempts_reached', 2, 'gave_up'])
+  assert.deepEqual(ends, [busy.retryStats])
+
+  // An abort during the wait: the run is cancelled, onStats hears it, the call rejects with the reason.
+  const ac = new AbortController()
+  const stop = new Error('stop')
+  const sleep = async (_ms, signal) => { ac.abort(stop); signal.throwIfAborted() }
+  await assert.rejects(rp.retry(failing, { ...base, sleep, timeoutMs: 1000, signal: ac.signal, onStats: (x) => ends.push(x) }), (e) => e === stop)
+  assert.deepEqual([ends.length, ends[1].end, ends[1].attempts], [2, 'cancelled', 1])
+
+  // A success, told without a step over the addon: onStats still hears it; a final error is surfaced untouched.
+  t = fakeTime()
+  assert.equal(await rp.retry(async () => 7, { ...base, timeoutMs: 1000, onStats: (x) => ends.push(x) }), 7)
+  assert.deepEqual([ends[2].end, ends[2].attempts], ['succeeded', 1])
+  const final = new Error('final')
+  assert.equal(await rp.retry(async () => { throw final }, { ...base, classify: () => null, timeoutMs: 1000 }).catch((e) => e), final)
+  assert.equal(final.retryStats, undefined)
+  await assert.rejects(rp.retry(async () => 1, { ...base, timeoutMs: 1000, onStats: 1 }), (e) => e.code === 'invalid_type' && e.field === 'onStats')
+})
+
+// ---- testing helpers --------------------------------------------------------------------------
+
+/** The delays `retry` decided for a call failing `failures` times (`policy` given), and the sleeps it made. */
+async function delays(options, failures = 4) {
+  const t = fakeTime()
+  const decided = []
+  let calls = 0
+  const result = await rp.retry(async () => {
+    if (++calls <= failures) throw new Error('busy')
+    return calls
+  }, { operation: KV_GET, timeoutMs: 60_000, classify: () => 'KV_TEMPORARY_FAILURE', clock: t.clock, sleep: t.sleep, onRetry: (s) => decided.push(s.delayMs), ...options })
+  assert.equal(result, failures + 1)
+  return { decided, slept: t.sleeps }
+}
+
+test(`[${which}] setTesting(true) skips every sleep and keeps every decision`, async () => {
+  const policy = new rp.Policy({ backoff: { kind: 'exponential', min_ms: 100, max_ms: 10_000, factor: 2 } })
+  const real = await delays({ policy })
+  assert.deepEqual(real.decided, real.slept)
+  assert.equal(rp.isTesting(), false)
+  rp.setTesting(true)
+  assert.equal(rp.isTesting(), true)
+  const instant = await delays({ policy })
+  assert.deepEqual([instant.decided, instant.slept], [real.decided, []])
+  rp.setTesting(false)
+  assert.equal(rp.isTesting(), false)
+  assert.deepEqual((await delays({ policy })).slept, real.decided)
+})
+
+test(`[${which}] setTesting({seed}) draws the same jitter for every run; a call's own random wins`, async () => {
+  const policy = new rp.Policy({ backoff: { kind: 'exponential', min_ms: 100, max_ms: 10_000, factor: 2 }, jitter: 'full' })
+  rp.setTesting({ seed: 7 })
+  assert.equal(rp.isTesting(), true)
+  const a = await delays({ policy })
+  const b = await delays({ policy })
+  assert.deepEqual([a.decided, a.slept, b.decided], [b.decided, [], a.decided])
+  rp.setTesting({ seed: 8, instant: false })
+  const c = await delays({ policy })
+  assert.deepEqual(c.slept, c.decided) // sleeps are real (the fake clock's) again
+  assert.notDeepEqual(c.decided, a.decided)
+  rp.setTesting({ seed: 7 })
+  assert.deepEqual((await delays({ policy, random: () => 0 })).decided, [0, 0, 0, 0]) // full jitter of a 0 draw
+  const coded = (code, field) => (e) => e.code === code && e.field === field
+  assert.throws(() => rp.setTesting({ seed: 1.5 }), coded('out_of_range', 'seed'))
+  assert.throws(() => rp.setTesting({ seed: '7' }), coded('invalid_type', 'seed'))
+  assert.throws(() => rp.setTesting({ instant: 'yes' }), coded('invalid_type', 'instant'))
+  assert.throws(() => rp.setTesting('on'), coded('invalid_type', 'testing'))
+})
+
+test('make test-node-api runs these suites and the OpenTelemetry one over the wasm backend too', () => {
+  const makefile = fs.readFileSync(new URL('../../bindings-wasm/Makefile', import.meta.url), 'utf8')
+  const suites = makefile.match(/^NODE_API_SUITES := (.*)$/m)[1].split(' ')
+  for (const s of ['observability', 'observe']) assert.ok(suites.includes(s), `${s} in ${suites}`)
+})
