@@ -40,7 +40,6 @@ lint: setup-rust
 ## The core's tests include `conformance` (below), so `make test` runs MongoDB's suites here, once.
 test-core: setup-rust
 	$(CARGO) test -p retrypolicy -p retrypolicy-wire
-	SPEC_FIXTURES_DIR=$(CURDIR)/spec-fixtures/pending $(CARGO) test -q -p retrypolicy-wire --test spec_fixtures
 
 ## The core's rule domains as cargo features (README.md, "Features"; the list is core/Cargo.toml's
 ## default): the core and the wire crate linted (clippy, every target) with no feature and with each

@@ -1,5 +1,5 @@
 // The fixture runner's gRPC and AWS adapters must fail a wrong expectation: every expected key of
-// every gRPC, AWS and gRPC/AWS run case (spec-fixtures/pending, or cases/ once they move there),
+// every gRPC, AWS and gRPC/AWS run case (spec-fixtures/cases),
 // changed on purpose one at a time, and every expected error's code and field, fail the typed run,
 // each by its id; the cases as they are pass.
 import { test } from 'node:test'
@@ -14,16 +14,13 @@ const runner = fileURLToPath(new URL('./fixtures.test.mjs', import.meta.url))
 const FIXTURES = fileURLToPath(new URL('../../spec-fixtures/', import.meta.url))
 const FUNCTIONS = new Set(['grpc_service_config', 'grpc_retry', 'grpc_hedge', 'aws_retry', 'aws_retry_run', 'aws_rate_limiter_run'])
 
-/** The gRPC and AWS fixture documents, wherever they are (the run cases by their file's name). */
+/** The corpus's gRPC and AWS fixture documents (the run cases by their file's name). */
 function documents() {
   const out = []
-  for (const dir of ['pending', 'cases']) {
-    const folder = path.join(FIXTURES, dir)
-    if (!fs.existsSync(folder)) continue
-    for (const name of fs.readdirSync(folder).filter((n) => n.endsWith('.json')).sort()) {
-      const doc = JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8'))
-      if (FUNCTIONS.has(doc.function) || name === 'run_grpc_aws.json') out.push(doc)
-    }
+  const folder = path.join(FIXTURES, 'cases')
+  for (const name of fs.readdirSync(folder).filter((n) => n.endsWith('.json')).sort()) {
+    const doc = JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8'))
+    if (FUNCTIONS.has(doc.function) || name === 'run_grpc_aws.json') out.push(doc)
   }
   return out
 }
