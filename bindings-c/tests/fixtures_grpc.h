@@ -93,8 +93,8 @@ static cJSON *retry_policy_json(const rp_grpc_retry_params *p) {
     cJSON *out = cJSON_CreateObject();
     cJSON_AddStringToObject(out, "kind", "retry");
     cJSON_AddNumberToObject(out, "max_attempts", p->max_attempts);
-    cJSON_AddNumberToObject(out, "initial_backoff_ns", (double)p->initial_backoff_ns);
-    cJSON_AddNumberToObject(out, "max_backoff_ns", (double)p->max_backoff_ns);
+    add_ms(out, "initial_backoff_ns", p->initial_backoff_ns);
+    add_ms(out, "max_backoff_ns", p->max_backoff_ns);
     cJSON_AddNumberToObject(out, "backoff_multiplier", p->backoff_multiplier);
     cJSON_AddItemToObject(out, "retryable_status_codes", grpc_codes_json(p->retryable_status_codes));
     return out;
@@ -104,7 +104,7 @@ static cJSON *hedging_policy_json(const rp_grpc_hedging_params *p) {
     cJSON *out = cJSON_CreateObject();
     cJSON_AddStringToObject(out, "kind", "hedging");
     cJSON_AddNumberToObject(out, "max_attempts", p->max_attempts);
-    cJSON_AddNumberToObject(out, "hedging_delay_ns", (double)p->hedging_delay_ns);
+    add_ms(out, "hedging_delay_ns", p->hedging_delay_ns);
     cJSON_AddItemToObject(out, "non_fatal_status_codes", grpc_codes_json(p->non_fatal_status_codes));
     return out;
 }
