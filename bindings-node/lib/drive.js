@@ -26,13 +26,36 @@ function publishMessage(message) {
 /** The testing switch (`setTesting`): `instant` skips every runner's sleeps; `seed` seeds the draws of a runner given no `random`. */
 const testing = { instant: false, seed: undefined }
 
-/** A sleep that does not wait (the runners' sleep while testing). */
-const noSleep = async () => {}
+/** How many skipped waits a testing run makes before it yields to the macrotask queue (timers, I/O) once. */
+const YIELD_EVERY = 64
+
+/** Lets timers and I/O run (setImmediate where there is one, a 0 ms timer in a page). */
+const yieldToLoop = () => new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve))
+
+/**
+ * A testing run's time: its `clock` and `now` read the run's own (or the default) clock plus every
+ * wait skipped so far, and its `sleep` skips the wait (the call's `sleep` too) and adds it, so the
+ * run, its budget and its breaker see the time a real run would, and decide as it would.
+ */
+function skippedTime(clock, now) {
+  let skipped = 0
+  let waits = 0
+  return {
+    clock: () => clock() + skipped,
+    now: () => now() + skipped,
+    sleep: async (ms) => {
+      skipped += ms
+      if (++waits % YIELD_EVERY === 0) await yieldToLoop()
+    },
+  }
+}
 
 /**
  * Sets testing mode for every runner (retry, retryFetch, mongodb.runTransaction) until set again:
- * `true` makes their sleeps instant (the decisions, hooks, channels and signals stay as they are;
- * a `sleep` option is skipped too), `false` makes them real again; `{instant?, seed?}` sets both
+ * `true` makes their sleeps instant (a `sleep` option is skipped too) and each run's clock (its
+ * own `clock` and `now`, or the default) run ahead by every wait skipped, so the decisions, hooks,
+ * channels and signals are those of a real run (a run failing until its deadline makes the same
+ * attempts); `false` makes them real again; `{instant?, seed?}` sets both
  * (`instant` defaults to true), `seed` (an integer) drawing each run's jitter from its own
  * generator seeded with it (unless the call gives `random`), so every run draws the same sequence.
  */
@@ -75,11 +98,14 @@ function runnerOptions(o) {
     if (o[k] !== undefined && typeof o[k] !== 'function') throw invalidType(k, 'a function', o[k])
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
+  const clock = o.clock ?? (() => performance.now())
+  const now = o.now ?? Date.now
   return {
-    clock: o.clock ?? (() => performance.now()),
+    clock,
+    now,
+    sleep: o.sleep ?? defaultSleep,
+    ...(testing.instant ? skippedTime(clock, now) : {}),
     random: o.random ?? (testing.seed === undefined ? Math.random : seededDraws(testing.seed)),
-    now: o.now ?? Date.now,
-    sleep: testing.instant ? noSleep : o.sleep ?? defaultSleep,
     signal: o.signal,
     onRetry: o.onRetry,
     onGiveUp: o.onGiveUp,

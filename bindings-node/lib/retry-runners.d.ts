@@ -245,7 +245,8 @@ export interface TestingOptions {
 
 /**
  * Testing mode for every runner (retry, retryFetch, runTransaction) until set again: `true` makes
- * their sleeps instant (decisions, hooks, channels and OpenTelemetry signals stay), `false` makes
+ * their sleeps instant while each skipped wait still moves the run's clock, so decisions, hooks,
+ * channels and OpenTelemetry signals are a real run's, `false` makes
  * them real again; `{instant?, seed?}` also seeds the draws, so a test of a retried call runs in
  * milliseconds and draws the same jitter each run.
  */

@@ -187,6 +187,54 @@ test(`[${which}] setTesting(true) skips every sleep and keeps every decision`, a
   assert.deepEqual((await delays({ policy })).slept, real.decided)
 })
 
+test(`[${which}] setTesting(true) runs a call failing until its deadline as a real run would: the skipped waits move its clock`, async () => {
+  // Exponential 100, 200, 400, 800 ms, no jitter, a 2 s deadline: attempts at 0, 100, 300, 700
+  // and 1500 ms; the next wait (1600 ms) would end at 3100, past the deadline: timed out after 5
+  // attempts, 1500 ms waited (worked by hand).
+  const policy = new rp.Policy({ backoff: { kind: 'exponential', min_ms: 100, max_ms: 10_000, factor: 2 } })
+  const failing = async (options) => {
+    let calls = 0
+    let stats
+    const e = await rp.retry(async () => {
+      calls++
+      if (calls > 100) throw new Error('runaway') // classified final: ends the run
+      throw new Error('busy')
+    }, { operation: KV_GET, policy, timeoutMs: 2000, classify: (e) => (e.message === 'busy' ? 'KV_TEMPORARY_FAILURE' : null), onStats: (s) => { stats = s }, ...options }).catch((e) => e)
+    return [e.constructor.name, calls, stats.waitedMs, stats.end]
+  }
+  const byHand = ['RetryTimeoutError', 5, 1500, 'timed_out']
+  rp.setTesting(true)
+  // the default clock: it reads real time plus the skipped waits (no real wait reaches 500 ms here)
+  assert.deepEqual(await failing({}), byHand)
+  // a call's own clock and sleep: the sleep is skipped, the clock still moves by each wait
+  const t = fakeTime()
+  assert.deepEqual(await failing({ clock: t.clock, sleep: t.sleep }), byHand)
+  assert.deepEqual([t.sleeps, t.now], [[], 1000])
+  rp.setTesting(false)
+  const real = fakeTime()
+  assert.deepEqual(await failing({ clock: real.clock, sleep: real.sleep }), byHand)
+  assert.deepEqual(real.sleeps, [100, 200, 400, 800])
+})
+
+test(`[${which}] setTesting(true) lets timers run during a long run of skipped waits`, async () => {
+  rp.setTesting(true)
+  let fired = 0
+  const timer = setInterval(() => fired++, 0)
+  let calls = 0
+  const t = fakeTime()
+  try {
+    // 1 ms waits for 1000 ms of a fake clock: a thousand skipped waits
+    await rp.retry(async () => { if (++calls > 2000) return 'runaway'; throw new Error('busy') }, {
+      operation: KV_GET, timeoutMs: 1000, classify: () => 'KV_TEMPORARY_FAILURE', clock: t.clock, sleep: t.sleep,
+      policy: new rp.Policy({ backoff: { kind: 'exponential', min_ms: 1, max_ms: 1, factor: 2 } }),
+    }).catch(() => {})
+  } finally {
+    clearInterval(timer)
+  }
+  assert.ok(calls > 500 && calls <= 1001, `${calls} attempts`)
+  assert.ok(fired > 0, 'a 0 ms interval fired while the run skipped its waits')
+})
+
 test(`[${which}] setTesting({seed}) draws the same jitter for every run; a call's own random wins`, async () => {
   const policy = new rp.Policy({ backoff: { kind: 'exponential', min_ms: 100, max_ms: 10_000, factor: 2 }, jitter: 'full' })
   rp.setTesting({ seed: 7 })

@@ -206,6 +206,52 @@ def test_testing_switch_makes_sleeps_instant_but_keeps_decisions() -> None:
     assert t.sleeps == [0.001]
 
 
+def test_testing_switch_runs_a_call_failing_until_its_deadline_as_a_real_run() -> None:
+    # Exponential 100, 200, 400, 800 ms, no jitter, a 2 s deadline: attempts at 0, 100, 300, 700
+    # and 1500 ms; the next wait (1600 ms) would end at 3100, past the deadline: timed out after 5
+    # attempts, 1.5 s waited (worked by hand). A skipped wait moves the run's clock by its length.
+    policy = rp.Policy.from_json('{"backoff": {"kind": "exponential", "min_ms": 100, "max_ms": 10000, "factor": 2}}')
+
+    def attempts(**options: Any) -> tuple[int, Any, str | None]:
+        calls = [0]
+
+        def fn() -> None:
+            calls[0] += 1
+            raise ConnectionResetError() if calls[0] <= 100 else ValueError("runaway")  # ValueError: final
+
+        runner = Retrying(GET, timeout=2, policy=policy, **options)
+        with pytest.raises((RetryTimeoutError, ValueError)):
+            runner(fn)
+        stats = runner.statistics
+        assert stats is not None
+        return calls[0], stats.waited_ms, stats.end
+
+    by_hand = (5, 1500, "timed_out")
+    with instant_sleeps():
+        assert attempts() == by_hand  # the real clock plus the skipped waits (no real 500 ms passes)
+        t = FakeTime()
+        assert attempts(clock=t.clock, sleep=t.sleep) == by_hand  # the call's sleep skipped, its clock moved
+        assert (t.sleeps, t.now) == ([], 100.0)
+
+        async def main() -> tuple[int, Any, str | None]:
+            calls = [0]
+
+            async def afn() -> None:
+                calls[0] += 1
+                raise ConnectionResetError() if calls[0] <= 100 else ValueError("runaway")
+
+            runner = AsyncRetrying(GET, timeout=2, policy=policy, clock=t.clock, sleep=t.asleep)
+            with pytest.raises((RetryTimeoutError, ValueError)):
+                await runner(afn)
+            assert runner.statistics is not None
+            return calls[0], runner.statistics.waited_ms, runner.statistics.end
+
+        assert asyncio.run(main()) == by_hand
+    real = FakeTime()
+    assert attempts(clock=real.clock, sleep=real.sleep) == by_hand
+    assert real.sleeps == [0.1, 0.2, 0.4, 0.8]
+
+
 def test_async_sleeps_through_the_injected_sleep_and_lets_cancellation_through() -> None:
     t = FakeTime()
 

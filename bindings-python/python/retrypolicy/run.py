@@ -106,8 +106,31 @@ RetryHook = Callable[[RetryDecision, Exception], None]
 _instant = False
 
 
+class _Skipped:
+    """A testing run's clock: the runner's clock plus every wait skipped so far, so the run, its
+    budget and its breaker see the times a real run would (and decide as it would)."""
+
+    __slots__ = ("clock", "skipped", "waits")
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.skipped = 0.0
+        self.waits = 0
+
+    def __call__(self) -> float:
+        """The runner's clock reading plus the waits skipped (seconds)."""
+        return self.clock() + self.skipped
+
+    def skip(self, delay_ms: int | None) -> bool:
+        """Skips a wait of ``delay_ms``: the clock moves by it; True every 64th wait (time to yield)."""
+        self.skipped += (delay_ms or 0) / 1000
+        self.waits += 1
+        return self.waits % 64 == 0
+
+
 def set_testing(instant: bool) -> None:
-    """Makes every runner's sleeps instant (True) or real again (False); decisions, hooks and logs stay."""
+    """Makes every runner's sleeps instant (True: each skipped wait still moves the run's clock, so
+    decisions, hooks and logs are a real run's) or real again (False)."""
     global _instant
     _instant = instant
 
@@ -195,12 +218,12 @@ class _Runner(Generic[SleepT]):
         run: Run | None = getattr(self._local, "run", None)
         return None if run is None else run.stats
 
-    def _failed(self, run: Run, exc: Exception, fn: object) -> RunStep:
-        """Tells ``run`` of the failure ``exc`` of ``fn`` (the default classifier's answer looked up
-        by the exception's type first), logging a retry and calling ``on_retry`` when either is
-        wanted: the next step."""
+    def _failed(self, run: Run, exc: Exception, fn: object, clock: Callable[[], float]) -> RunStep:
+        """Tells ``run`` of the failure ``exc`` of ``fn`` at ``clock``'s time (the default
+        classifier's answer looked up by the exception's type first), logging a retry and calling
+        ``on_retry`` when either is wanted: the next step."""
         outcome = self._by_type.get(type(exc)) or outcome_of(exc, self.classify)
-        step = run.attempt_ended(outcome, self.clock() * 1000, self.random())
+        step = run.attempt_ended(outcome, clock() * 1000, self.random())
         if self.on_retry is not None or self.logger.isEnabledFor(self.log_level):
             self._report(step, exc, fn)
         return step
@@ -264,15 +287,19 @@ class Retrying(_Runner[Callable[[float], object]]):
         """Calls ``fn(*args, **kwargs)``, retrying as the machine decides."""
         # Bound once, then called without unpacking per attempt (BENCHMARKS.md, the runner's budget).
         call: Callable[[], T] = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        clock, last = self.clock, None
+        skipped = _Skipped(self.clock) if _instant else None  # testing: waits skipped, the clock moved
+        clock: Callable[[], float] = self.clock if skipped is None else skipped
+        last = None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
         if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
             sink.step(step, False)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
-                    if not _instant:
+                    if skipped is None:
                         self.sleep((step.delay_ms or 0) / 1000)
+                    else:
+                        skipped.skip(step.delay_ms)
                     step = run.wait_ended(clock() * 1000)
                     if sink is not None:
                         sink.step(step, False)
@@ -281,7 +308,7 @@ class Retrying(_Runner[Callable[[float], object]]):
                     result = call()
                 except Exception as exc:
                     last = exc
-                    step = self._failed(run, exc, fn)
+                    step = self._failed(run, exc, fn, clock)
                     if sink is not None:
                         sink.step(step, False)
                 else:
@@ -289,7 +316,7 @@ class Retrying(_Runner[Callable[[float], object]]):
                     return result
             raise self._ended(run, step, last, fn)
         except BaseException as exc:
-            abandon(run, self.clock, exc, last)
+            abandon(run, clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
@@ -332,15 +359,19 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
 
         within = getattr(asyncio, "timeout", None)  # Python 3.11+ (else asyncio.wait_for)
         call: Callable[[], Awaitable[T]] = functools.partial(fn, *args, **kwargs) if args or kwargs else fn
-        clock, last = self.clock, None
+        skipped = _Skipped(self.clock) if _instant else None  # testing: waits skipped, the clock moved
+        clock: Callable[[], float] = self.clock if skipped is None else skipped
+        last = None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
         if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
             sink.step(step, False)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
-                    if not _instant:
+                    if skipped is None:
                         await self.sleep((step.delay_ms or 0) / 1000)
+                    elif skipped.skip(step.delay_ms):
+                        await asyncio.sleep(0)  # now and then, the loop's other tasks run
                     step = run.wait_ended(clock() * 1000)
                     if sink is not None:
                         sink.step(step, False)
@@ -357,7 +388,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     if isinstance(exc, asyncio.TimeoutError) and not isinstance(exc, TimeoutError):  # 3.10
                         exc = TimeoutError(f"retrypolicy: attempt {step.attempt} reached its timeout of {step.timeout_ms} ms")
                     last = exc
-                    step = self._failed(run, exc, fn)
+                    step = self._failed(run, exc, fn, clock)
                     if sink is not None:
                         sink.step(step, False)
                 else:
@@ -365,7 +396,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     return result
             raise self._ended(run, step, last, fn)
         except BaseException as exc:
-            abandon(run, self.clock, exc, last)
+            abandon(run, clock, exc, last)
             raise
         finally:
             last = None  # no cycle through the traceback's frame for the GC to collect
