@@ -311,7 +311,14 @@ async function drive(runner, start, o, send, discard) {
     const stats = giveUp || o.onStats !== undefined ? run.stats : undefined
     if (o.onStats !== undefined) {
       told = true
-      o.onStats(stats)
+      if (step === null || step.end === 'succeeded') o.onStats(stats) // its error rejects the call
+      else {
+        try {
+          o.onStats(stats)
+        } catch (h) {
+          rethrowLater(h) // the run's own error (a give-up, a timeout, a final error) is the one to surface
+        }
+      }
     }
     return { step, result, stats }
   }

@@ -221,8 +221,8 @@ export interface RunnerOptions<R = RunWaitStep, G = RunDoneStep> {
   onGiveUp?: (step: G, error: unknown) => void
   /**
    * retry, retryFetch: called once the run is over, whatever its end (succeeded, final, gave up,
-   * timed out, cancelled), with what it did. What it throws rejects the call, unless the call
-   * already rejects (an abort): then it is rethrown outside the call. runTransaction has no RunStats.
+   * timed out, cancelled), with what it did. What it throws rejects a call that succeeded; after
+   * any other end the call rejects with the run's own error and the hook's is rethrown outside it. runTransaction has no RunStats.
    */
   onStats?: (stats: RunStats) => void
   /** A monotonic clock in ms (default `performance.now`). */

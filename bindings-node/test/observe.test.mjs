@@ -97,6 +97,33 @@ test(`[${which}] what a breaker's listener throws is rethrown outside the call: 
   assert.deepEqual(r.stdout.trim().split('\n'), ['returned open', 'uncaught from the callback', 'uncaught from the listener'])
 })
 
+test(`[${which}] what onStats throws after a run that did not succeed is rethrown outside the call: the call rejects with the run's error`, () => {
+  const entry = which === 'native' ? "require('retrypolicy')" : `require(${JSON.stringify(fileURLToPath(new URL('../../bindings-wasm/index.mjs', import.meta.url)))})`
+  const script = `
+    const rp = ${entry}
+    process.on('uncaughtException', (e) => console.log('uncaught ' + e.message))
+    let now = 0
+    const o = { operation: { service: 'kv', operation: 'get' }, timeoutMs: 1000, classify: () => 'KV_TEMPORARY_FAILURE',
+      clock: () => now, sleep: async (ms) => { now += ms }, onStats: () => { throw new Error('from onStats') } }
+    const busy = async () => { throw new Error('busy') }
+    ;(async () => {
+      console.log('gave up: ' + await rp.retry(busy, { ...o, maxAttempts: 2 }).catch((e) => e.message))
+      now = 0
+      console.log('timed out: ' + await rp.retry(busy, o).catch((e) => e.constructor.name))
+      console.log('final: ' + await rp.retry(busy, { ...o, classify: () => null }).catch((e) => e.message))
+      console.log('succeeded: ' + await rp.retry(async () => 1, o).catch((e) => e.message))
+      await new Promise((r) => setTimeout(r, 0))
+    })()`
+  const r = spawnSync(process.execPath, ['--input-type=commonjs', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(r.stdout.trim().split('\n'), [
+    'uncaught from onStats', 'gave up: busy',
+    'uncaught from onStats', 'timed out: RetryTimeoutError',
+    'uncaught from onStats', 'final: busy',
+    'succeeded: from onStats', // a success has no error of its own: the hook's rejects the call
+  ])
+})
+
 // ---- run statistics ---------------------------------------------------------------------------
 
 test(`[${which}] Run.stats: what the run did so far`, () => {
