@@ -49,10 +49,32 @@ function breakerObserved(breaker, callback) {
  * Reports `change` (`{from, to, rule}` in the core's names) of `breaker`: the channel's message
  * `{breaker, from, to, rule}`, OpenTelemetry's signals when instrumented, then `callback(change)`
  * and the 'stateChange' event (each with `this` the breaker). An error either throws is rethrown
- * outside the call (rethrowLater): the change stands and the call, or the run, goes on.
+ * outside the call (rethrowLater): the change stands and the call, or the run, goes on. A change
+ * a listener makes (calling the breaker again) is delivered once the one at hand has reached every
+ * listener: each listener hears a breaker's changes in the order they happened.
  */
 function breakerChanged(breaker, callback, change) {
   const c = Object.freeze({ from: change.from, to: change.to, rule: change.rule })
+  const queued = delivering.get(breaker)
+  if (queued !== undefined) {
+    queued.push([callback, c]) // a change made by a listener of this breaker: delivered after the one at hand
+    return c
+  }
+  const queue = [[callback, c]]
+  delivering.set(breaker, queue)
+  try {
+    while (queue.length > 0) deliver(breaker, ...queue.shift())
+  } finally {
+    delivering.delete(breaker)
+  }
+  return c
+}
+
+/** The changes of each breaker whose changes are being delivered, waiting their turn (first in, first out). */
+const delivering = new WeakMap()
+
+/** Reports the change `c` of `breaker` to the channel, OpenTelemetry, `callback` and the event. */
+function deliver(breaker, callback, c) {
   if (breakerChannel?.hasSubscribers) breakerChannel.publish({ breaker, from: c.from, to: c.to, rule: c.rule })
   observers.sink?.breakerChanged(c)
   if (callback !== undefined) {
@@ -69,7 +91,6 @@ function breakerChanged(breaker, callback, change) {
       rethrowLater(e)
     }
   }
-  return c
 }
 
 module.exports = { BREAKER_CHANNEL, STATE_CHANGE, channelNamed, observers, rethrowLater, breakerObserved, breakerChanged }

@@ -83,6 +83,31 @@ test(`[${which}] a run's step reports the breaker's change through the breaker, 
   assert.deepEqual(seen, [first.breakerChange, cancelled.breakerChange])
 })
 
+test(`[${which}] a change a listener makes reaches every listener after the change at hand, in the order they happened`, () => {
+  const log = []
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 100 }, {
+    onStateChange(c) {
+      log.push(['callback', c.from, c.to])
+      if (c.to === 'open') this.permit(1000) // past the window: the canary (open → half_open), from inside the callback
+    },
+  })
+  breaker.on('stateChange', (c) => log.push(['event', c.from, c.to]))
+  const messages = []
+  const listener = (m) => messages.push([m.from, m.to])
+  diagnostics.subscribe(rp.BREAKER_CHANNEL, listener)
+  try {
+    breaker.record(0, 'failure')
+  } finally {
+    diagnostics.unsubscribe(rp.BREAKER_CHANNEL, listener)
+  }
+  assert.deepEqual(log, [
+    ['callback', 'closed', 'open'], ['event', 'closed', 'open'],
+    ['callback', 'open', 'half_open'], ['event', 'open', 'half_open'],
+  ])
+  assert.deepEqual(messages, [['closed', 'open'], ['open', 'half_open']])
+  assert.equal(breaker.state(1000), 'half_open')
+})
+
 test(`[${which}] what a breaker's listener throws is rethrown outside the call: the change stands, the call returns`, () => {
   const entry = which === 'native' ? "require('retrypolicy')" : `require(${JSON.stringify(fileURLToPath(new URL('../../bindings-wasm/index.mjs', import.meta.url)))})`
   const script = `
