@@ -36,17 +36,20 @@ const int = (v) => (typeof v === 'bigint' ? Number(v) : v ?? 0)
 /** The instruments of one meter, and what each step and state change records on them. */
 class Recorder {
   /** Instruments on `meter`; span events through `trace` (the API's `trace`). */
-  constructor(meter, trace) {
+  constructor(meter, trace, valueType) {
     this.trace = trace
-    this.attempts = meter.createCounter('retrypolicy.attempts', { unit: '{attempt}', description: 'Attempts sent' })
-    this.retries = meter.createCounter('retrypolicy.retries', { unit: '{retry}', description: 'Retries decided after a failed attempt' })
-    this.giveUps = meter.createCounter('retrypolicy.give_ups', { unit: '{run}', description: 'Runs that gave up or timed out' })
-    this.budgetRefusals = meter.createCounter('retrypolicy.budget.refusals', { unit: '{retry}', description: 'Retries the retry budget refused' })
-    this.breakerRejections = meter.createCounter('retrypolicy.breaker.rejections', { unit: '{attempt}', description: 'Attempts the circuit breaker kept back' })
-    this.stateChanges = meter.createCounter('retrypolicy.breaker.state_changes', { unit: '{change}', description: "Changes of a circuit breaker's state" })
+    // every value is a count or a state's number: integers (Python's SDK records ints as ints)
+    const counter = (name, unit, description) => meter.createCounter(name, { unit, description, valueType })
+    this.attempts = counter('retrypolicy.attempts', '{attempt}', 'Attempts sent')
+    this.retries = counter('retrypolicy.retries', '{retry}', 'Retries decided after a failed attempt')
+    this.giveUps = counter('retrypolicy.give_ups', '{run}', 'Runs that gave up or timed out')
+    this.budgetRefusals = counter('retrypolicy.budget.refusals', '{retry}', 'Retries the retry budget refused')
+    this.breakerRejections = counter('retrypolicy.breaker.rejections', '{attempt}', 'Attempts the circuit breaker kept back')
+    this.stateChanges = counter('retrypolicy.breaker.state_changes', '{change}', "Changes of a circuit breaker's state")
     this.state = meter.createGauge('retrypolicy.breaker.state', {
       unit: '{state}',
       description: "A circuit breaker's state after its last change: 0 closed, 1 open, 2 half-open",
+      valueType,
     })
   }
 
@@ -118,7 +121,7 @@ function makeOtel(version) {
       throw invalidType('meterProvider', 'a MeterProvider (getMeter)', meterProvider)
     }
     const meter = (meterProvider ?? api.metrics).getMeter(SCOPE, version)
-    observers.sink = new Recorder(meter, api.trace)
+    observers.sink = new Recorder(meter, api.trace, api.ValueType?.INT)
   }
 
   /** Stops recording: runs and breakers record nothing from now on. */

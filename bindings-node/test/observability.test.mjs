@@ -56,7 +56,7 @@ async function collect() {
       assert.equal(scope.scope.name, TABLE.scope)
       for (const m of scope.metrics) {
         const kind = m.descriptor.type === 'COUNTER' ? 'counter' : m.descriptor.type === 'GAUGE' ? 'gauge' : m.descriptor.type
-        instruments.set(m.descriptor.name, [kind, m.descriptor.unit])
+        instruments.set(m.descriptor.name, [kind, m.descriptor.unit, m.descriptor.valueType])
         for (const p of m.dataPoints) points.push({ metric: m.descriptor.name, value: p.value, attributes: { ...p.attributes } })
       }
     }
@@ -101,7 +101,8 @@ function heldToTheTable(signals) {
     const names = Object.keys(s.attributes)
     if (s.metric !== undefined) {
       const row = METRICS.get(s.metric)
-      assert.deepEqual(instruments.get(s.metric), [row.instrument, row.unit], s.metric)
+      // every value is a count or a state's number: integers, as Python's SDK records them
+      assert.deepEqual(instruments.get(s.metric), [row.instrument, row.unit, otelApi.ValueType.INT], s.metric)
       assert.ok(names.every((a) => row.attributes.includes(a)), JSON.stringify(s))
     } else {
       assert.ok(names.every((a) => EVENTS.get(s.event).attributes.includes(a)), JSON.stringify(s))
