@@ -18,7 +18,7 @@ export interface OtelMeterProvider {
 
 /** Options of `otel.instrument`. */
 export interface OtelOptions {
-  /** Where the meter `retrypolicy` comes from (default: the global one, `api.metrics`). */
+  /** Where the meter `retrypolicy` comes from (default: the global one, `api.metrics`, whichever is registered at each record). */
   meterProvider?: OtelMeterProvider | null
   /** The `@opentelemetry/api` module (default: loaded by `instrument`; pass it where `require` cannot find it, e.g. a page). */
   api?: OtelApiModule

@@ -33,11 +33,9 @@ const why = (step) => (step.reason === null ? { [RULE]: step.rule } : { [REASON]
 /** A number of ms as an attribute (a bigint past 2^53 − 1 is written as a number: attributes hold no bigint). */
 const int = (v) => (typeof v === 'bigint' ? Number(v) : v ?? 0)
 
-/** The instruments of one meter, and what each step and state change records on them. */
-class Recorder {
-  /** Instruments on `meter`; span events through `trace` (the API's `trace`). */
-  constructor(meter, trace, valueType) {
-    this.trace = trace
+/** The instruments of one meter (`valueType`: the API's ValueType.INT). */
+class Instruments {
+  constructor(meter, valueType) {
     // every value is a count or a state's number: integers (Python's SDK records ints as ints)
     const counter = (name, unit, description) => meter.createCounter(name, { unit, description, valueType })
     this.attempts = counter('retrypolicy.attempts', '{attempt}', 'Attempts sent')
@@ -52,6 +50,35 @@ class Recorder {
       valueType,
     })
   }
+}
+
+/** What each step and state change records, on the instruments of the meter `retrypolicy` of a provider. */
+class Recorder {
+  /**
+   * Span events through `api.trace`; metrics on `meterProvider`'s meter, or, without one, on the
+   * meter of the global provider at the time of each record (`api.metrics.getMeterProvider()`:
+   * the API has no proxy for metrics, so a provider registered after `instrument` is the one
+   * recorded on from then on).
+   */
+  constructor(api, meterProvider, version) {
+    this.trace = api.trace
+    this.metrics = api.metrics
+    this.fixed = meterProvider ?? (typeof api.metrics.getMeterProvider === 'function' ? undefined : api.metrics)
+    this.version = version
+    this.valueType = api.ValueType?.INT
+    this.provider = undefined
+    this.made = undefined
+  }
+
+  /** The instruments of the provider recorded on now (made again when the global provider changed). */
+  get instruments() {
+    const provider = this.fixed ?? this.metrics.getMeterProvider()
+    if (provider !== this.provider) {
+      this.made = new Instruments(provider.getMeter(SCOPE, this.version), this.valueType)
+      this.provider = provider
+    }
+    return this.made
+  }
 
   /**
    * Records `step`, in the table's order: a budget refusal, a breaker rejection, then the attempt,
@@ -59,30 +86,32 @@ class Recorder {
    * the HTTP ones (a retry event carries `http.request.resend_count`).
    */
   step(step, http) {
+    const i = this.instruments
     const { budget, breaker } = step
-    if (budget !== null && budget !== undefined && !budget.permitted) this.budgetRefusals.add(1, { [BUDGET_KIND]: budget.kind, [RULE]: budget.rule })
+    if (budget !== null && budget !== undefined && !budget.permitted) i.budgetRefusals.add(1, { [BUDGET_KIND]: budget.kind, [RULE]: budget.rule })
     const held = breaker !== null && breaker !== undefined && !breaker.permitted
-    if (held) this.breakerRejections.add(1, { [RULE]: breaker.rule })
+    if (held) i.breakerRejections.add(1, { [RULE]: breaker.rule })
     if (step.action === 'send') {
-      this.attempts.add(1)
+      i.attempts.add(1)
     } else if (step.action === 'wait') {
       if (held) return // a wait for the breaker's window, not a retry
       const because = why(step)
-      this.retries.add(1, because)
+      i.retries.add(1, because)
       const event = { [ATTEMPT]: step.attempt - 1, ...because, [DELAY]: int(step.delayMs) }
       if (http) event[RESEND_COUNT] = step.attempt - 1
       this.trace.getActiveSpan()?.addEvent('retrypolicy.retry', event)
     } else if (step.end === 'gave_up' || step.end === 'timed_out') {
       const ended = { [END]: step.end, ...why(step) }
-      this.giveUps.add(1, ended)
+      i.giveUps.add(1, ended)
       this.trace.getActiveSpan()?.addEvent('retrypolicy.give_up', { [ATTEMPT]: step.attempt, ...ended })
     }
   }
 
   /** Records a breaker's state change (`{from, to, rule}`): the counter, then the state gauge. */
   breakerChanged(change) {
-    this.stateChanges.add(1, { [BREAKER_FROM]: change.from, [BREAKER_TO]: change.to, [RULE]: change.rule })
-    this.state.record(STATES[change.to])
+    const i = this.instruments
+    i.stateChanges.add(1, { [BREAKER_FROM]: change.from, [BREAKER_TO]: change.to, [RULE]: change.rule })
+    i.state.record(STATES[change.to])
   }
 }
 
@@ -105,7 +134,8 @@ function loadApi() {
 function makeOtel(version) {
   /**
    * Records every run's and breaker's signals from now on: on the meter `retrypolicy` of
-   * `meterProvider` (default: the global one, `api.metrics`), span events on the active span.
+   * `meterProvider` (default: the global one, `api.metrics`, read at each record, so an SDK
+   * started after this call is recorded on), span events on the active span.
    * `api`: the `@opentelemetry/api` module (default: loaded now; pass it where `require` cannot
    * find it, e.g. a page). Calling it again replaces the meter.
    */
@@ -120,8 +150,7 @@ function makeOtel(version) {
     if (meterProvider !== undefined && meterProvider !== null && typeof meterProvider.getMeter !== 'function') {
       throw invalidType('meterProvider', 'a MeterProvider (getMeter)', meterProvider)
     }
-    const meter = (meterProvider ?? api.metrics).getMeter(SCOPE, version)
-    observers.sink = new Recorder(meter, api.trace, api.ValueType?.INT)
+    observers.sink = new Recorder(api, meterProvider ?? undefined, version)
   }
 
   /** Stops recording: runs and breakers record nothing from now on. */

@@ -281,6 +281,25 @@ test(`[${which}] a direct breaker call records its change; nothing is recorded o
   assert.deepEqual([await collect(), spanEvents()], [[], []])
 })
 
+test(`[${which}] instrument() before the SDK registers the global meter provider records on it once it does`, async () => {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
+  const globalReader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000, exportTimeoutMillis: 60_000 })
+  rp.otel.instrument({ api: otelApi }) // the global provider: none registered yet (the API's no-op one)
+  new rp.CircuitBreaker({ volume_threshold: 1 }).record(0, 'failure') // recorded on the no-op meter: lost
+  const global = new MeterProvider({ readers: [globalReader] })
+  assert.ok(otelApi.metrics.setGlobalMeterProvider(global)) // what NodeSDK.start() does
+  try {
+    new rp.CircuitBreaker({ volume_threshold: 1 }).record(0, 'failure')
+    await globalReader.forceFlush()
+    const recorded = exporter.getMetrics().flatMap((r) => r.scopeMetrics).flatMap((sm) => sm.metrics)
+      .map((m) => [m.descriptor.name, m.dataPoints.map((p) => p.value)])
+    assert.deepEqual(recorded, [['retrypolicy.breaker.state_changes', [1]], ['retrypolicy.breaker.state', [1]]])
+  } finally {
+    otelApi.metrics.disable()
+    await global.shutdown()
+  }
+})
+
 test('instrument refuses what is not the API or a meter provider, naming the option', () => {
   assert.throws(() => rp.otel.instrument({ api: {} }), (e) => e.code === 'invalid_type' && e.field === 'api')
   assert.throws(() => rp.otel.instrument({ api: otelApi, meterProvider: {} }), (e) => e.code === 'invalid_type' && e.field === 'meterProvider')
