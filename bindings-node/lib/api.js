@@ -55,43 +55,100 @@ const { budgets } = require('./budget.js')
 const { grpcApi } = require('./grpc.js')
 const { awsApi } = require('./aws.js')
 
-/** Node's EventEmitter, or where there is none (a page) the part of it Orchestrator declares (on, once, off, emit, listenerCount). */
+/**
+ * An emitter for where `node:events` does not exist (a page): the methods of Node's EventEmitter
+ * that CircuitBreaker and Orchestrator declare, listeners called in order with `this` the emitter.
+ */
+class PageEmitter {
+  #listeners = new Map()
+  #max = 10
+  /** Adds `listener` for `event`. */
+  on(event, listener) {
+    this.#listeners.set(event, [...(this.#listeners.get(event) ?? []), listener])
+    return this
+  }
+  /** Adds `listener` for `event` (`on`). */
+  addListener(event, listener) {
+    return this.on(event, listener)
+  }
+  /** Adds `listener` for `event` before the listeners already there. */
+  prependListener(event, listener) {
+    this.#listeners.set(event, [listener, ...(this.#listeners.get(event) ?? [])])
+    return this
+  }
+  /** `listener` wrapped to be called for the next `event` only. */
+  #onceOf(event, listener) {
+    const once = (...args) => {
+      this.off(event, once)
+      listener.apply(this, args)
+    }
+    once.listener = listener
+    return once
+  }
+  /** Adds `listener` for the next `event` only. */
+  once(event, listener) {
+    return this.on(event, this.#onceOf(event, listener))
+  }
+  /** Adds `listener` for the next `event` only, before the listeners already there. */
+  prependOnceListener(event, listener) {
+    return this.prependListener(event, this.#onceOf(event, listener))
+  }
+  /** Removes `listener` for `event` (its last addition, as Node's). */
+  off(event, listener) {
+    const ls = this.#listeners.get(event) ?? []
+    const i = ls.findLastIndex((l) => l === listener || l.listener === listener)
+    if (i >= 0) this.#listeners.set(event, ls.toSpliced(i, 1))
+    return this
+  }
+  /** Removes `listener` for `event` (`off`). */
+  removeListener(event, listener) {
+    return this.off(event, listener)
+  }
+  /** Removes every listener of `event` (of every event when none is named). */
+  removeAllListeners(event) {
+    if (event === undefined) this.#listeners.clear()
+    else this.#listeners.delete(event)
+    return this
+  }
+  /** Calls each listener of `event` with `args`; whether there was one. */
+  emit(event, ...args) {
+    const ls = this.#listeners.get(event) ?? []
+    for (const l of ls) l.apply(this, args)
+    return ls.length > 0
+  }
+  /** How many listeners `event` has. */
+  listenerCount(event) {
+    return (this.#listeners.get(event) ?? []).length
+  }
+  /** The listeners of `event`, a `once` one as it was given. */
+  listeners(event) {
+    return (this.#listeners.get(event) ?? []).map((l) => l.listener ?? l)
+  }
+  /** The listeners of `event`, a `once` one as its wrapper. */
+  rawListeners(event) {
+    return [...(this.#listeners.get(event) ?? [])]
+  }
+  /** The events that have listeners. */
+  eventNames() {
+    return [...this.#listeners].filter(([, ls]) => ls.length > 0).map(([e]) => e)
+  }
+  /** Sets the listener count past which Node warns (kept only: a page has no such warning). */
+  setMaxListeners(n) {
+    this.#max = n
+    return this
+  }
+  /** What `setMaxListeners` set (10 by default). */
+  getMaxListeners() {
+    return this.#max
+  }
+}
+
+/** Node's EventEmitter, or where there is none (a page) PageEmitter. */
 function emitterClass() {
   try {
     return require('node:events').EventEmitter
   } catch {
-    return class EventEmitter {
-      #listeners = new Map()
-      /** Adds `listener` for `event`. */
-      on(event, listener) {
-        this.#listeners.set(event, [...(this.#listeners.get(event) ?? []), listener])
-        return this
-      }
-      /** Adds `listener` for the next `event` only. */
-      once(event, listener) {
-        const once = (...args) => {
-          this.off(event, once)
-          listener.apply(this, args)
-        }
-        once.listener = listener
-        return this.on(event, once)
-      }
-      /** Removes `listener` for `event`. */
-      off(event, listener) {
-        this.#listeners.set(event, (this.#listeners.get(event) ?? []).filter((l) => l !== listener && l.listener !== listener))
-        return this
-      }
-      /** Calls each listener of `event` with `args`; whether there was one. */
-      emit(event, ...args) {
-        const ls = this.#listeners.get(event) ?? []
-        for (const l of ls) l.apply(this, args)
-        return ls.length > 0
-      }
-      /** How many listeners `event` has. */
-      listenerCount(event) {
-        return (this.#listeners.get(event) ?? []).length
-      }
-    }
+    return PageEmitter
   }
 }
 
@@ -633,4 +690,4 @@ function makeApi(backend) {
   }
 }
 
-module.exports = { makeApi, BACKEND }
+module.exports = { makeApi, BACKEND, PageEmitter }

@@ -171,8 +171,10 @@ export interface CircuitBreakerOptions {
  * A per-endpoint circuit breaker with Couchbase's parameters: closed, open, half-open with one
  * canary. Threads and processes share it as `RetryBudget` says (one owner, or snapshots). Each
  * change of its state, by its own calls or by a run's steps, goes to `onStateChange`, to the
- * `'stateChange'` event and to BREAKER_CHANNEL. In Node it is an `EventEmitter` of `node:events`;
- * in a page, an emitter with the methods declared here.
+ * `'stateChange'` event and to BREAKER_CHANNEL. In Node it is an `EventEmitter` of `node:events`
+ * (declared structurally, so that a page's project needs no Node types: it passes where an
+ * EventEmitter is wanted, e.g. `events.once(breaker, 'stateChange')`); in a page, an emitter with
+ * the methods declared here.
  */
 export declare class CircuitBreaker {
   /** A closed breaker from its document (an object or JSON text); none: Couchbase's defaults. */
@@ -185,14 +187,34 @@ export declare class CircuitBreaker {
   readonly onStateChange: ((this: CircuitBreaker, change: BreakerChange) => void) | null
   /** Listens to every change of the breaker's state. */
   on(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
+  /** Listens to every change of the breaker's state (`on`). */
+  addListener(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
+  /** Listens to every change, before the listeners already there. */
+  prependListener(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
   /** Listens to the next change. */
   once(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
+  /** Listens to the next change, before the listeners already there. */
+  prependOnceListener(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
   /** Stops `listener` (given to `on` or `once`) listening. */
   off(event: 'stateChange', listener: (change: BreakerChange) => void): this
+  /** Stops `listener` (given to `on` or `once`) listening (`off`). */
+  removeListener(event: 'stateChange', listener: (change: BreakerChange) => void): this
+  /** Stops every listener of `event` (of every event when none is named). */
+  removeAllListeners(event?: 'stateChange'): this
   /** Calls each listener of `event` with `change`; whether there was one. */
   emit(event: 'stateChange', change: BreakerChange): boolean
   /** How many listeners `event` has. */
   listenerCount(event: 'stateChange'): number
+  /** The listeners of `event` (a `once` listener as it was given). */
+  listeners(event: 'stateChange'): Function[]
+  /** The listeners of `event` (a `once` listener as its wrapper). */
+  rawListeners(event: 'stateChange'): Function[]
+  /** The events that have listeners. */
+  eventNames(): (string | symbol)[]
+  /** Sets how many listeners of one event before a warning (Node's; 0: no limit). */
+  setMaxListeners(n: number): this
+  /** How many listeners of one event before a warning. */
+  getMaxListeners(): number
   /** Whether a request may be sent at `nowMs`; past the sleep window this request becomes the one canary. */
   permit(nowMs: MillisInput): BreakerVerdict
   /** Tells the breaker how a request ended at `nowMs`. */

@@ -8,6 +8,7 @@ import diagnostics from 'node:diagnostics_channel'
 import fs from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
 import rp, { which } from './binding.mjs'
 import { fakeTime } from './fake-time.mjs'
 
@@ -147,6 +148,28 @@ test(`[${which}] what onStats throws after a run that did not succeed is rethrow
     'uncaught from onStats', 'final: busy',
     'succeeded: from onStats', // a success has no error of its own: the hook's rejects the call
   ])
+})
+
+test("a page's emitter (no node:events) does what Node's EventEmitter does with the methods a breaker declares", () => {
+  const { PageEmitter } = createRequire(import.meta.url)('../lib/api.js')
+  const { EventEmitter } = createRequire(import.meta.url)('node:events')
+  const script = (e) => {
+    const log = []
+    const a = () => log.push('a')
+    const b = () => log.push('b')
+    const c = function () { log.push(this === e ? 'c' : 'not this') }
+    e.on('x', a).prependListener('x', b).prependOnceListener('x', c).addListener('x', a).once('y', a)
+    e.emit('x')
+    e.emit('x')
+    e.removeListener('x', a)
+    const seen = [e.emit('x'), e.listenerCount('x'), e.eventNames(), e.listeners('x').length, e.rawListeners('y').length !== 0]
+    e.off('y', a).setMaxListeners(3)
+    seen.push(e.eventNames(), e.getMaxListeners(), e.removeAllListeners('x').listenerCount('x'), e.emit('x'))
+    return [log.join(''), ...seen]
+  }
+  const node = script(new EventEmitter())
+  assert.deepEqual(node, ['cbaabaaba', true, 2, ['x', 'y'], 2, true, ['x'], 3, 0, false]) // worked by hand from Node's documentation
+  assert.deepEqual(script(new PageEmitter()), node)
 })
 
 // ---- run statistics ---------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // application would use it: breaker events, the channels' messages, statistics, the testing switch
 // and OpenTelemetry, and what must not compile.
 import diagnostics from 'node:diagnostics_channel'
+import { EventEmitter, once as onceOf, on as onOf } from 'node:events'
 import * as api from '@opentelemetry/api'
 import { MeterProvider } from '@opentelemetry/sdk-metrics'
 import {
@@ -74,3 +75,19 @@ new CircuitBreaker({}, { onStateChange: 'log' })
 // @ts-expect-error: record takes a step of a Run
 otel.record({ action: 'send' })
 void bad
+
+// A breaker is an EventEmitter: node:events' helpers and the emitter's methods take it.
+const emitting = new CircuitBreaker({ volume_threshold: 1 })
+const asEmitter: EventEmitter = emitting
+const heard = (c: BreakerChange) => console.log(c.to)
+emitting.addListener('stateChange', heard).prependListener('stateChange', heard).prependOnceListener('stateChange', heard)
+emitting.removeListener('stateChange', heard).removeAllListeners('stateChange').removeAllListeners().setMaxListeners(20)
+const counts: [number, number, number, number] = [emitting.getMaxListeners(), emitting.listeners('stateChange').length,
+  emitting.rawListeners('stateChange').length, emitting.eventNames().length]
+async function nextChanges(): Promise<void> {
+  const [first] = await onceOf(emitting, 'stateChange')
+  for await (const [c] of onOf(emitting, 'stateChange')) console.log(first, c)
+}
+void [asEmitter, counts, nextChanges]
+// @ts-expect-error: the event is 'stateChange'
+emitting.removeAllListeners('decision')
