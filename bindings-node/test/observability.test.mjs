@@ -111,6 +111,29 @@ function heldToTheTable(signals) {
   }
 }
 
+/**
+ * Instrument options over this file's SDKs and `otelApi` that also note in `log`, by name, each
+ * metric record and span event in the order `otel` makes them (the SDKs still get every call; an
+ * exporter hands metrics over in the instruments' order, not the records').
+ */
+function noting(log) {
+  const noted = (instrument, name) => ({
+    add: (v, a) => (log.push(name), instrument.add(v, a)),
+    record: (v, a) => (log.push(name), instrument.record(v, a)),
+  })
+  const provider = {
+    getMeter(name, version, options) {
+      const meter = meterProvider.getMeter(name, version, options)
+      return {
+        createCounter: (n, o) => noted(meter.createCounter(n, o), n),
+        createGauge: (n, o) => noted(meter.createGauge(n, o), n),
+      }
+    },
+  }
+  const span = (s) => s && { addEvent: (name, a) => (log.push(name), s.addEvent(name, a)) }
+  return { meterProvider: provider, api: { ...otelApi, trace: { getActiveSpan: () => span(otelApi.trace.getActiveSpan()) } } }
+}
+
 /** The run fixture case `id` of spec-fixtures/cases. */
 function fixtureCase(id) {
   const dir = path.join(ROOT, 'spec-fixtures/cases')
@@ -131,12 +154,15 @@ for (const example of TABLE.examples) {
   test(`[${which}] the example ${example.run_fixture} records exactly its signals, in order`, async () => {
     // The run fixture replayed through the public Run (with this package's budget and breaker),
     // each step handed to otel.record as the runners do: the metrics read back after each step
-    // (put in the table's order within it) and the span events of the span it ran in.
+    // and the span events of the span it ran in are the example's; the order otel made them in
+    // (noted as it records, the table's order within a step) is the example's.
     const { input } = fixtureCase(example.run_fixture)
     const http = 'http' in input.run.rules
     const shared = (C, doc, state) => (doc === undefined ? undefined : state === undefined ? new C(doc) : C.restore(doc, state))
     const budget = shared(rp.RetryBudget, input.budget, input.budget_state)
     const breaker = shared(rp.CircuitBreaker, input.breaker, input.breaker_state)
+    const made = []
+    rp.otel.instrument(noting(made))
     const run = new rp.Run(runConfigIn(input.run), { budget, breaker })
     const signals = []
     await inSpan('run', async (span) => {
@@ -148,10 +174,12 @@ for (const example of TABLE.examples) {
             : e.event === 'wait_ended' ? run.waitEnded(e.at_ms, e.random) : run.cancel(e.at_ms)
         rp.otel.record(step, { http })
         const events = span.events.slice(seen).map((x) => ({ event: x.name, attributes: { ...x.attributes } }))
+        // the exporter's order is the instruments': put the metrics in the table's, as the example lists them
         signals.push(...[...(await collect()), ...events].sort((a, b) => rank(a) - rank(b)))
       }
     })
     assert.deepEqual(signals, example.signals)
+    assert.deepEqual(made, example.signals.map((s) => s.metric ?? s.event))
     assert.deepEqual(signals.filter((s) => s.event !== undefined), spanEvents())
     heldToTheTable(signals)
   })
@@ -336,6 +364,8 @@ test(`[${which}] loading the package and a run that is not instrumented load not
     assert.ok(loadedAfter('rp.otel.instrument()').some((k) => k.includes(`${path.sep}@opentelemetry${path.sep}api${path.sep}`)))
   } else {
     // the wasm package's folder has no @opentelemetry/api: instrument() says how to get it
-    assert.ok(loadedAfter(`try { rp.otel.instrument() } catch (e) { if (e.code !== 'ERR_RETRYPOLICY_NO_OPENTELEMETRY') throw e }`))
+    assert.deepEqual(loadedAfter(`let refused = false
+      try { rp.otel.instrument() } catch (e) { if (e.code !== 'ERR_RETRYPOLICY_NO_OPENTELEMETRY') throw e; refused = true }
+      if (!refused) throw new Error('instrument() found @opentelemetry/api')`), [])
   }
 })
