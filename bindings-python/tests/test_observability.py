@@ -95,6 +95,41 @@ ORDER_WORDS = {
 }
 
 
+class _Noted:
+    """An instrument that also notes its name in ``log`` at each record (the SDK's still records it)."""
+
+    def __init__(self, instrument: Any, name: str, log: list[str]) -> None:
+        self.instrument, self.name, self.log = instrument, name, log
+
+    def add(self, amount: int, attributes: Any = None) -> None:
+        self.log.append(self.name)
+        self.instrument.add(amount, attributes)
+
+    def set(self, amount: int, attributes: Any = None) -> None:
+        self.log.append(self.name)
+        self.instrument.set(amount, attributes)
+
+
+class _NotingMeters:
+    """A meter provider over ``meters`` whose counters and gauges note each record in ``log``, in the
+    order they are made (a reader hands metrics over in the instruments' order, not the records')."""
+
+    def __init__(self, meters: MeterProvider, log: list[str]) -> None:
+        self.meters, self.log = meters, log
+
+    def get_meter(self, *args: Any, **kwargs: Any) -> Any:
+        meter, log = self.meters.get_meter(*args, **kwargs), self.log
+
+        class Meter:
+            def create_counter(self, name: str, *a: Any, **k: Any) -> _Noted:
+                return _Noted(meter.create_counter(name, *a, **k), name, log)
+
+            def create_gauge(self, name: str, *a: Any, **k: Any) -> _Noted:
+                return _Noted(meter.create_gauge(name, *a, **k), name, log)
+
+        return Meter()
+
+
 def _rank(signal: Signal) -> int:
     """Where the table's order puts ``signal`` within a step."""
     word = next(w for w, name in ORDER_WORDS.items() if name == signal.get("metric", signal.get("event")))
@@ -132,22 +167,33 @@ def _held_to_the_table(signals: list[Signal], instruments: dict[str, Any]) -> No
 def test_each_example_run_records_exactly_its_signals(telemetry: Telemetry, example: dict[str, Any]) -> None:
     """The example's run fixture replayed through the public ``Run`` (with the binding's budget and
     breaker), each step handed to ``otel.record`` as the runners do: the metrics read back after
-    each step (put in the table's order within it) and the span events of the span it ran in,
-    step by step, are the example's signals."""
+    each step and the span events of the span it ran in, step by step, are the example's signals,
+    and the order ``otel`` made them in (noted as it records) is theirs."""
     case = _fixture_case(example["run_fixture"])
     http = "http" in case["input"]["run"]["rules"]
     tracer = telemetry.tracers.get_tracer("test")
     signals: list[Signal] = []
+    made: list[str] = []
+    otel.instrument(meter_provider=_NotingMeters(telemetry.meters, made))  # type: ignore[arg-type]
     with tracer.start_as_current_span("run") as span:
+        add_event = span.add_event
+
+        def noted_event(name: str, attributes: Any = None, timestamp: int | None = None) -> Any:
+            made.append(name)
+            return add_event(name, attributes, timestamp)
+
+        span.add_event = noted_event  # type: ignore[method-assign]
 
         def observe(step: rp.RunStep) -> None:
             seen = len(span.events)  # type: ignore[attr-defined]
             otel.record(step, http=http)
             events = [{"event": e.name, "attributes": dict(e.attributes or {})} for e in span.events[seen:]]  # type: ignore[attr-defined]
+            # the reader's order is the instruments': put the metrics in the table's, as the example lists them
             signals.extend(sorted(telemetry.collect() + events, key=_rank))
 
         _run(case["input"], observe)
     assert signals == example["signals"]
+    assert made == [s.get("metric", s.get("event")) for s in example["signals"]]
     assert [s for s in signals if "event" in s] == telemetry.events()
     _held_to_the_table(signals, telemetry.instruments)
 
