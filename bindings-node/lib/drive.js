@@ -275,17 +275,17 @@ function runStarts(Run, prepared) {
  * back; `step` is null after a success told through `run.succeeded`; `stats`, the run's RunStats,
  * read when `onStats` wants them or the run did not succeed or end final); `discard(result, step)`
  * before a wait. `onStats(stats)` is called once the run is over, whatever the end. Each step is
- * recorded for OpenTelemetry while it is instrumented (`http`: the runner is fetch). An abort
+ * recorded for OpenTelemetry while it is instrumented (read at each step: `uninstrument` stops a
+ * run in flight too; `http`: the runner is fetch). An abort
  * cancels the run and rejects with the signal's reason. An error raised while handling a failed
  * attempt (the machine refusing the clock, a hook) carries that failure as its `cause`.
  */
 async function drive(runner, start, o, send, discard) {
-  const sink = observers.sink // read once a run, as the hooks are
   const http = runner === 'fetch'
   const started = start(o.clock(), o.random())
   const run = started[0]
   let step = started[1]
-  sink?.step(step, http)
+  observers.sink?.step(step, http)
   let result
   let failure // the last failed attempt's result, while it is being handled
   let told = false // whether onStats was called
@@ -343,7 +343,7 @@ async function drive(runner, start, o, send, discard) {
       }
       try {
         step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
-        sink?.step(step, http)
+        observers.sink?.step(step, http)
       } catch (e) {
         throw cancelled(e)
       }
@@ -361,7 +361,7 @@ async function drive(runner, start, o, send, discard) {
       await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)
       step = run.waitEnded(o.clock(), o.random())
-      sink?.step(step, http)
+      observers.sink?.step(step, http)
     } catch (e) {
       throw cancelled(e)
     }

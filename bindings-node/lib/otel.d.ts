@@ -38,7 +38,7 @@ export declare const otel: {
    * nor installed. Calling it again replaces the meter.
    */
   instrument(options?: OtelOptions | null): void
-  /** Stops recording. */
+  /** Stops recording: runs (those in flight too) and breakers record nothing from now on. */
   uninstrument(): void
   /** Whether `instrument` was called (and `uninstrument` not since). */
   isInstrumented(): boolean

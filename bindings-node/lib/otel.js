@@ -153,7 +153,7 @@ function makeOtel(version) {
     observers.sink = new Recorder(api, meterProvider ?? undefined, version)
   }
 
-  /** Stops recording: runs and breakers record nothing from now on. */
+  /** Stops recording: runs (those in flight too) and breakers record nothing from now on. */
   function uninstrument() {
     observers.sink = undefined
   }

@@ -328,6 +328,21 @@ test(`[${which}] instrument() before the SDK registers the global meter provider
   }
 })
 
+test(`[${which}] uninstrument() stops a run in flight: its later steps record nothing`, async () => {
+  const t = { ms: 0 }
+  let calls = 0
+  const result = await rp.retry(async () => {
+    if (++calls < 4) throw new Error('busy')
+    return calls
+  }, {
+    operation: KV_GET, timeoutMs: 10_000, classify: () => 'KV_TEMPORARY_FAILURE', clock: () => t.ms,
+    sleep: async (ms) => { t.ms += ms; rp.otel.uninstrument() }, // during the first wait
+  })
+  assert.equal(result, 4)
+  // recorded before the first wait: attempt 1 and the retry after it; nothing of attempts 2-4
+  assert.deepEqual((await collect()).map((p) => [p.metric, p.value]), [['retrypolicy.attempts', 1], ['retrypolicy.retries', 1]])
+})
+
 test('instrument refuses what is not the API or a meter provider, naming the option', () => {
   assert.throws(() => rp.otel.instrument({ api: {} }), (e) => e.code === 'invalid_type' && e.field === 'api')
   assert.throws(() => rp.otel.instrument({ api: otelApi, meterProvider: {} }), (e) => e.code === 'invalid_type' && e.field === 'meterProvider')
