@@ -262,8 +262,8 @@ export interface TransactionSession {
 /** A transaction's action of kind `A`, e.g. `TransactionActionOf<'raise_timeout'>`. */
 export type TransactionActionOf<A extends TransactionAction['action']> = Extract<TransactionAction, { readonly action: A }>
 
-/** Options of `mongodb.runTransaction`: `onRetry` gets its `retry_commit` and `retry_transaction` actions, `onGiveUp` its `raise_timeout`. */
-export interface RunTransactionOptions extends RunnerOptions<TransactionActionOf<'retry_commit' | 'retry_transaction'>, TransactionActionOf<'raise_timeout'>> {
+/** Options of `mongodb.runTransaction`: `onRetry` gets its `retry_commit` and `retry_transaction` actions, `onGiveUp` its `raise_timeout`; no `onStats` (a transaction has no RunStats). */
+export interface RunTransactionOptions extends Omit<RunnerOptions<TransactionActionOf<'retry_commit' | 'retry_transaction'>, TransactionActionOf<'raise_timeout'>>, 'onStats'> {
   /** The CSOT timeoutMS (default: the spec's 120 s retry limit). */
   timeoutMs?: number
   /** Passed to `session.startTransaction`. */

@@ -222,7 +222,8 @@ export interface RunnerOptions<R = RunWaitStep, G = RunDoneStep> {
   /**
    * retry, retryFetch: called once the run is over, whatever its end (succeeded, final, gave up,
    * timed out, cancelled), with what it did. What it throws rejects a call that succeeded; after
-   * any other end the call rejects with the run's own error and the hook's is rethrown outside it. runTransaction has no RunStats.
+   * any other end the call rejects with the run's own error and the hook's is rethrown outside it.
+   * Not an option of runTransaction (it has no RunStats).
    */
   onStats?: (stats: RunStats) => void
   /** A monotonic clock in ms (default `performance.now`). */

@@ -123,6 +123,8 @@ void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, on
 const session: TransactionSession = { startTransaction() {}, async commitTransaction() {}, async abortTransaction() {} }
 // @ts-expect-error: a transaction's onRetry never gets its raise action
 void mongodb.runTransaction(session, async () => 1, { onRetry: (a) => a.action === 'raise' })
+// @ts-expect-error: runTransaction makes no RunStats, so it takes no onStats
+void mongodb.runTransaction(session, async () => 1, { onStats: () => {} })
 // @ts-expect-error: a give-up's step is done, never a wait
 void ((e: RetryGaveUp) => e.retryStep.action === 'wait')
 // @ts-expect-error: a timeout's step has no delay
