@@ -43,6 +43,16 @@ test('npm pack → npm install --offline in a fresh folder → require, import, 
     const r = spawnSync(process.execPath, ['flaky-counter.mjs'], { cwd: dir, encoding: 'utf8', env: { ...process.env, RETRYPOLICY_PACKAGE: 'retrypolicy' } })
     assert.equal(r.status, 0, r.stdout + r.stderr)
     assert.match(r.stdout, /counter = 7, pending = \[\]: exact/)
+    // @opentelemetry/api, an optional peer, is not installed: the package loads and runs (a breaker's
+    // change and a retry included), and otel.instrument() says how to get it
+    assert.equal(fs.existsSync(path.join(dir, 'node_modules/@opentelemetry')), false)
+    const noOtel = sh(process.execPath, ['-e', `const rp = require('retrypolicy')
+      let now = 0, calls = 0
+      const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 0 })
+      rp.retry(async () => { if (++calls === 1) throw new Error('busy'); return calls }, { operation: { service: 'kv', operation: 'get' },
+        timeoutMs: 1000, classify: () => 'KV_TEMPORARY_FAILURE', breaker, clock: () => now, sleep: async (ms) => { now += ms } })
+        .then((r) => { try { rp.otel.instrument() } catch (e) { console.log(r, breaker.state(now), e.code) } })`], dir)
+    assert.equal(noOtel.stdout.trim(), '2 closed ERR_RETRYPOLICY_NO_OPENTELEMETRY')
   } finally {
     fs.rmSync(packs, { recursive: true, force: true })
     if (dir) fs.rmSync(dir, { recursive: true, force: true })
