@@ -252,6 +252,44 @@ def test_testing_switch_runs_a_call_failing_until_its_deadline_as_a_real_run() -
     assert real.sleeps == [0.1, 0.2, 0.4, 0.8]
 
 
+def test_testing_switch_runs_the_httpx_transports_to_their_deadline_as_a_real_run() -> None:
+    # Always 503, a fixed 300 ms backoff, a 2 s deadline, no cap: attempts at 0, 300, ..., 1800 ms
+    # (7); the next would start at 2100, past the deadline: deadline_before_retry after 1800 ms of
+    # waits (worked by hand). Before, a skipped wait left the clock where it was: no end.
+    from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
+
+    def options(t: FakeTime, hits: list[int]) -> dict[str, Any]:
+        def server(request: httpx.Request) -> httpx.Response:
+            hits[0] += 1
+            if hits[0] > 100:
+                raise RuntimeError("runaway")
+            return httpx.Response(503)
+
+        return {"transport": httpx.MockTransport(server), "clock": t.clock, "deadline": 2, "max_attempts": None,
+                "backoff": {"kind": "fixed", "delay_ms": 300}}
+
+    by_hand = (7, "deadline_before_retry", 1800)
+    with instant_sleeps():
+        t, hits = FakeTime(), [0]
+        with httpx.Client(transport=RetryTransport(sleep=t.sleep, **options(t, hits))) as client:
+            r = client.get("http://127.0.0.1/x")
+        assert (hits[0], r.extensions["retrypolicy"]["rule"], r.extensions["retrypolicy_stats"].waited_ms) == by_hand
+        assert t.sleeps == []
+
+        async def main() -> tuple[int, str, int]:
+            t, hits = FakeTime(), [0]
+            async with httpx.AsyncClient(transport=AsyncRetryTransport(sleep=t.asleep, **options(t, hits))) as client:
+                r = await client.get("http://127.0.0.1/x")
+            return hits[0], r.extensions["retrypolicy"]["rule"], r.extensions["retrypolicy_stats"].waited_ms
+
+        assert asyncio.run(main()) == by_hand
+    t, hits = FakeTime(), [0]
+    with httpx.Client(transport=RetryTransport(sleep=t.sleep, **options(t, hits))) as client:
+        r = client.get("http://127.0.0.1/x")
+    assert (hits[0], r.extensions["retrypolicy"]["rule"], r.extensions["retrypolicy_stats"].waited_ms) == by_hand
+    assert t.sleeps == [0.3] * 6
+
+
 def test_async_sleeps_through_the_injected_sleep_and_lets_cancellation_through() -> None:
     t = FakeTime()
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from retrypolicy import mongodb
+from retrypolicy.run import instant_sleeps
 
 HERE = pathlib.Path(__file__).resolve().parent
 SPECS = pathlib.Path(os.environ.get("PEER_SPECS_DIR", HERE.parents[2] / "shared" / "peer-specs" / "mongodb"))
@@ -270,6 +271,31 @@ def test_prose_retry_backoff_is_enforced() -> None:
     ceiling = sum(min(5 * 1.5**k, 500) for k in range(1, 14)) / 1000
     assert total_backoff(0.0) == 0
     assert ceiling - 0.014 <= total_backoff(0.9999) <= ceiling
+
+
+def test_testing_switch_keeps_the_runs_decisions() -> None:
+    """With sleeps instant, each skipped backoff still moves the clock: a transaction whose commit
+    fails until its 1 s timeout makes the commits a run sleeping on the same fake clock makes (before,
+    the clock stood still and it ran to the failpoint's end)."""
+
+    def commits(testing: bool) -> tuple[int, int]:
+        clock = Clock()
+        sleeps: list[float] = []
+
+        def sleep(seconds: float) -> None:
+            sleeps.append(seconds)
+            clock.now += seconds
+
+        session = ScriptedSession([{"mode": {"times": 500}, "data": {"failCommands": ["commitTransaction"], "errorCode": 251}}])
+        with instant_sleeps(testing), pytest.raises(mongodb.TransactionTimeoutError):
+            mongodb.run_transaction(
+                session, lambda s: session.insert_one({"_id": len(session.calls)}), timeout=1, clock=clock, random=lambda: 0.5, sleep=sleep
+            )
+        return session.sent.count("commitTransaction"), len(sleeps)
+
+    real, skipped = commits(False), commits(True)
+    assert 5 < real[0] < 100 and real[1] == real[0] - 1  # the timeout, not the failpoint, ended it
+    assert skipped == (real[0], 0)
 
 
 @pytest.mark.parametrize(("skip", "code"), [(None, 1), ("1", 0)])

@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar, cast
 from ._json_api import call
 from ._log import LOGGER, name_of, type_name
 from ._mongodb_types import FailureKind, MongoError, RaiseTimeoutAction, SessionState, TransactionState, TransactionStep
-from .run import is_testing
+from .run import _Skipped, is_testing
 
 T = TypeVar("T")
 _Event = dict[str, Any]
@@ -118,6 +118,9 @@ def run_transaction(
     attempt) and ``retry_end`` (``gave_up`` or ``timed_out`` on a raise) as record attributes."""
     timeout_ms = None if timeout is None else round((timeout.total_seconds() if isinstance(timeout, timedelta) else timeout) * 1000)
     state: TransactionState = call("mongodb_with_transaction", {"events": []}, timeout_ms=timeout_ms)["state"]
+    skipped = _Skipped(clock) if is_testing() else None  # testing: backoffs skipped, the clock moved by each
+    if skipped is not None:
+        clock = skipped
     start = clock()
     last: Exception | None = None
     result: Any = None
@@ -179,8 +182,10 @@ def run_transaction(
             except Exception as exc:
                 event = failed("commit_failed", exc, **timed())
         elif action["action"] == "retry_transaction":
-            if not is_testing():
+            if skipped is None:
                 sleep(action["backoff_ms"] / 1000)
+            else:
+                skipped.skip(action["backoff_ms"])
             event = attempt()
         elif name == "return":
             return cast(T, result)

@@ -51,7 +51,7 @@ from ._ending import abandon
 from ._httpx_deadline import bound, send, send_async
 from ._log import LOGGER, log_step, type_name
 from ._lowlevel import CircuitBreaker, RetryBudget, Run, RunConfig, RunStats, RunStep
-from .run import is_testing
+from .run import _Skipped, is_testing
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -153,18 +153,21 @@ class _Steps:
         self.breaker = options.get("breaker")
         self.budget = options.get("budget")
 
-    def begin(self, request: httpx.Request) -> tuple[Run, RunStep]:
-        """A run of ``request`` (its method, for RFC 9110's idempotent-method rule), started."""
+    def begin(self, request: httpx.Request) -> tuple[Run, RunStep, Callable[[], float]]:
+        """A run of ``request`` (its method, for RFC 9110's idempotent-method rule), started, and
+        its clock: the transport's, or in testing mode (``set_testing``) the transport's plus the
+        waits skipped (``_Skipped``), so the run decides as a real one would."""
         config = self.configs.get(request.method)
         if config is None:
             rules = {**self.rules, "method": request.method}
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
-        run, step = config.start(self.clock() * 1000, self.budget, self.breaker)
-        return run, _seen(step)
+        clock: Callable[[], float] = _Skipped(self.clock) if is_testing() else self.clock
+        run, step = config.start(clock() * 1000, self.budget, self.breaker)
+        return run, _seen(step), clock
 
-    def waited(self, run: Run) -> RunStep:
-        """The wait is over: the next step."""
-        return _seen(run.wait_ended(self.clock() * 1000))
+    def waited(self, run: Run, clock: Callable[[], float]) -> RunStep:
+        """The wait is over at ``clock``'s time: the next step."""
+        return _seen(run.wait_ended(clock() * 1000))
 
     def _log(self, level: int, request: httpx.Request, step: RunStep, result: Result | None) -> None:
         """Logs ``step`` of the run of ``request`` after the attempt's ``result``."""
@@ -173,11 +176,12 @@ class _Steps:
             status = result.status_code if isinstance(result, httpx.Response) else None
             log_step(self.logger, level, step, f"{request.method} {request.url}", error, retry_http_status=status)
 
-    def after(self, request: httpx.Request, run: Run, result: Result) -> RunStep:
-        """Tells the run what the attempt produced; records and logs a retry, calls the hooks; a
-        response the run will not return is closed by the caller."""
+    def after(self, request: httpx.Request, run: Run, result: Result, clock: Callable[[], float]) -> RunStep:
+        """Tells the run what the attempt produced at ``clock``'s time; records and logs a retry,
+        calls the hooks; a response the run will not return is closed by the caller."""
         outcome = _outcome(result)
-        step = _seen(run.attempt_ended(outcome, self.clock() * 1000, self.random(), int(self.now() * 1000)))
+        now = self.now() + (clock.skipped if isinstance(clock, _Skipped) else 0.0)
+        step = _seen(run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)))
         if step.action == "wait":
             self._log(self.log_level, request, step, result)
             if self.on_retry is not None:
@@ -207,9 +211,9 @@ class _Steps:
             result.add_note(f"retrypolicy: stopped after {step.attempt} attempts ({step.rule})")
         raise result
 
-    def abandon(self, run: Run, result: Result | None, exc: BaseException) -> None:
+    def abandon(self, run: Run, result: Result | None, exc: BaseException, clock: Callable[[], float]) -> None:
         """``exc`` leaves the run: it is cancelled; a transport error it was handling is its context."""
-        abandon(run, self.clock, exc, result if isinstance(result, httpx.TransportError) else None)
+        abandon(run, clock, exc, result if isinstance(result, httpx.TransportError) else None)
 
 
 class RetryTransport(httpx.BaseTransport):
@@ -231,26 +235,28 @@ class RetryTransport(httpx.BaseTransport):
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         request.read()
         steps = self.steps
-        run, step = steps.begin(request)
+        run, step, clock = steps.begin(request)
         result: Result | None = None
         answered: RunStep | None = None
         try:
             while (action := step.action) != "done":
                 if action == "wait":
-                    if not is_testing():
+                    if isinstance(clock, _Skipped):
+                        clock.skip(step.delay_ms)
+                    else:
                         self.sleep((step.delay_ms or 0) / 1000)
-                    step = steps.waited(run)
+                    step = steps.waited(run, clock)
                     continue
                 try:
                     result = send(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
-                step = answered = steps.after(request, run, result)
+                step = answered = steps.after(request, run, result, clock)
                 if step.action == "wait" and isinstance(result, httpx.Response):
                     result.close()
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
-            steps.abandon(run, result, exc)
+            steps.abandon(run, result, exc, clock)
             if isinstance(result, httpx.Response):
                 result.close()
             raise
@@ -279,26 +285,28 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
         await request.aread()
         steps = self.steps
-        run, step = steps.begin(request)
+        run, step, clock = steps.begin(request)
         result: Result | None = None
         answered: RunStep | None = None
         try:
             while (action := step.action) != "done":
                 if action == "wait":
-                    if not is_testing():
+                    if not isinstance(clock, _Skipped):
                         await self.sleep((step.delay_ms or 0) / 1000)
-                    step = steps.waited(run)
+                    elif clock.skip(step.delay_ms):
+                        await asyncio.sleep(0)  # now and then, the loop's other tasks run
+                    step = steps.waited(run, clock)
                     continue
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
-                step = answered = steps.after(request, run, result)
+                step = answered = steps.after(request, run, result, clock)
                 if step.action == "wait" and isinstance(result, httpx.Response):
                     await result.aclose()
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
-            steps.abandon(run, result, exc)
+            steps.abandon(run, result, exc, clock)
             if isinstance(result, httpx.Response):
                 await result.aclose()
             raise
