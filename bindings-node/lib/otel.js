@@ -35,6 +35,7 @@ const int = (v) => (typeof v === 'bigint' ? Number(v) : v ?? 0)
 
 /** The instruments of one meter (`valueType`: the API's ValueType.INT). */
 class Instruments {
+  /** The table's counters and gauge on `meter`, each of `valueType`. */
   constructor(meter, valueType) {
     // every value is a count or a state's number: integers (Python's SDK records ints as ints)
     const counter = (name, unit, description) => meter.createCounter(name, { unit, description, valueType })
