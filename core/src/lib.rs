@@ -46,7 +46,7 @@ pub mod units;
 
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
 pub use breaker::{
-    BreakerChange, BreakerChangeRule, BreakerOutcome, BreakerRule, BreakerState, BreakerVerdict,
+    BreakerChange, BreakerChangeRule, BreakerOutcome, BreakerRule, BreakerState, BreakerVerdict, CanaryToken,
     CircuitBreaker,
 };
 #[cfg(feature = "guards")]

@@ -121,6 +121,62 @@ pub(crate) fn one() -> u64 {
     1
 }
 
+/// Documents that are JSON objects only. A derived struct also reads a JSON array (its fields in
+/// order), so `[]` would read as a document with every field left out: `objects_only!` gives a
+/// type whose serde form is derived with `#[serde(remote = "Self")]` its `Deserialize` through
+/// [`object::Only`], which reads a struct from a map only (anything else is the wrong kind, named
+/// with the type's `expecting` text), and its `Serialize` as derived.
+pub mod object {
+    use serde::de::{Deserializer, Visitor};
+
+    /// A deserializer that reads a struct from a map only.
+    pub struct Only<D>(pub D);
+
+    impl<'de, D: Deserializer<'de>> Deserializer<'de> for Only<D> {
+        type Error = D::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+            self.0.deserialize_any(visitor)
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0.deserialize_map(visitor)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+}
+
+/// `Deserialize` (objects only, [`object::Only`]) and `Serialize` for types whose serde form is
+/// derived with `#[serde(remote = "Self")]`.
+#[cfg(feature = "grpc")]
+macro_rules! objects_only {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                <$t>::deserialize($crate::serde_form::object::Only(d))
+            }
+        }
+
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                <$t>::serialize(self, s)
+            }
+        }
+    )*};
+}
+#[cfg(feature = "grpc")]
+pub(crate) use objects_only;
+
 /// Serde helpers for millisecond fields: a whole number, or a decimal string for values past 2^53.
 pub mod ms {
     use serde::de::{self, Deserializer, Visitor};

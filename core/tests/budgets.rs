@@ -357,3 +357,92 @@ fn a_percentage_snapshot_taken_at_any_clock_restores() {
         assert_eq!(restored.snapshot(), budget.snapshot(), "at {now}");
     }
 }
+
+fn with_breaker(b: &mut CircuitBreaker) -> Guards<'_> {
+    Guards {
+        budget: None,
+        breaker: Some(b),
+    }
+}
+
+/// A breaker tripped open at 0: a canary may go after 100 ms, and times out after 50 ms.
+fn tripped_at_zero() -> CircuitBreaker {
+    let mut b = CircuitBreaker::new(&BreakerConfig {
+        volume_threshold: 1,
+        sleep_window_ms: 100,
+        canary_timeout_ms: 50,
+        ..BreakerConfig::default()
+    });
+    b.record(0, BreakerOutcome::Failure);
+    b
+}
+
+/// Found by review (issue 28): a run whose canary timed out, cancelled later, freed the canary
+/// another run had sent since, letting a second canary out beside it.
+#[test]
+fn a_run_releases_only_the_canary_it_holds() {
+    let mut b = tripped_at_zero();
+    let config = RunConfig {
+        max_attempts: Some(3),
+        ..RunConfig::new(RunRules::Decide(Box::new(DecideRules {
+            operation: Operation::Kv(KvOperation::Get),
+            idempotent: None,
+            strategy: None,
+            policy: Policy::default(),
+        })))
+    };
+    let config = RunConfig {
+        timeout_ms: Some(60_000),
+        ..config
+    };
+    let mut a = Run::new(config.clone()).unwrap();
+    let s = a.start(Clock::at(200.0), with_breaker(&mut b)).unwrap();
+    assert_eq!(s.breaker.map(|v| v.canary), Some(true), "a's canary");
+    // a's canary times out at 250; past the sleep window that follows, b's request is the canary.
+    let mut other = Run::new(config).unwrap();
+    let s = other.start(Clock::at(351.0), with_breaker(&mut b)).unwrap();
+    assert_eq!(s.breaker.map(|v| v.canary), Some(true), "b's canary");
+    let s = a.cancel(Clock::at(360.0), with_breaker(&mut b)).unwrap();
+    assert_eq!(s.breaker_change, None, "a's cancel changes nothing");
+    assert!(!b.permit(361).permitted, "b's canary is still the one out");
+    // b's own cancel frees it.
+    let s = other.cancel(Clock::at(362.0), with_breaker(&mut b)).unwrap();
+    assert_eq!(s.breaker_change.map(|c| c.rule.name()), Some("canary_released"));
+    assert!(b.permit(363).canary);
+}
+
+#[test]
+fn a_canary_token_frees_only_its_own_canary() {
+    let mut b = tripped_at_zero();
+    let first = b.permit(101);
+    assert!(first.canary && first.canary_token.is_some());
+    // It times out at 151 (open again); the next canary goes past that sleep window.
+    let second = b.permit(252);
+    assert!(second.canary);
+    assert_ne!(first.canary_token, second.canary_token);
+    b.release_canary(253, first.canary_token);
+    assert_eq!(b.last_change(), None);
+    assert_eq!(b.state(253), BreakerState::HalfOpen);
+    b.release_canary(254, None);
+    assert_eq!(
+        b.state(254),
+        BreakerState::HalfOpen,
+        "a request that was no canary"
+    );
+    b.release_canary(255, second.canary_token);
+    assert_eq!(
+        b.last_change().map(|c| c.rule),
+        Some(BreakerChangeRule::CanaryReleased)
+    );
+    // A canary whose success closed the circuit: a later canary's token is its own.
+    let third = b.permit(256);
+    b.record(257, BreakerOutcome::Success);
+    b.record(258, BreakerOutcome::Failure);
+    let fourth = b.permit(359);
+    assert!(fourth.canary);
+    b.release_canary(360, third.canary_token);
+    assert_eq!(b.state(360), BreakerState::HalfOpen);
+    assert!(b.permit(361).reason.is_some(), "the fourth canary is still out");
+    // A verdict's JSON form is unchanged: no token in it.
+    assert!(!serde_json::to_string(&fourth).unwrap().contains("token"));
+}

@@ -647,3 +647,328 @@ fn the_client_cap_is_at_least_two() {
     let e = ClientOptions::with_cap(1, "maxAttemptsCap").unwrap_err();
     assert_eq!((e.code(), e.field()), ("out_of_range", "maxAttemptsCap"));
 }
+
+// ---- Review of issue 28 (gRPC and AWS in the core): each defect found, as a test ----
+
+fn never_sent() -> GrpcAttempt {
+    GrpcAttempt {
+        reach: AttemptReach::NeverSent,
+        ..attempt(GrpcCode::Unavailable)
+    }
+}
+
+/// A run of `rules` (a run's JSON form) with the bounds `bounds` merged in.
+fn grpc_run(bounds: serde_json::Value) -> retrypolicy::Run {
+    let mut config = json!({"rules": {"grpc": {"retry_policy": a6_retry_policy()}}});
+    for (k, v) in bounds.as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    retrypolicy::Run::new(serde_json::from_value(config).unwrap()).unwrap()
+}
+
+#[test]
+fn review_transparent_retries_are_bounded_by_the_run_and_by_grpc_javas_limit() {
+    use retrypolicy::{Clock, Guards, Outcome, RunAction, RunDecision, RunEnd};
+    // grpc-java (RetriableStream: `localOnlyTransparentRetries.incrementAndGet() > 1_000`) fails
+    // the call at the 1,001st attempt that never left the client.
+    let after = |transparent: u32| GrpcRetryState {
+        retries: transparent,
+        ..state(1, 0)
+    };
+    let d = grpc_retry(None, &after(999), &never_sent(), None, GrpcJitter::Full, None).unwrap();
+    assert_eq!((d.action, d.rule), (GrpcAction::Retry, "transparent_never_sent"));
+    let d = grpc_retry(None, &after(1000), &never_sent(), None, GrpcJitter::Full, None).unwrap();
+    assert_eq!(
+        (d.action, d.rule, d.delay_ms, d.next),
+        (GrpcAction::Fail, "transparent_retries_exhausted", None, None)
+    );
+    // Two attempts with the policy's counted retries between them: still 1,000 transparent.
+    let counted = GrpcRetryState {
+        attempts: 3,
+        retries: 1002,
+        ..state(1, 0)
+    };
+    let d = grpc_retry(None, &counted, &never_sent(), None, GrpcJitter::Full, None).unwrap();
+    assert_eq!(d.rule, "transparent_retries_exhausted");
+
+    // The run's own max_attempts counts every attempt sent, transparent resends included.
+    let network = Outcome::Network { sent: Some(false) };
+    let mut run = grpc_run(json!({"max_attempts": 2}));
+    run.start(Clock::at(0.0), Guards::none()).unwrap();
+    let s = run
+        .attempt_ended(&network, Clock::at(1.0), Guards::none(), None)
+        .unwrap();
+    assert_eq!((s.action, s.rule), (RunAction::Wait, "transparent_never_sent"));
+    run.wait_ended(Clock::at(1.0), Guards::none()).unwrap();
+    let s = run
+        .attempt_ended(&network, Clock::at(2.0), Guards::none(), None)
+        .unwrap();
+    assert_eq!(
+        (s.action, s.end, s.rule),
+        (RunAction::Done, Some(RunEnd::GaveUp), "max_attempts_reached")
+    );
+    match s.decision {
+        Some(RunDecision::Grpc(d)) => assert_eq!(
+            (d.action, d.delay_ms, d.transparent, d.next, d.rule),
+            (GrpcAction::Fail, None, false, None, "max_attempts_reached")
+        ),
+        other => panic!("{other:?}"),
+    }
+    // With neither bound, a run that never gets an attempt out still ends.
+    let mut run = grpc_run(json!({}));
+    let mut s = run.start(Clock::at(0.0), Guards::none()).unwrap();
+    while s.action != RunAction::Done {
+        s = match s.action {
+            RunAction::Send => run.attempt_ended(&network, Clock::at(0.0), Guards::none(), None),
+            _ => run.wait_ended(Clock::at(0.0), Guards::none()),
+        }
+        .unwrap();
+        assert!(
+            run.attempts_sent() <= 1001,
+            "a transparent retry past grpc-java's bound"
+        );
+    }
+    assert_eq!(
+        (s.rule, s.end, run.attempts_sent()),
+        ("transparent_retries_exhausted", Some(RunEnd::GaveUp), 1001)
+    );
+}
+
+fn with_budget(b: &mut RetryBudget) -> retrypolicy::Guards<'_> {
+    retrypolicy::Guards {
+        budget: Some(b),
+        breaker: None,
+    }
+}
+
+#[test]
+fn review_a_done_step_never_carries_a_retry_decision() {
+    use retrypolicy::{Clock, Guards, Outcome, RunDecision, RunEnd};
+    let unavailable = Outcome::Grpc {
+        status: GrpcCode::Unavailable,
+        pushback: Vec::new(),
+        committed: false,
+        reach: AttemptReach::Processed,
+    };
+    // The budget refuses the retry the policy wanted.
+    let mut b = bucket(6_000);
+    let mut run = grpc_run(json!({"timeout_ms": 60000}));
+    run.start(Clock::at(0.0), with_budget(&mut b)).unwrap();
+    let mut clock = Clock::at(1.0);
+    clock.random = Some(0.5);
+    let s = run
+        .attempt_ended(&unavailable, clock, with_budget(&mut b), None)
+        .unwrap();
+    assert_eq!(
+        (s.end, s.rule),
+        (Some(RunEnd::GaveUp), "token_bucket_at_or_below_half")
+    );
+    match s.decision {
+        Some(RunDecision::Grpc(d)) => {
+            assert_eq!(
+                (d.action, d.delay_ms, d.next, d.rule),
+                (GrpcAction::Fail, None, None, "token_bucket_at_or_below_half")
+            );
+            assert_eq!(d.budget.map(|v| v.permitted), Some(false));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The run's max_attempts ends it where the policy would retry.
+    let mut run = grpc_run(json!({"max_attempts": 1}));
+    run.start(Clock::at(0.0), Guards::none()).unwrap();
+    let s = run
+        .attempt_ended(&unavailable, clock, Guards::none(), None)
+        .unwrap();
+    match s.decision {
+        Some(RunDecision::Grpc(d)) => assert_eq!(
+            (d.action, d.delay_ms, d.rule),
+            (GrpcAction::Fail, None, "max_attempts_reached")
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The same for AWS: a 503 standard mode retries, the run's cap of 1 does not.
+#[cfg(feature = "aws")]
+#[test]
+fn review_an_aws_done_step_never_carries_a_retry_decision() {
+    use retrypolicy::aws::{AwsAction, AwsError};
+    use retrypolicy::{Clock, Guards, Outcome, RunDecision, RunEnd};
+    let mut clock = Clock::at(1.0);
+    clock.random = Some(0.5);
+    let config = serde_json::from_value(json!({"rules": {"aws": {}}, "max_attempts": 1})).unwrap();
+    let mut run = retrypolicy::Run::new(config).unwrap();
+    run.start(Clock::at(0.0), Guards::none()).unwrap();
+    let outcome = Outcome::Aws {
+        error: AwsError {
+            status: Some(503),
+            ..AwsError::default()
+        },
+    };
+    let s = run.attempt_ended(&outcome, clock, Guards::none(), None).unwrap();
+    assert_eq!((s.end, s.rule), (Some(RunEnd::GaveUp), "max_attempts_reached"));
+    match s.decision {
+        Some(RunDecision::Aws(d)) => assert_eq!(
+            (d.action, d.delay_ms, d.rule),
+            (AwsAction::NoRetry, None, "max_attempts_reached")
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn review_a_fatal_status_with_pushback_not_to_retry_ends_the_hedged_call() {
+    use GrpcCode::*;
+    let steps = hedge(
+        &a6_hedging(),
+        &[
+            HedgeEvent::Start,
+            HedgeEvent::HedgeDue,
+            ended(InvalidArgument, &["-1"]),
+        ],
+    );
+    assert_eq!(steps[2], (0, None, true, Some(HedgeEnd::Failed), "fatal_status"));
+    // A6 "Throttling": pushback not to retry counts as a failure (grpc-java counts it too).
+    let mut b = bucket(10_000);
+    let s = grpc_hedge(&a6_hedging(), &HedgeState::default(), &HedgeEvent::Start, None).unwrap();
+    let s = grpc_hedge(
+        &a6_hedging(),
+        &s.state,
+        &ended(InvalidArgument, &["-1"]),
+        Some((&mut b, 0)),
+    )
+    .unwrap();
+    assert_eq!(
+        (s.end, s.status, s.throttle),
+        (
+            Some(HedgeEnd::Failed),
+            Some(InvalidArgument),
+            Some(ThrottleEvent::Failure)
+        )
+    );
+    assert_eq!(b.snapshot(), bucket(9_000).snapshot());
+}
+
+#[test]
+fn review_a_huge_cap_with_no_hedging_delay_sends_every_attempt_in_one_step() {
+    let huge = HedgingPolicy {
+        max_attempts: u32::MAX,
+        hedging_delay_ns: 0,
+        ..a6_hedging()
+    };
+    let s = grpc_hedge(&huge, &HedgeState::default(), &HedgeEvent::Start, None).unwrap();
+    assert_eq!(
+        (s.send, s.state.outstanding, s.rule),
+        (u32::MAX, u32::MAX, "all_attempts_at_once")
+    );
+    // A bucket above half lets every hedge go (a hedge takes no token), asked as for one.
+    let mut b = bucket(10_000);
+    let s = grpc_hedge(
+        &huge,
+        &HedgeState::default(),
+        &HedgeEvent::Start,
+        Some((&mut b, 0)),
+    )
+    .unwrap();
+    assert_eq!((s.send, s.state.stopped), (u32::MAX, false));
+    assert_eq!(s.budget.map(|v| v.permitted), Some(true));
+    assert_eq!(b.snapshot(), bucket(10_000).snapshot());
+    // A budget a retry draws from (the AWS quota: 500 tokens, 5 a retry) lets 100 go, then refuses.
+    let doc: BudgetDocument =
+        serde_json::from_value(json!({"kind": "retry_quota", "capacity": 500, "retry_cost": 5})).unwrap();
+    let mut quota = RetryBudget::new(&BudgetConfig::from_document(&doc, "budget").unwrap());
+    let s = grpc_hedge(
+        &huge,
+        &HedgeState::default(),
+        &HedgeEvent::Start,
+        Some((&mut quota, 0)),
+    )
+    .unwrap();
+    assert_eq!((s.send, s.state.stopped), (101, true));
+    assert_eq!(
+        (s.rule, s.budget.map(|v| (v.permitted, v.balance))),
+        ("retry_quota_exhausted", Some((false, 0)))
+    );
+}
+
+#[test]
+fn review_pushback_not_to_retry_is_a_throttling_failure_without_a_policy() {
+    // grpc-go stream.go shouldRetry reads pushback (and throttles) before it looks for a policy; a
+    // valid pushback without a policy: no retry, and no throttling failure.
+    for (pushback, rule, throttle, balance) in [
+        ("-1", "pushback_negative", Some(ThrottleEvent::Failure), 9_000),
+        ("10", "no_retry_policy", None, 10_000),
+    ] {
+        let pushed = GrpcAttempt {
+            pushback: vec![pushback.to_owned()],
+            ..attempt(GrpcCode::Unavailable)
+        };
+        let mut b = bucket(10_000);
+        let d = grpc_retry(
+            None,
+            &state(1, 0),
+            &pushed,
+            None,
+            GrpcJitter::Full,
+            Some((&mut b, 0)),
+        )
+        .unwrap();
+        assert_eq!((d.action, d.rule, d.throttle), (GrpcAction::Fail, rule, throttle));
+        assert_eq!(b.snapshot(), bucket(balance).snapshot());
+    }
+}
+
+#[test]
+fn review_a_hedge_throttled_at_the_start_stops_hedging() {
+    let at_once = HedgingPolicy {
+        hedging_delay_ns: 0,
+        ..a6_hedging()
+    };
+    let mut b = bucket(5_000);
+    let s = grpc_hedge(
+        &at_once,
+        &HedgeState::default(),
+        &HedgeEvent::Start,
+        Some((&mut b, 0)),
+    )
+    .unwrap();
+    assert_eq!(
+        (s.send, s.state.stopped, s.rule),
+        (1, true, "token_bucket_at_or_below_half")
+    );
+    // Other calls' successes fill the bucket; the refused hedge still does not go later.
+    for _ in 0..30 {
+        b.record(0, retrypolicy::BudgetEvent::Success { after_retry: None });
+    }
+    let s = grpc_hedge(
+        &at_once,
+        &s.state,
+        &ended(GrpcCode::Unavailable, &[]),
+        Some((&mut b, 0)),
+    )
+    .unwrap();
+    assert_eq!(
+        (s.send, s.end, s.rule),
+        (0, Some(HedgeEnd::Failed), "hedging_stopped")
+    );
+}
+
+#[test]
+fn review_a_service_config_is_an_object() {
+    for doc in [json!([]), json!([[], null])] {
+        assert!(
+            serde_json::from_value::<ServiceConfigDocument>(doc.clone()).is_err(),
+            "{doc}"
+        );
+    }
+    for doc in [json!({"methodConfig": [[]]}), json!({"retryThrottling": []})] {
+        assert!(
+            serde_json::from_value::<ServiceConfigDocument>(doc.clone()).is_err(),
+            "{doc}"
+        );
+    }
+    assert!(serde_json::from_value::<RetryPolicyDocument>(json!([])).is_err());
+    assert!(serde_json::from_value::<HedgingPolicyDocument>(json!([])).is_err());
+    assert!(serde_json::from_value::<MethodName>(json!(["s", "m"])).is_err());
+    assert!(serde_json::from_value::<ServiceConfigDocument>(json!({})).is_ok());
+}

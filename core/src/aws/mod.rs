@@ -403,7 +403,7 @@ pub struct AwsDecision {
 
 impl AwsDecision {
     /// A no-retry of `rule`, nothing to wait.
-    fn stop(self, rule: &'static str, section: &'static str) -> AwsDecision {
+    pub(crate) fn stop(self, rule: &'static str, section: &'static str) -> AwsDecision {
         AwsDecision {
             action: AwsAction::NoRetry,
             delay_ms: None,

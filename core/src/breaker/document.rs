@@ -216,6 +216,7 @@ impl CircuitBreaker {
             total,
             failures,
             change: None,
+            canaries: 0,
         })
     }
 }

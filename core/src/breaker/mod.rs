@@ -179,13 +179,23 @@ pub const BREAKER_SOURCE: &str = "Couchbase circuit breaker (couchbase-jvm-clien
      errorThresholdPercentage 50, sleepWindow 5 s, rollingWindow 1 min; canaryTimeout 5 s); \
      RFC 0049, RetryReason CIRCUIT_BREAKER_OPEN";
 
-/// A breaker's answer to "may a request be sent now?".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Which canary a request is: the one a [`BreakerVerdict`] let out, for
+/// [`CircuitBreaker::release_canary`]. Each canary a breaker lets out has its own (a breaker
+/// restored from a snapshot starts counting again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CanaryToken(u64);
+
+/// A breaker's answer to "may a request be sent now?". Two verdicts are equal when their answers
+/// are (the token names a canary, as a snapshot does not: a restored breaker answers the same).
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct BreakerVerdict {
     /// Whether the request may be sent.
     pub permitted: bool,
     /// Whether this request is the half-open canary.
     pub canary: bool,
+    /// The canary's token, when this request is the canary (not in the JSON form).
+    #[serde(skip)]
+    pub canary_token: Option<CanaryToken>,
     /// The circuit's state after this call.
     pub state: BreakerState,
     /// `CIRCUIT_BREAKER_OPEN` when refused (the reason to hand `decide`), else null.
@@ -195,6 +205,15 @@ pub struct BreakerVerdict {
     /// The source text of that rule.
     pub source: &'static str,
 }
+
+impl PartialEq for BreakerVerdict {
+    fn eq(&self, other: &BreakerVerdict) -> bool {
+        let answer = |v: &BreakerVerdict| (v.permitted, v.canary, v.state, v.reason, v.rule, v.source);
+        answer(self) == answer(other)
+    }
+}
+
+impl Eq for BreakerVerdict {}
 
 /// A circuit breaker: its configuration and state. A host calling it from several threads wraps
 /// it in its own lock: [`CircuitBreaker::permit`] changes state (it lets out at most one canary).
@@ -215,6 +234,8 @@ pub struct CircuitBreaker {
     failures: u64,
     /// The change the last `permit`, `record` or `release` made; not part of a snapshot.
     change: Option<BreakerChange>,
+    /// Canaries let out so far, the last one's token; not part of a snapshot (nor of equality).
+    canaries: u64,
 }
 
 #[cfg(feature = "guards")]
@@ -253,6 +274,7 @@ impl CircuitBreaker {
             total: 0,
             failures: 0,
             change: None,
+            canaries: 0,
         }
     }
 
@@ -321,9 +343,11 @@ impl CircuitBreaker {
     }
 
     fn verdict(&self, rule: BreakerRule) -> BreakerVerdict {
+        let canary = rule == BreakerRule::BreakerCanary;
         BreakerVerdict {
             permitted: rule.permits(),
-            canary: rule == BreakerRule::BreakerCanary,
+            canary,
+            canary_token: canary.then_some(CanaryToken(self.canaries)),
             state: self.state,
             reason: (!rule.permits()).then_some(RetryReason::CircuitBreakerOpen),
             rule,
@@ -345,6 +369,7 @@ impl CircuitBreaker {
             BreakerState::Open if now_ms.saturating_sub(self.since_ms) > self.config.sleep_window_ms => {
                 self.state = BreakerState::HalfOpen;
                 self.since_ms = now_ms;
+                self.canaries = self.canaries.saturating_add(1);
                 self.changed(from, BreakerChangeRule::BreakerCanary);
                 BreakerRule::BreakerCanary
             }
@@ -377,14 +402,24 @@ impl CircuitBreaker {
         }
     }
 
-    /// Tells the breaker that a request it let through at `canary` ended without an answer (the
-    /// host cancelled it): a canary's slot is freed, so the circuit is open again with its sleep
-    /// window over and the next request becomes the canary; any other request changes nothing.
-    /// A cancelled canary says nothing of the endpoint's health, so it neither closes nor
-    /// re-opens the circuit for another sleep window.
+    /// Tells the breaker that a request it let through ended without an answer (the host
+    /// cancelled it); `canary` says it was the canary. The canary out now is freed, so the circuit
+    /// is open again with its sleep window over and the next request becomes the canary; any other
+    /// request changes nothing. A cancelled canary says nothing of the endpoint's health, so it
+    /// neither closes nor re-opens the circuit for another sleep window. A host whose canary may
+    /// have timed out (and another request's canary gone out since) frees its own only, with
+    /// [`CircuitBreaker::release_canary`].
     pub fn release(&mut self, now_ms: u64, canary: bool) {
+        let current = canary.then_some(CanaryToken(self.canaries));
+        self.release_canary(now_ms, current);
+    }
+
+    /// [`CircuitBreaker::release`] of the request `canary` names (its verdict's token; none: not a
+    /// canary): only while that canary is the one out. Once it timed out (failed) it is no longer
+    /// the breaker's canary, and the canary another request took since stays out.
+    pub fn release_canary(&mut self, now_ms: u64, canary: Option<CanaryToken>) {
         let from = self.begin();
-        if !self.config.enabled || !canary {
+        if !self.config.enabled || canary != Some(CanaryToken(self.canaries)) {
             return;
         }
         let now_ms = self.rebase(now_ms);
@@ -414,7 +449,11 @@ impl CircuitBreaker {
                 self.changed(from, BreakerChangeRule::CanaryFailed);
             }
             BreakerState::HalfOpen => {
-                *self = CircuitBreaker::new(&self.config);
+                // A fresh breaker, still counting its canaries (a token stays one canary's).
+                *self = CircuitBreaker {
+                    canaries: self.canaries,
+                    ..CircuitBreaker::new(&self.config)
+                };
                 self.changed(from, BreakerChangeRule::CanarySucceeded);
             }
             BreakerState::Closed | BreakerState::Open => {

@@ -2,7 +2,7 @@
 //! so a run's [`crate::run::Guards`] never holds one, and the code that would ask it compiles to
 //! nothing. Its methods are the ones a run calls, each unreachable.
 
-use super::{BreakerChange, BreakerOutcome, BreakerVerdict};
+use super::{BreakerChange, BreakerOutcome, BreakerVerdict, CanaryToken};
 
 /// No circuit breaker: this build leaves out the `guards` feature (README, "Features").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,7 @@ impl CircuitBreaker {
     }
 
     /// Never called: no breaker exists.
-    pub fn release(&mut self, _now_ms: u64, _canary: bool) {
+    pub fn release_canary(&mut self, _now_ms: u64, _canary: Option<CanaryToken>) {
         match *self {}
     }
 

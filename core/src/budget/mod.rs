@@ -387,6 +387,35 @@ impl RetryBudget {
         verdict
     }
 
+    /// [`try_retry`](Self::try_retry) asked `n` times in a row at `now_ms` (retries that go
+    /// together: hedges with no hedging delay), stopping at the first refusal, in one step
+    /// whatever `n`: how many were permitted, and the answer to the last one asked (the refusal,
+    /// or the last retry's with the balance after it).
+    pub fn try_retries(&mut self, now_ms: u64, cause: RetryCause, n: u32) -> (u32, BudgetVerdict) {
+        let first = self.permit(now_ms, cause);
+        if !first.permitted || n == 0 {
+            return (0, first);
+        }
+        let permitted = match &mut self.kind {
+            // A retry takes nothing from gRPC's bucket: each is asked the same and permitted.
+            Kind::TokenBucket(..) => n,
+            Kind::RetryQuota(c, s) => s.withdraw(c, cause, n),
+            Kind::Percentage(c, s) => s.withdraw(c, now_ms, n),
+        };
+        let after = self.permit(now_ms, cause);
+        if permitted < n {
+            (permitted, after)
+        } else {
+            (
+                n,
+                BudgetVerdict {
+                    balance: after.balance,
+                    ..first
+                },
+            )
+        }
+    }
+
     /// The state as a value that serialises to JSON and back ([`RetryBudget::restore`]).
     pub fn snapshot(&self) -> BudgetSnapshot {
         match &self.kind {
@@ -394,5 +423,74 @@ impl RetryBudget {
             Kind::RetryQuota(_, s) => BudgetSnapshot::balance(BudgetKind::RetryQuota, s.tokens),
             Kind::Percentage(c, s) => BudgetSnapshot::buckets(s.live_buckets(c)),
         }
+    }
+}
+
+#[cfg(all(test, feature = "guards"))]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn budget(doc: serde_json::Value) -> RetryBudget {
+        let doc: BudgetDocument = serde_json::from_value(doc).unwrap();
+        RetryBudget::new(&BudgetConfig::from_document(&doc, "budget").unwrap())
+    }
+
+    fn any_budget() -> impl Strategy<Value = RetryBudget> {
+        prop_oneof![
+            (1u32..=1000, 0u64..=1000).prop_map(|(max, tokens)| {
+                let mut b = budget(serde_json::json!({"kind": "token_bucket", "max_tokens": max, "token_ratio": 0.5}));
+                for _ in 0..tokens % (u64::from(max) + 1) {
+                    b.record(0, BudgetEvent::Failure);
+                }
+                b
+            }),
+            (0u64..=60, 0u64..=6, 0u64..=6).prop_map(|(capacity, retry, timeout)| budget(
+                serde_json::json!({"kind": "retry_quota", "capacity": capacity, "retry_cost": retry, "timeout_cost": timeout})
+            )),
+            (0u64..=50, 1u64..=3, 0u64..=40).prop_map(|(percent, min, requests)| {
+                let mut b = budget(serde_json::json!({"kind": "percentage", "percent": percent, "ttl_ms": 1000, "min_retries_per_sec": min}));
+                for _ in 0..requests {
+                    b.record(500, BudgetEvent::Request);
+                }
+                b
+            }),
+        ]
+    }
+
+    proptest! {
+        /// Asking for n retries at once answers as n asks in a row would, and leaves the same state.
+        #[test]
+        fn retries_asked_together_are_asked_one_by_one(
+            b in any_budget(),
+            n in prop_oneof![1u32..=12, 1u32..=120],
+            now in prop_oneof![Just(0u64), Just(500), Just(1_500)],
+            timeout in any::<bool>(),
+        ) {
+            let cause = if timeout { RetryCause::Timeout } else { RetryCause::Error };
+            let mut one_by_one = b.clone();
+            let mut last = None;
+            let mut permitted = 0;
+            for _ in 0..n {
+                let v = one_by_one.try_retry(now, cause);
+                last = Some(v);
+                if !v.permitted {
+                    break;
+                }
+                permitted += 1;
+            }
+            let mut together = b;
+            prop_assert_eq!(together.try_retries(now, cause, n), (permitted, last.unwrap()));
+            prop_assert_eq!(together, one_by_one);
+        }
+    }
+
+    #[test]
+    fn the_last_retry_that_empties_a_quota_is_still_permitted() {
+        let mut b = budget(serde_json::json!({"kind": "retry_quota", "capacity": 10, "retry_cost": 5}));
+        let (n, v) = b.try_retries(0, RetryCause::Error, 2);
+        assert_eq!((n, v.permitted, v.balance), (2, true, 0));
+        let (n, v) = b.try_retries(0, RetryCause::Error, 2);
+        assert_eq!((n, v.permitted, v.balance), (0, false, 0));
     }
 }

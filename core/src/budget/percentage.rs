@@ -168,8 +168,20 @@ impl PercentageState {
         BudgetVerdict::of(rule, left)
     }
 
-    /// A request deposits, a retry withdraws, in the current slice's bucket.
-    pub(crate) fn record(&mut self, config: &PercentageConfig, now_ms: u64, event: BudgetEvent) {
+    /// Up to `n` retries taken at once at `now_ms`, each while the window allows one more: how many.
+    pub(crate) fn withdraw(&mut self, config: &PercentageConfig, now_ms: u64, n: u32) -> u32 {
+        let (requests, retries) = self.totals(config, now_ms);
+        let k = config.allowed(requests).saturating_sub(retries).min(u64::from(n));
+        if k > 0 {
+            let slot = self.current(config, now_ms);
+            slot.retries = slot.retries.saturating_add(k);
+        }
+        // k ≤ n, a u32.
+        k as u32
+    }
+
+    /// The current slice's bucket at `now_ms`, emptied if it held an older slice.
+    fn current(&mut self, config: &PercentageConfig, now_ms: u64) -> &mut Bucket {
         self.rebase(config, now_ms);
         let slice = self.slice(config, now_ms);
         let slot = &mut self.buckets[(slice % SLICES) as usize];
@@ -180,6 +192,12 @@ impl PercentageState {
                 retries: 0,
             };
         }
+        slot
+    }
+
+    /// A request deposits, a retry withdraws, in the current slice's bucket.
+    pub(crate) fn record(&mut self, config: &PercentageConfig, now_ms: u64, event: BudgetEvent) {
+        let slot = self.current(config, now_ms);
         match event {
             BudgetEvent::Request => slot.requests = slot.requests.saturating_add(1),
             BudgetEvent::Retry { .. } => slot.retries = slot.retries.saturating_add(1),

@@ -90,6 +90,18 @@ impl RetryQuotaState {
         BudgetVerdict::of(rule, self.tokens)
     }
 
+    /// Up to `n` retries for `cause` taken at once, each while the pool holds its cost: how many.
+    pub(crate) fn withdraw(&mut self, config: &RetryQuotaConfig, cause: RetryCause, n: u32) -> u32 {
+        let cost = config.cost(cause);
+        if cost == 0 {
+            return n;
+        }
+        let k = (self.tokens / cost).min(u64::from(n));
+        self.tokens -= k * cost;
+        // k ≤ n, a u32.
+        k as u32
+    }
+
     /// Retries take their cost; successes refund a retry's cost or add the increment, capped.
     pub(crate) fn record(&mut self, config: &RetryQuotaConfig, event: BudgetEvent) {
         match event {

@@ -26,7 +26,11 @@ pub const GRPC_CONFIG_SOURCE: &str =
 
 /// A service config as gRPC writes it (only what A6 reads).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(
+    remote = "Self",
+    rename_all = "camelCase",
+    expecting = "a service config (an object)"
+)]
 pub struct ServiceConfigDocument {
     /// The method configs.
     #[serde(default)]
@@ -38,7 +42,11 @@ pub struct ServiceConfigDocument {
 
 /// One method config: the names it applies to and its policy.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(
+    remote = "Self",
+    rename_all = "camelCase",
+    expecting = "a method config (an object)"
+)]
 pub struct MethodConfigDocument {
     /// The methods it applies to; an empty list is skipped.
     #[serde(default)]
@@ -54,7 +62,7 @@ pub struct MethodConfigDocument {
 /// A method name: a service and a method; an empty or absent method names the service's default,
 /// and an empty service (then no method) the default config.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields, expecting = "a method name (an object)")]
 pub struct MethodName {
     /// The fully qualified service, e.g. `helloworld.Greeter`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,7 +74,12 @@ pub struct MethodName {
 
 /// `retryPolicy` as written.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a retryPolicy (an object)"
+)]
 pub struct RetryPolicyDocument {
     /// Attempts in all, the original included: an integer greater than 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +100,12 @@ pub struct RetryPolicyDocument {
 
 /// `hedgingPolicy` as written.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a hedgingPolicy (an object)"
+)]
 pub struct HedgingPolicyDocument {
     /// Attempts in all, the original included: an integer greater than 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,7 +120,12 @@ pub struct HedgingPolicyDocument {
 
 /// `retryThrottling` as written.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    rename_all = "camelCase",
+    deny_unknown_fields,
+    expecting = "a retryThrottling (an object)"
+)]
 pub struct RetryThrottlingDocument {
     /// An integer in (0, 1000].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +134,16 @@ pub struct RetryThrottlingDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_ratio: Option<f64>,
 }
+
+// A document of another JSON kind (an array read field by field) is refused, not read as empty.
+crate::serde_form::objects_only!(
+    ServiceConfigDocument,
+    MethodConfigDocument,
+    MethodName,
+    RetryPolicyDocument,
+    HedgingPolicyDocument,
+    RetryThrottlingDocument,
+);
 
 /// A validated retry policy.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

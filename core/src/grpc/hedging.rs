@@ -5,16 +5,21 @@
 //! to cancel the others, and whether the call is over.
 //!
 //! - The original attempt goes at once; each `hedgingDelay` without a success sends the next, up
-//!   to `maxAttempts` (with a delay of 0, every attempt at once).
+//!   to `maxAttempts` (with a delay of 0, every attempt at once: one step, whatever the cap).
 //! - `OK`: the call succeeds; every other attempt is cancelled.
 //! - A non-fatal status: the next hedge goes at once (its delay cut short); later ones resume at
 //!   `hedgingDelay`. With pushback of n ms, the next hedge goes after n ms instead; pushback not
 //!   to retry stops hedging. Non-fatal statuses and pushback not to retry are throttling failures.
-//! - Any other status: the call fails with it; every other attempt is cancelled.
+//! - Any other status (a fatal one): the call fails with it; every other attempt is cancelled,
+//!   with or without pushback ("Summary of Retry and Hedging Logic" 2; grpc-java commits the call
+//!   to the attempt). Pushback not to retry beside it is still a throttling failure.
 //! - Throttling: the first attempt always goes; a hedge goes only while the bucket is above half.
-//!   A hedge it refuses is not sent, and no later one goes (A6: "the hedged request is cancelled";
-//!   this machine does not ask again).
-//! - When no attempt is out and no more hedges will go, the call fails with the last status.
+//!   A hedge it refuses is not sent, and no later one goes, at the start (a delay of 0) as later
+//!   (A6: "the hedged request is cancelled"; this machine does not ask again). Hedges sent
+//!   together are asked as one by one, in one step.
+//! - When no attempt is out and no more hedges will go, the call fails with the last status (the
+//!   rule `max_attempts_reached`, or `hedging_stopped` once pushback, the bucket or a commit
+//!   stopped hedging).
 //! - Committed (the host chose one attempt to go on with): the others are cancelled, no more hedges.
 //!
 //! The call's deadline is the host's: it ends the call wherever the machine is.
@@ -57,7 +62,7 @@ pub struct HedgeState {
     pub sent: u32,
     /// Attempts out (sent, not ended).
     pub outstanding: u32,
-    /// No more hedges will go (pushback not to retry, a commit).
+    /// No more hedges will go (pushback not to retry, a hedge the bucket refused, a commit).
     pub stopped: bool,
     /// The call is over.
     pub done: bool,
@@ -160,8 +165,10 @@ pub fn grpc_hedge(
             m.step.send = 1;
             m.step.rule = "original_attempt";
             if delay_ms(policy) == 0 {
-                while m.state.sent < policy.max_attempts && m.hedge() {}
                 m.step.rule = "all_attempts_at_once";
+                if !m.hedge_many(policy.max_attempts - m.state.sent) {
+                    m.throttled();
+                }
             } else {
                 m.schedule(delay_ms(policy));
             }
@@ -215,17 +222,24 @@ struct Machine<'p, 'b> {
 impl Machine<'_, '_> {
     /// Sends one more hedge if the bucket allows it; says whether it went.
     fn hedge(&mut self) -> bool {
-        if let Some((b, now)) = self.budget.as_mut() {
-            let v = b.try_retry(*now, RetryCause::Error);
-            self.step.budget = Some(v);
-            if !v.permitted {
-                return false;
+        self.hedge_many(1)
+    }
+
+    /// Sends up to `n` more hedges at once, the bucket asked for each in turn until it refuses (in
+    /// one step whatever `n`); says whether all went.
+    fn hedge_many(&mut self, n: u32) -> bool {
+        let sent = match self.budget.as_mut() {
+            Some((b, now)) if n > 0 => {
+                let (permitted, v) = b.try_retries(*now, RetryCause::Error, n);
+                self.step.budget = Some(v);
+                permitted
             }
-        }
-        self.state.sent += 1;
-        self.state.outstanding += 1;
-        self.step.send += 1;
-        true
+            _ => n,
+        };
+        self.state.sent += sent;
+        self.state.outstanding += sent;
+        self.step.send += sent;
+        sent == n
     }
 
     /// The bucket refused a hedge: no more go.
@@ -274,17 +288,19 @@ impl Machine<'_, '_> {
         self.state.last_status = Some(status);
         let pushback = read_pushback(&attempt.pushback);
         let non_fatal = self.policy.non_fatal_status_codes.contains(status);
-        if !non_fatal && !matches!(pushback, Pushback::Stop(_)) {
+        // A6 "Throttling": a non-fatal status and pushback not to retry are failures.
+        if non_fatal || matches!(pushback, Pushback::Stop(_)) {
+            self.tell(ThrottleEvent::Failure);
+        }
+        if !non_fatal {
             return self.end(HedgeEnd::Failed, Some(status), "fatal_status");
         }
-        self.tell(ThrottleEvent::Failure);
         let more = !self.state.stopped && self.state.sent < self.policy.max_attempts;
         match pushback {
             Pushback::Stop(rule) => {
                 self.state.stopped = true;
                 self.step.rule = rule;
             }
-            _ if !non_fatal => unreachable!("a fatal status without pushback ended above"),
             Pushback::RetryAfter(ms) if more => {
                 self.step.rule = "pushback";
                 self.step.next_hedge_in_ms = Some(ms);
@@ -297,6 +313,7 @@ impl Machine<'_, '_> {
                     self.throttled();
                 }
             }
+            _ if self.state.stopped => self.step.rule = "hedging_stopped",
             _ => self.step.rule = "max_attempts_reached",
         }
         if self.state.outstanding == 0 && self.step.send == 0 && self.step.next_hedge_in_ms.is_none() {

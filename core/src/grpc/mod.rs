@@ -25,5 +25,5 @@ pub use hedging::{grpc_hedge, HedgeEnd, HedgeEvent, HedgeState, HedgeStep};
 #[cfg(feature = "grpc")]
 pub use retry::{
     backoff_bound_ns, grpc_retry, jittered_ms, read_pushback, AttemptReach, GrpcAction, GrpcAttempt,
-    GrpcJitter, GrpcRetryDecision, GrpcRetryState, Pushback, ThrottleEvent,
+    GrpcJitter, GrpcRetryDecision, GrpcRetryState, Pushback, ThrottleEvent, MAX_TRANSPARENT_RETRIES,
 };

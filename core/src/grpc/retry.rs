@@ -4,13 +4,17 @@
 //! 2. A committed call (response headers arrived, or the outgoing message overflowed the retry
 //!    buffer) is never retried ("When Retries are Valid").
 //! 3. Transparent retries, whatever the policy ("Transparent Retries"): an attempt that never left
-//!    the client is retried at once, every time, until the deadline; one that reached the server
-//!    but not its application is retried at once, once (on the call's first attempt). Neither counts
-//!    toward `maxAttempts` nor as a throttling failure.
-//! 4. No retry policy: not retried.
-//! 5. Server pushback (`grpc-retry-pushback-ms`, "Pushback"): more than one value, a value that is
-//!    not a signed 32-bit integer, or a negative one asks not to retry (and counts as a throttling
-//!    failure); a valid value is the delay.
+//!    the client is retried at once until the deadline (A6: "until a success occurs, or the RPC's
+//!    deadline passes"), at most [`MAX_TRANSPARENT_RETRIES`] times in a call, grpc-java's bound
+//!    (a call with no deadline would otherwise never end); one that reached the server but not its
+//!    application is retried at once, once (on the call's first attempt). Neither counts toward
+//!    `maxAttempts` nor as a throttling failure. A run's own `max_attempts` counts every attempt
+//!    it sends, transparent ones included (the run machine's rule).
+//! 4. Server pushback (`grpc-retry-pushback-ms`, "Pushback"): more than one value, a value that is
+//!    not a signed 32-bit integer, or a negative one asks not to retry, and counts as a throttling
+//!    failure even when the method has no retry policy (grpc-go reads pushback before it looks for
+//!    the policy; grpc-java counts it only under a policy); a valid value is the delay.
+//! 5. No retry policy: not retried.
 //! 6. A status not in `retryableStatusCodes` is not retried (and not a throttling failure).
 //! 7. Throttling: the failure is recorded in the bucket, which is then asked; at or below half it
 //!    refuses the retry.
@@ -36,6 +40,12 @@ use crate::error::Error;
 pub const GRPC_RETRY_SOURCE: &str =
     "gRFC A6 Client Retries (grpc/proposal A6-client-retries.md); grpc-go stream.go \
      shouldRetry (the order of the checks)";
+
+/// Transparent retries of attempts that never left the client, at most, in one call: grpc-java's
+/// bound (`RetriableStream`: more than 1,000 local-only transparent retries fail the call, "Too many
+/// transparent retries"); A6 sets none but the deadline, and grpc-go none at all. Counted here over
+/// every transparent retry of the call (the one after an unprocessed attempt too).
+pub const MAX_TRANSPARENT_RETRIES: u32 = 1_000;
 
 /// How far a failed attempt got (gRFC A6, "Transparent Retries").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -264,7 +274,12 @@ pub fn grpc_retry(
     if attempt.committed {
         return Ok(decision(GrpcAction::Fail, "committed"));
     }
+    // Retries made that did not count toward maxAttempts.
+    let transparent_so_far = state.retries.saturating_sub(state.attempts - 1);
     let transparent = match attempt.reach {
+        AttemptReach::NeverSent if transparent_so_far >= MAX_TRANSPARENT_RETRIES => {
+            return Ok(decision(GrpcAction::Fail, "transparent_retries_exhausted"));
+        }
         AttemptReach::NeverSent => Some("transparent_never_sent"),
         AttemptReach::Unprocessed if state.retries == 0 => Some("transparent_unprocessed"),
         _ => None,
@@ -282,15 +297,15 @@ pub fn grpc_retry(
         });
         return Ok(d);
     }
-    let Some(policy) = policy else {
-        return Ok(decision(GrpcAction::Fail, "no_retry_policy"));
-    };
     let pushback = read_pushback(&attempt.pushback);
     if let Pushback::Stop(rule) = pushback {
         let mut d = decision(GrpcAction::Fail, rule);
         tell(ThrottleEvent::Failure, &mut d);
         return Ok(d);
     }
+    let Some(policy) = policy else {
+        return Ok(decision(GrpcAction::Fail, "no_retry_policy"));
+    };
     if !policy.retryable_status_codes.contains(attempt.status) {
         return Ok(decision(GrpcAction::Fail, "status_not_retryable"));
     }

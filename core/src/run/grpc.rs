@@ -7,8 +7,10 @@
 //! status the policy does not retry and a call with no policy are the server's final answer (the
 //! breaker's success, nothing for the budget: A6's bucket counts only OK and retryable failures); a
 //! transparent retry (the server's application never saw the attempt) is neither. A run's
-//! `max_attempts` caps attempts as in every run; the policy's `maxAttempts` (after the client's
-//! cap) is A6's, and transparent retries do not count toward it.
+//! `max_attempts` caps the attempts it sends as in every run, transparent resends included, so a
+//! run with a cap and no deadline ends; the policy's `maxAttempts` (after the client's cap) is A6's,
+//! and transparent retries do not count toward it. With neither bound, grpc-java's
+//! [`crate::grpc::MAX_TRANSPARENT_RETRIES`] ends a call whose attempts never leave the client.
 
 use serde::{Deserialize, Serialize};
 
@@ -132,7 +134,10 @@ impl Run {
             (GrpcAction::Succeeded, _, _) => Judged::Success,
             (GrpcAction::Retry, true, _) => Judged::Uncounted,
             (_, _, Some(ThrottleEvent::Failure)) => Judged::Failure(cause),
-            (_, _, _) if d.rule == "deadline_reached" => Judged::Uncounted,
+            // An attempt that never left the client, not resent (the deadline, grpc-java's bound).
+            (_, _, _) if d.rule == "deadline_reached" || d.rule == "transparent_retries_exhausted" => {
+                Judged::Uncounted
+            }
             _ if !answered => Judged::Failure(cause),
             _ => Judged::Answered,
         };

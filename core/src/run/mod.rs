@@ -20,10 +20,11 @@
 //!   (success, failure, timeout, or a final failure), and asked before each retry that follows a
 //!   sent failure; a refusal ends the run.
 //! - **breaker**: asked before each attempt and told each sent attempt's end (a final failure is
-//!   the server answering: a success); a cancelled canary is released. An attempt it refuses is not
-//!   sent and costs the budget nothing: the run waits for the breaker's window (never spins), or
-//!   ends timed out when that wait reaches the deadline; a fail-fast strategy (the policy's, or
-//!   the host's when one is given) gives up at once.
+//!   the server answering: a success); a cancelled canary is released while it is still the
+//!   breaker's canary (its token: not once it timed out and another run's canary went out). An
+//!   attempt it refuses is not sent and costs the budget nothing: the run waits for the breaker's
+//!   window (never spins), or ends timed out when that wait reaches the deadline; a fail-fast
+//!   strategy (the policy's, or the host's when one is given) gives up at once.
 
 #[cfg(feature = "aws")]
 mod aws;
@@ -44,7 +45,7 @@ pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStats, RunStep};
 use crate::backoff::check_draw;
 #[cfg(feature = "http")]
 use crate::backoff::{Backoff, Jitter};
-use crate::breaker::{BreakerOutcome, CircuitBreaker, BREAKER_SOURCE};
+use crate::breaker::{BreakerOutcome, CanaryToken, CircuitBreaker, BREAKER_SOURCE};
 use crate::budget::{BudgetEvent, RetryBudget, RetryCause};
 use crate::budgeted::BudgetedDecision;
 use crate::classify::dispatch::{classify_dispatch, DispatchFailure};
@@ -62,7 +63,7 @@ use crate::mongodb::errors::{MongoError, ServerKind};
 #[cfg(feature = "mongodb")]
 use crate::mongodb::operations::MongoOperation;
 #[cfg(feature = "mongodb")]
-use crate::mongodb::retry::{decide_mongo, MongoAction, MongoDecision, MongoRequest};
+use crate::mongodb::retry::{decide_mongo, MongoRequest};
 use crate::operation::Operation;
 use crate::policy::Policy;
 use crate::reason::RetryReason;
@@ -329,7 +330,8 @@ pub struct Run {
     previous_reasons: Vec<RetryReason>,
     overloaded: bool,
     requested: bool,
-    canary: bool,
+    /// The canary this run's attempt out is, if it is the breaker's canary.
+    canary: Option<CanaryToken>,
     retry_cause: Option<RetryCause>,
     last_reason: Option<RetryReason>,
     stats: RunStats,
@@ -354,7 +356,7 @@ impl Run {
             previous_reasons: Vec::new(),
             overloaded: false,
             requested: false,
-            canary: false,
+            canary: None,
             retry_cause: None,
             last_reason: None,
             stats: RunStats::default(),
@@ -465,7 +467,7 @@ impl Run {
             }
             // An attempt counted by neither (a gRPC transparent retry) frees the canary it held.
             (Some(b), None) => {
-                b.release(t, canary);
+                b.release_canary(t, canary);
                 breaker_change = b.last_change();
             }
             (None, _) => {}
@@ -487,25 +489,21 @@ impl Run {
         let mut verdict = verdict;
         self.last_reason = verdict.reason.or(self.last_reason);
         let mut budget_verdict = None;
-        if let (Some(delay), Judged::Failure(cause)) = (verdict.delay_ms, judged) {
+        if let Some(delay) = verdict.delay_ms {
+            // The cap counts every attempt sent (a gRPC transparent resend too); the budget is
+            // asked only after a sent failure.
             if self.config.max_attempts.is_some_and(|m| self.sent >= m) {
-                verdict = Verdict {
-                    delay_ms: None,
-                    end: RunEnd::GaveUp,
-                    rule: "max_attempts_reached",
-                    section: RUN_SECTION,
-                    ..verdict
-                };
-            } else if let Some(b) = budget {
+                verdict = self.stopped(verdict, outcome, clock, None)?;
+            } else if let (Some(b), Judged::Failure(cause)) = (budget, judged) {
                 let v = b.try_retry(t, cause);
                 budget_verdict = Some(v);
                 if v.permitted {
                     self.retry_cause = Some(cause);
                 } else {
-                    verdict = self.refused(verdict, outcome, clock, &v)?;
+                    verdict = self.stopped(verdict, outcome, clock, Some(&v))?;
                 }
             }
-            if verdict.delay_ms.is_some() {
+            if verdict.delay_ms.is_some() && matches!(judged, Judged::Failure(_)) {
                 self.retries = self.retries.saturating_add(1);
                 if let Some(r) = verdict.reason {
                     self.previous_reasons.push(r);
@@ -535,11 +533,11 @@ impl Run {
         let mut breaker_change = None;
         if self.phase == RunPhase::Sending {
             if let Some(b) = guards.breaker {
-                b.release(self.clock_ms(), self.canary);
+                b.release_canary(self.clock_ms(), self.canary);
                 breaker_change = b.last_change();
             }
         }
-        self.canary = false;
+        self.canary = None;
         self.phase = RunPhase::Done;
         let step = self.step(RunAction::Done, "cancelled", RUN_SECTION, |s| {
             s.end = Some(RunEnd::Cancelled);
@@ -651,7 +649,7 @@ impl Run {
                 step.breaker_change = breaker_change;
                 return Ok(step);
             }
-            self.canary = v.canary;
+            self.canary = v.canary_token;
             breaker_verdict = Some(v);
         }
         if !self.requested {
@@ -1063,74 +1061,42 @@ impl Run {
         Ok((judged, v))
     }
 
-    /// The verdict once the budget refused the retry `v` wanted: the domain's own refusal.
-    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
-    fn refused(
+    /// The verdict once the run stopped the retry `v` wanted: `budget` refused it, or (none) the
+    /// run's `max_attempts` was reached. The HTTP loop and the AWS modes take a budget's verdict
+    /// themselves (the AWS 2026 behaviour's wait before a refused long-polling call returns); any
+    /// other decision says "no retry" through [`RunDecision::stopped`], so a done step never
+    /// carries a decision to retry.
+    #[cfg_attr(not(any(feature = "http", feature = "aws")), allow(unused_variables))]
+    fn stopped(
         &mut self,
         v: Verdict,
         outcome: &Outcome,
         clock: Clock,
-        budget: &crate::budget::BudgetVerdict,
+        budget: Option<&crate::budget::BudgetVerdict>,
     ) -> Result<Verdict, Error> {
         let config = Arc::clone(&self.config);
-        let refused = match &config.rules {
-            RunRules::Decide(_) => {
-                let decision = match v.decision {
-                    Some(RunDecision::Decide(BudgetedDecision::Decided(d))) => {
-                        Some(RunDecision::Decide(BudgetedDecision::apply(d, Some(budget))))
-                    }
-                    other => other,
-                };
-                Verdict {
-                    delay_ms: None,
-                    end: RunEnd::GaveUp,
-                    rule: budget.rule.name(),
-                    section: budget.source,
-                    decision,
-                    ..v
-                }
-            }
+        let rejudged = match (&config.rules, budget) {
             #[cfg(feature = "http")]
-            RunRules::Http(rules) => {
-                let (_, v2) = self.judge_http(rules, outcome, clock, Some(budget))?;
-                v2
-            }
-            #[cfg(feature = "mongodb")]
-            RunRules::Mongodb(_) => {
-                let decision = match v.decision {
-                    Some(RunDecision::Mongodb(d)) => Some(RunDecision::Mongodb(MongoDecision {
-                        action: MongoAction::Surface,
-                        delay_ms: None,
-                        attempts: self.retries,
-                        rule: budget.rule.name(),
-                        section: budget.source,
-                        ..d
-                    })),
-                    other => other,
-                };
-                Verdict {
-                    rule: budget.rule.name(),
-                    section: budget.source,
-                    decision,
-                    ..v
-                }
-            }
-            #[cfg(feature = "grpc")]
-            RunRules::Grpc(_) => Verdict {
-                rule: budget.rule.name(),
-                section: budget.source,
-                ..v
-            },
+            (RunRules::Http(rules), Some(b)) => Some(self.judge_http(rules, outcome, clock, Some(b))?.1),
             #[cfg(feature = "aws")]
-            RunRules::Aws(rules) => {
-                let (_, v2) = self.judge_aws(rules, outcome, clock, Some(budget))?;
-                v2
-            }
+            (RunRules::Aws(rules), Some(b)) => Some(self.judge_aws(rules, outcome, clock, Some(b))?.1),
+            _ => None,
         };
+        let stopped = rejudged.unwrap_or_else(|| {
+            let (rule, section) = budget.map_or(("max_attempts_reached", RUN_SECTION), |b| {
+                (b.rule.name(), b.source)
+            });
+            Verdict {
+                rule,
+                section,
+                decision: v.decision.map(|d| d.stopped(rule, section, budget, self.retries)),
+                ..v
+            }
+        });
         Ok(Verdict {
             delay_ms: None,
             end: RunEnd::GaveUp,
-            ..refused
+            ..stopped
         })
     }
 }

@@ -172,6 +172,54 @@ pub enum RunDecision {
     Aws(crate::aws::AwsDecision),
 }
 
+impl RunDecision {
+    /// This decision once the run stopped the retry it asked for, with `rule` and `section`: the
+    /// budget refused it (`budget`, its verdict) or the run's `max_attempts` was reached. Each
+    /// domain says "no retry" in its own form; RFC 0049's `decide` has no form for an attempt cap,
+    /// so its decision changes only for a budget, and the HTTP loop counts the run's attempts
+    /// itself. `retries` are the retries the run made.
+    pub(super) fn stopped(
+        self,
+        rule: &'static str,
+        section: &'static str,
+        budget: Option<&BudgetVerdict>,
+        retries: u32,
+    ) -> RunDecision {
+        #[cfg(not(feature = "mongodb"))]
+        let _ = retries;
+        #[cfg(not(any(feature = "mongodb", feature = "grpc", feature = "aws")))]
+        let _ = (rule, section);
+        match self {
+            RunDecision::Decide(BudgetedDecision::Decided(d)) if budget.is_some() => {
+                RunDecision::Decide(BudgetedDecision::apply(d, budget))
+            }
+            #[cfg(feature = "mongodb")]
+            RunDecision::Mongodb(d) => RunDecision::Mongodb(MongoDecision {
+                action: crate::mongodb::retry::MongoAction::Surface,
+                delay_ms: None,
+                attempts: retries,
+                rule,
+                section,
+                ..d
+            }),
+            #[cfg(feature = "grpc")]
+            RunDecision::Grpc(d) => RunDecision::Grpc(crate::grpc::GrpcRetryDecision {
+                action: crate::grpc::GrpcAction::Fail,
+                delay_ms: None,
+                transparent: false,
+                budget: budget.copied().or(d.budget),
+                next: None,
+                rule,
+                section,
+                ..d
+            }),
+            #[cfg(feature = "aws")]
+            RunDecision::Aws(d) => RunDecision::Aws(d.stop(rule, section)),
+            other => other,
+        }
+    }
+}
+
 /// The machine's answer to one event: send, wait or done, with the rule that decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunStep {
