@@ -186,3 +186,51 @@ pub(crate) fn call(function: &str, input: &Value) -> Option<Result<Value, Error>
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_service_config_of_another_json_kind_is_invalid_type_naming_it() {
+        for (input, field) in [
+            (json!({"service_config": []}), "service_config"),
+            (json!({"service_config": [[], {}]}), "service_config"),
+            (
+                json!({"service_config": {"methodConfig": [[]]}}),
+                "service_config.methodConfig[0]",
+            ),
+            (
+                json!({"service_config": {"retryThrottling": [10, 0.1]}}),
+                "service_config.retryThrottling",
+            ),
+            (
+                json!({"service_config": {"methodConfig": [{"name": [["s"]]}]}}),
+                "service_config.methodConfig[0].name[0]",
+            ),
+            (
+                json!({"service_config": {"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": []}]}}),
+                "service_config.methodConfig[0].retryPolicy",
+            ),
+        ] {
+            let e = crate::api::call("grpc_service_config", &input).unwrap_err();
+            assert_eq!((e.code(), e.field()), ("invalid_type", field), "{input}: {e}");
+            assert!(e.to_string().contains("found an array"), "{e}");
+        }
+        for (function, input, field) in [
+            (
+                "grpc_retry",
+                json!({"retry_policy": [], "state": {"attempts": 1}, "attempt": {"status": 14}}),
+                "retry_policy",
+            ),
+            (
+                "grpc_hedge",
+                json!({"hedging_policy": [], "events": []}),
+                "hedging_policy",
+            ),
+        ] {
+            let e = crate::api::call(function, &input).unwrap_err();
+            assert_eq!((e.code(), e.field()), ("invalid_type", field), "{input}: {e}");
+        }
+    }
+}

@@ -90,8 +90,110 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
 pub fn from_json_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().clone();
-        typed(value, &path, &e.into_inner())
+        let e = e.into_inner();
+        if e.is_syntax() || e.is_eof() || e.is_io() {
+            return malformed(&e);
+        }
+        let (text, pointer) = locate(&path);
+        let msg = e.to_string();
+        let (text, pointer) = inside_buffered::<T>(value, text, pointer, &msg);
+        typed(&text, value.pointer(&pointer), &msg)
     })
+}
+
+/// Children of one value [`inside_buffered`] tries at most (more: the error stays where it is).
+const MAX_PROBED_CHILDREN: usize = 32;
+
+/// Input values [`inside_buffered`] may read in all, over every probe (a probe reads the whole
+/// input again): an error in a long input stays where serde placed it.
+const PROBE_BUDGET: usize = 4_000_000;
+
+/// Where inside the value at `pointer` an error serde placed at it lies. serde reads an internally
+/// tagged enum (a run's outcome `{"kind": "grpc", "status": ...}`, an HTTP attempt) from a copy of
+/// its fields, out of the path's sight, so an error in one of them names the whole object (and
+/// echoes it). The field is the one child (key or element) whose removal changes the error, not
+/// counting the enum's tag (serde places an error in the tag itself: a null there moves the error's
+/// path to it); followed down while one child stands out. Each probe reads the input again, so the
+/// probes are bounded ([`MAX_PROBED_CHILDREN`], [`PROBE_BUDGET`]).
+fn inside_buffered<T: DeserializeOwned>(
+    root: &Value,
+    mut text: String,
+    mut pointer: String,
+    msg: &str,
+) -> (String, String) {
+    // Errors about the object itself: a field missing or unknown in it (serde's, or a core type's
+    // rejection naming the field).
+    if msg.starts_with("missing field `")
+        || msg.starts_with("unknown field `")
+        || Rejection::ALL
+            .iter()
+            .any(|r| !r.field.is_empty() && r.to_string() == msg)
+    {
+        return (text, pointer);
+    }
+    let error_of = |probe: &Value| -> Option<(String, String)> {
+        serde_path_to_error::deserialize::<_, T>(probe)
+            .err()
+            .map(|e| (locate(e.path()).0, e.inner().to_string()))
+    };
+    let mut budget = PROBE_BUDGET / values_in(root).max(1);
+    let original = (text.clone(), msg.to_owned());
+    while let Some(at) = root.pointer(&pointer) {
+        if variant_is_a_key(msg, Some(at)) {
+            break;
+        }
+        let children: Vec<String> = match at {
+            Value::Object(map) => map.keys().cloned().collect(),
+            Value::Array(items) => (0..items.len()).map(|i| i.to_string()).collect(),
+            _ => break,
+        };
+        if children.is_empty() || children.len() > MAX_PROBED_CHILDREN || budget < 2 * children.len() {
+            break;
+        }
+        budget -= 2 * children.len();
+        let child_pointer =
+            |child: &str| format!("{pointer}/{}", child.replace('~', "~0").replace('/', "~1"));
+        let with = |child: &str, value: Option<Value>| {
+            let mut probe = root.clone();
+            match (probe.pointer_mut(&pointer), value) {
+                (Some(Value::Object(map)), None) => drop(map.remove(child)),
+                (Some(Value::Array(items)), None) => drop(items.remove(child.parse().unwrap_or_default())),
+                (Some(Value::Object(map)), Some(v)) => drop(map.insert(child.to_owned(), v)),
+                _ => {}
+            }
+            probe
+        };
+        let culprits: Vec<&String> = children
+            .iter()
+            .filter(|c| error_of(&with(c, None)).as_ref() != Some(&original))
+            .filter(|c| {
+                let field = join_child(&text, c, at.is_array());
+                at.is_array() || error_of(&with(c, Some(Value::Null))).is_none_or(|(path, _)| path != field)
+            })
+            .collect();
+        let [culprit] = culprits[..] else { break };
+        text = join_child(&text, culprit, at.is_array());
+        pointer = child_pointer(culprit);
+    }
+    (text, pointer)
+}
+
+/// `path` with a child: `.key`, or `[index]` for an array's element.
+fn join_child(path: &str, child: &str, element: bool) -> String {
+    if element {
+        format!("{path}[{child}]")
+    } else {
+        join(path, child)
+    }
+}
+
+/// How many values `v` holds, itself included.
+fn values_in(v: &Value) -> usize {
+    match v {
+        Value::Object(map) => 1 + map.values().map(values_in).sum::<usize>(),
+        Value::Array(items) => 1 + items.iter().map(values_in).sum::<usize>(),
+        _ => 1,
+    }
 }
 
 /// Parses one snake_case name (a strategy, jitter mode, service, ...) into `T`, naming `field` in errors.
@@ -119,27 +221,29 @@ fn join(path: &str, name: &str) -> String {
     }
 }
 
-/// The path as text (`request.previous_reasons[0]`), and the input value found there.
-fn locate<'a>(root: &'a Value, path: &Path) -> (String, Option<&'a Value>) {
+/// The path as text (`request.previous_reasons[0]`), and as a JSON pointer to the input value
+/// found there (`/request/previous_reasons/0`).
+fn locate(path: &Path) -> (String, String) {
     let mut text = String::new();
-    let mut at = Some(root);
+    let mut pointer = String::new();
     for segment in path.iter() {
         match segment {
             Segment::Seq { index } => {
                 text.push_str(&format!("[{index}]"));
-                at = at.and_then(|v| v.get(index));
+                pointer.push_str(&format!("/{index}"));
             }
             Segment::Map { key } => {
                 if !text.is_empty() {
                     text.push('.');
                 }
                 text.push_str(&shorten(key));
-                at = at.and_then(|v| v.get(key));
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
             }
             Segment::Enum { .. } | Segment::Unknown => {}
         }
     }
-    (text, at)
+    (text, pointer)
 }
 
 /// The input value as an error message shows it: a string as is, anything else as compact
@@ -219,12 +323,10 @@ fn kind_of(value: Option<&Value>) -> String {
     }
 }
 
-fn typed(root: &Value, path: &Path, e: &serde_json::Error) -> Error {
-    if e.is_syntax() || e.is_eof() || e.is_io() {
-        return malformed(e);
-    }
-    let (path, at) = locate(root, path);
-    let msg = e.to_string();
+/// The typed error for serde's message `msg` about the input value `at`, found at `path`.
+fn typed(path: &str, at: Option<&Value>, msg: &str) -> Error {
+    let path = path.to_owned();
+    let msg = msg.to_owned();
     if let Some(r) = Rejection::ALL.iter().find(|r| r.to_string() == msg) {
         let field = join(&path, r.field);
         let field = if field.is_empty() {

@@ -239,3 +239,104 @@ pub(crate) fn placed(prefix: &str, e: Error) -> Error {
         _ => e.with_field(&format!("{prefix}.{field}")),
     }
 }
+
+#[cfg(all(test, feature = "http", feature = "grpc", feature = "aws"))]
+mod tests {
+    use serde_json::{json, Value};
+
+    /// The error of a `rules` run whose second event's attempt ended with `outcome`.
+    fn outcome_error(rules: Value, outcome: Value) -> retrypolicy::Error {
+        let input = json!({"run": {"rules": rules, "timeout_ms": 1000}, "events": [
+            {"event": "start", "at_ms": 0},
+            {"event": "attempt_ended", "at_ms": 1, "outcome": outcome}]});
+        crate::api::call("run", &input).unwrap_err()
+    }
+
+    #[test]
+    fn an_outcome_error_names_the_field_inside_the_outcome_and_its_value() {
+        for (rules, outcome, code, field, value) in [
+            (
+                json!({"grpc": {}}),
+                json!({"kind": "grpc", "status": "NOPE"}),
+                "out_of_range",
+                "status",
+                "NOPE",
+            ),
+            (
+                json!({"grpc": {}}),
+                json!({"kind": "grpc", "status": 14, "reach": "moon"}),
+                "unknown_name",
+                "reach",
+                "moon",
+            ),
+            (
+                json!({"grpc": {}}),
+                json!({"kind": "grpc", "status": 14, "pushback": ["1", 2]}),
+                "invalid_type",
+                "pushback[1]",
+                "number 2",
+            ),
+            (
+                json!({"http": {}}),
+                json!({"kind": "http", "status": "x"}),
+                "invalid_type",
+                "status",
+                "string \"x\"",
+            ),
+            (
+                json!({"http": {}}),
+                json!({"retry_after": 5, "kind": "http", "status": 503}),
+                "invalid_type",
+                "retry_after",
+                "number 5",
+            ),
+            (
+                json!({"http": {}}),
+                json!({"kind": "reason", "reason": "NOPE"}),
+                "unknown_reason",
+                "reason",
+                "NOPE",
+            ),
+            (
+                json!({"aws": {}}),
+                json!({"kind": "aws", "error": {"status": "x"}}),
+                "invalid_type",
+                "error.status",
+                "string \"x\"",
+            ),
+            (
+                json!({"aws": {}}),
+                json!({"kind": "aws", "error": {"code": "Throttling", "timeout": 3}}),
+                "invalid_type",
+                "error.timeout",
+                "number 3",
+            ),
+        ] {
+            let e = outcome_error(rules, outcome.clone());
+            let text = e.to_string();
+            assert_eq!(
+                (e.code(), e.field()),
+                (code, format!("events[1].outcome.{field}").as_str()),
+                "{outcome}: {text}"
+            );
+            assert!(text.contains(value), "{outcome}: {text}");
+            assert!(!text.contains("\"kind\""), "{outcome} echoed whole: {text}");
+        }
+        // What was placed before stays placed.
+        let e = outcome_error(
+            json!({"grpc": {}}),
+            json!({"kind": "grpc", "status": 14, "extra": 1}),
+        );
+        assert_eq!(
+            (e.code(), e.field()),
+            ("unknown_field", "events[1].outcome.extra")
+        );
+        let e = outcome_error(json!({"http": {}}), json!({"kind": "http"}));
+        assert_eq!(
+            (e.code(), e.field()),
+            ("missing_field", "events[1].outcome.status")
+        );
+        let e = outcome_error(json!({"http": {}}), json!({"kind": "nope"}));
+        assert_eq!((e.code(), e.field()), ("unknown_name", "events[1].outcome.kind"));
+    }
+}
