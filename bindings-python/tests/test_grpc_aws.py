@@ -438,7 +438,8 @@ def test_the_fixtures_inputs_and_the_answers_fit_the_typeddicts() -> None:
         problems += _problems(i["state"], grpc.RetryState, "state") + _problems(i["attempt"], grpc.Attempt, "attempt")
         if "retry_policy" in i:
             problems += _problems(i["retry_policy"], grpc.RetryPolicyDocument, "retry_policy")
-            d = grpc.grpc_retry(grpc.RetryPolicy(i["retry_policy"]), i["state"], i["attempt"], i.get("random"), i.get("jitter"))
+            policy = grpc.RetryPolicy(i["retry_policy"], i.get("max_attempts_cap"))
+            d = grpc.grpc_retry(policy, i["state"], i["attempt"], i.get("random"), i.get("jitter"))
             problems += _problems(d.next, grpc.RetryState | None, "next")
     for i in _inputs("grpc_hedge"):
         problems += _problems(i["hedging_policy"], grpc.HedgingPolicyDocument, "hedging_policy")
@@ -447,7 +448,8 @@ def test_the_fixtures_inputs_and_the_answers_fit_the_typeddicts() -> None:
             event = e if e["event"] == "attempt_ended" else e["event"]
             problems += _problems(event, grpc.HedgeEvent, "event")
             if "retry_throttling" not in i:
-                state = grpc.grpc_hedge(grpc.HedgingPolicy(i["hedging_policy"]), state, event).state
+                hedging = grpc.HedgingPolicy(i["hedging_policy"], i.get("max_attempts_cap"))
+                state = grpc.grpc_hedge(hedging, state, event).state
                 problems += _problems(state, grpc.HedgeState, "state")
     for i in _inputs("grpc_service_config"):
         problems += _problems(grpc.ServiceConfig(i["service_config"]).throttling, rp.BudgetDocument | None, "throttling")
