@@ -57,8 +57,8 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
 }
 
 /// The feature a case needs that this build leaves out (`api::FEATURED`'s for its function, or
-/// what its input names: a budget or breaker, `http` or `mongodb` rules, a `kv` or `mongodb`
-/// outcome), if any. Every build but the default one has some (`make test-features`).
+/// what its input names: a budget or breaker, `http`, `mongodb`, `grpc` or `aws` rules, a `kv`,
+/// `mongodb`, `grpc` or `aws` outcome), if any. Every build but the default one has some (`make test-features`).
 pub fn unbuilt_need(function: &str, input: &Value) -> Option<&'static str> {
     if let Some(feature) = retrypolicy_wire::api::unbuilt_feature(function) {
         return Some(feature);
@@ -84,8 +84,12 @@ pub fn unbuilt_need(function: &str, input: &Value) -> Option<&'static str> {
                         }
                         ("rules", Value::Object(r)) if r.contains_key("http") => unbuilt("http"),
                         ("rules", Value::Object(r)) if r.contains_key("mongodb") => unbuilt("mongodb"),
+                        ("rules", Value::Object(r)) if r.contains_key("grpc") => unbuilt("grpc"),
+                        ("rules", Value::Object(r)) if r.contains_key("aws") => unbuilt("aws"),
                         ("kind", Value::String(kind)) if kind == "kv" => unbuilt("couchbase"),
                         ("kind", Value::String(kind)) if kind == "mongodb" => unbuilt("mongodb"),
+                        ("kind", Value::String(kind)) if kind == "grpc" => unbuilt("grpc"),
+                        ("kind", Value::String(kind)) if kind == "aws" => unbuilt("aws"),
                         _ => None,
                     };
                     need = need.or(named);
