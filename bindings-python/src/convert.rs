@@ -231,10 +231,16 @@ pub fn required_json<T: serde::de::DeserializeOwned>(field: &str, v: &Bound<'_, 
     from_py_json(field, v)
 }
 
-/// A point on the caller's clock, in whole milliseconds (a non-negative int); anything else is
-/// `invalid_duration` naming `field`, as a `*_ms` value is in JSON.
+/// A point on the caller's clock, in whole milliseconds (a non-negative int); a number or text
+/// that is none is `invalid_duration` naming `field`, another type (None, a bool, a list)
+/// `invalid_type`, as a `*_ms` value is in JSON.
 pub fn now_ms(field: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
-    let ms = if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+    let number_or_text = !v.is_instance_of::<PyBool>()
+        && (v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyString>());
+    if !number_or_text {
+        return Err(wrong_type(field, "a whole number of milliseconds (int)", v));
+    }
+    let ms = if v.is_instance_of::<PyInt>() {
         v.extract::<u64>().ok()
     } else {
         None

@@ -366,7 +366,13 @@ core_wrapper!(GrpcHedgeStep {
 /// `"committed"`), or a dict (`{"event": "attempt_ended", "attempt": {...}}`); errors name `event`.
 fn event_of(v: &Bound<'_, PyAny>) -> PyResult<HedgeEvent> {
     let Ok(s) = v.cast::<PyString>() else {
-        return from_py_json("event", v);
+        let value: serde_json::Value = from_py_json("event", v)?;
+        return retrypolicy_wire::hedge_event_from_value(&value)
+            .map_err(|e| {
+                let field = format!("event.{}", e.field());
+                e.with_field(field.trim_end_matches('.'))
+            })
+            .py();
     };
     let kind = utf8("event", s)?;
     if kind == "attempt_ended" {

@@ -181,11 +181,13 @@ fn outcome_of<'py>(v: &Bound<'py, PyAny>) -> PyResult<Outcome> {
         return Ok(o);
     }
     match kind.as_ref() {
+        // A key the kind does not have is refused before a missing one, as JSON reads them.
         "reason" => {
-            let r = get(pyo3::intern!(py, "reason"))?.ok_or_else(|| missing("outcome.reason"))?;
-            let reason = reason::from_py("outcome.reason", &r)?;
+            let r = get(pyo3::intern!(py, "reason"))?;
             let t = get(pyo3::intern!(py, "timeout"))?;
-            unknown_key(d, 2 + usize::from(t.is_some()), &["kind", "reason", "timeout"])?;
+            let found = 1 + usize::from(r.is_some()) + usize::from(t.is_some());
+            unknown_key(d, found, &["kind", "reason", "timeout"])?;
+            let reason = reason::from_py("outcome.reason", &r.ok_or_else(|| missing("outcome.reason"))?)?;
             let timeout = match t {
                 Some(t) => opt_bool("outcome.timeout", &t)?.unwrap_or(false),
                 None => false,
@@ -202,14 +204,12 @@ fn outcome_of<'py>(v: &Bound<'py, PyAny>) -> PyResult<Outcome> {
             Ok(Outcome::Network { sent })
         }
         "http" => {
-            let s = get(pyo3::intern!(py, "status"))?.ok_or_else(|| missing("outcome.status"))?;
-            let status = int_in::<u16>("outcome.status", &s, "100..=599")?;
+            let s = get(pyo3::intern!(py, "status"))?;
             let h = get(pyo3::intern!(py, "retry_after"))?;
-            unknown_key(
-                d,
-                2 + usize::from(h.is_some()),
-                &["kind", "status", "retry_after"],
-            )?;
+            let found = 1 + usize::from(s.is_some()) + usize::from(h.is_some());
+            unknown_key(d, found, &["kind", "status", "retry_after"])?;
+            let s = s.ok_or_else(|| missing("outcome.status"))?;
+            let status = int_in::<u16>("outcome.status", &s, "100..=599")?;
             let retry_after = match h {
                 Some(h) => Some(text("outcome.retry_after", &h)?),
                 None => None,

@@ -82,7 +82,12 @@ def test_breaker_defaults_are_couchbase_s() -> None:
         (lambda: rp.RetryBudget.restore(QUOTA, {"kind": "retry_quota", "balance": 501}), "out_of_range", "state.balance"),
         (lambda: rp.RetryBudget.restore(QUOTA, {"kind": "token_bucket", "balance": 1}), "unknown_name", "state.kind"),
         (lambda: rp.RetryBudget(QUOTA).permit(-1), "invalid_duration", "now_ms"),
-        (lambda: rp.RetryBudget(QUOTA).permit(True), "invalid_duration", "now_ms"),
+        # a value of another type is invalid_type, as JSON's true or null for `at_ms` is (the
+        # differential test found None answered invalid_duration)
+        (lambda: rp.RetryBudget(QUOTA).permit(True), "invalid_type", "now_ms"),
+        (lambda: rp.RetryBudget(QUOTA).permit(None), "invalid_type", "now_ms"),
+        (lambda: rp.RetryBudget(QUOTA).permit([]), "invalid_type", "now_ms"),
+        (lambda: rp.RetryBudget(QUOTA).permit("x"), "invalid_duration", "now_ms"),
         (lambda: rp.RetryBudget(QUOTA).permit(1.5), "invalid_duration", "now_ms"),
         (lambda: rp.RetryBudget(QUOTA).permit(0, "throttle"), "unknown_name", "cause"),
         (lambda: rp.RetryBudget(QUOTA).record(0, "explode"), "unknown_name", "event"),

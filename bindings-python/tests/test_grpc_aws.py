@@ -274,6 +274,16 @@ def test_grpc_bad_input_is_named() -> None:
         (lambda: grpc.grpc_hedge(_greeter_policy(), None, "start"), rp.InvalidTypeError, "policy"),  # type: ignore[arg-type]
         (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), None, "attempt_ended"), rp.MissingFieldError, "event.attempt"),
         (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), None, "begin"), rp.UnknownNameError, "event"),  # type: ignore[arg-type]
+        # a key the attempt does not have is named inside it (the differential test found event.(document))
+        (
+            lambda: grpc.grpc_hedge(
+                grpc.HedgingPolicy({"maxAttempts": 2}),
+                None,
+                {"event": "attempt_ended", "attempt": {"status": 14, "random": 1.0}},  # type: ignore[typeddict-unknown-key]
+            ),
+            rp.UnknownFieldError,
+            "event.attempt.random",
+        ),
         (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), {"sent": 1}, "hedge_due"), rp.MissingFieldError, "state.outstanding"),  # type: ignore[typeddict-item]
         (lambda: grpc.ServiceConfig(GREETER).policy_for(7), rp.InvalidTypeError, "service"),  # type: ignore[arg-type]
     ]
@@ -396,7 +406,10 @@ def test_aws_bad_input_is_named() -> None:
         (lambda: aws.AdaptiveRateLimiter(start_ms=1.5), rp.InvalidDurationError, "start_ms"),  # type: ignore[arg-type]
         (lambda: aws.AdaptiveRateLimiter.restore(None, state), rp.MissingFieldError, "state.last_max_rate"),  # type: ignore[arg-type]
         (lambda: aws.AdaptiveRateLimiter().record(0, "yes"), rp.InvalidTypeError, "throttled"),  # type: ignore[arg-type]
-        (lambda: aws.AdaptiveRateLimiter().acquire(None), rp.InvalidDurationError, "now_ms"),  # type: ignore[arg-type]
+        # None is invalid_type, as JSON's null for `at_ms` is (the differential test found it
+        # answered invalid_duration); text that is no number stays invalid_duration
+        (lambda: aws.AdaptiveRateLimiter().acquire(None), rp.InvalidTypeError, "now_ms"),  # type: ignore[arg-type]
+        (lambda: aws.AdaptiveRateLimiter().acquire("x"), rp.InvalidDurationError, "now_ms"),  # type: ignore[arg-type]
     ]
     for call, cls, field in errors:
         with pytest.raises(cls) as e:

@@ -63,6 +63,10 @@ def test_the_http_rules_decision_is_the_loops_step() -> None:
         ({"status": 503}, rp.MissingFieldError, "outcome.kind"),
         ({"kind": 3}, rp.InvalidTypeError, "outcome.kind"),
         ({"kind": "http"}, rp.MissingFieldError, "outcome.status"),
+        # a key the kind does not have before a missing one, as JSON reads them (the differential
+        # test found missing_field first)
+        ({"kind": "reason", "sent": False}, rp.UnknownFieldError, "outcome.sent"),
+        ({"kind": "http", "reason": "KV_LOCKED"}, rp.UnknownFieldError, "outcome.reason"),
         ({"kind": "http", "status": 999}, rp.OutOfRangeError, "outcome.status"),
         ({"kind": "http", "status": True}, rp.InvalidTypeError, "outcome.status"),
         ({"kind": "nope"}, rp.UnknownNameError, "outcome.kind"),

@@ -6,7 +6,7 @@ import json
 import math
 import re
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pytest
 
@@ -143,6 +143,19 @@ def _events(i: dict[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
+def _kinds(events: list[dict[str, Any]], key: str, names: Iterable[str]) -> None:
+    """Each event's kind (`key`) read as the wire reads the whole input before its first event: a
+    name it does not know is `unknown_name`, another type `invalid_type`, none `missing_field`."""
+    for n, e in enumerate(events):
+        if key not in e:
+            raise rp.MissingFieldError(f"events[{n}].{key}: missing field", field=f"events[{n}].{key}")
+        kind = e[key]
+        if not isinstance(kind, str):
+            raise rp.InvalidTypeError(f"events[{n}].{key}: expected a name", field=f"events[{n}].{key}")
+        if kind not in names:
+            raise rp.UnknownNameError(f"events[{n}].{key}: unknown name {kind!r}", field=f"events[{n}].{key}")
+
+
 def _at(v: Any) -> Any:
     """An event's time: the fixture writes a u64 past 2^53 - 1 as a decimal string."""
     return int(v) if isinstance(v, str) and v.isdigit() else v
@@ -159,6 +172,7 @@ def _budget_run(i: dict[str, Any]) -> dict[str, Any]:
     state = i.get("state")
     budget = rp.RetryBudget(i["budget"]) if state is None else rp.RetryBudget.restore(i["budget"], state)
     verdicts = []
+    _kinds(_events(i), "kind", ("request", "success", "failure", "timeout", "retry"))
     for n, e in enumerate(_events(i)):
         kind = e.get("kind")
         _envelope(e, ("at_ms", "kind"), BUDGET_EVENT_KEYS.get(kind, ()), at=f"events[{n}].")
@@ -191,6 +205,7 @@ def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
     verdicts: list[rp.BreakerVerdict | None] = []
     states = []
     changes = []
+    _kinds(_events(i), "kind", ("request", "success", "failure", "timeout"))
     for n, e in enumerate(_events(i)):
         _envelope(e, ("at_ms", "kind"), (), at=f"events[{n}].")
         at = _at(e["at_ms"])
@@ -271,10 +286,13 @@ def _run(i: dict[str, Any], observe: Callable[[rp.RunStep], None] | None = None)
     strategy = _host(i)
     run = rp.Run(i["run"], budget=budget, breaker=breaker, strategy=strategy)
     steps: list[rp.RunStep] = []
+    _kinds(_events(i), "event", RUN_EVENT_KEYS)
     for n, e in enumerate(_events(i)):
         kind = e.get("event")
         _envelope(e, ("event", "at_ms"), RUN_EVENT_KEYS.get(kind, ("outcome", "random", "now_unix_ms")), at=f"events[{n}].")
-        at = _at(e["at_ms"])
+        if kind == "attempt_ended" and e.get("outcome") is None:
+            raise rp.MissingFieldError(f"events[{n}].outcome: missing field", field=f"events[{n}].outcome")
+        at = e["at_ms"]  # a run's clock is a number (fractions allowed), never text
         if kind == "start":
             steps.append(run.start(at, e.get("random")))
         elif kind == "attempt_ended":
@@ -338,7 +356,8 @@ def _grpc_service_config(i: dict[str, Any]) -> dict[str, Any]:
     """`grpc_service_config`: a `grpc.ServiceConfig`, one method looked up."""
     _envelope(i, ("service_config",), ("service", "method", "max_attempts_cap"))
     config = grpc.ServiceConfig(i["service_config"], i.get("max_attempts_cap"))
-    service, method = i.get("service", ""), i.get("method", "")
+    # an optional key given null reads as not given (the fixture contract)
+    service, method = ("" if i.get(k) is None else i[k] for k in ("service", "method"))
     return {
         "matched": config.matched(service, method),
         "policy": _grpc_policy(config.policy_for(service, method)),
@@ -389,10 +408,12 @@ def _grpc_hedge(i: dict[str, Any]) -> dict[str, Any]:
     bucket = _throttling_bucket(i)
     state: grpc.HedgeState | None = None
     steps = []
+    _kinds(_events(i), "event", ("start", "hedge_due", "attempt_ended", "committed"))
     for n, e in enumerate(_events(i)):
         kind = e.get("event")
         _envelope(e, ("event",), ("at_ms",) + (("attempt",) if kind == "attempt_ended" else ()), at=f"events[{n}].")
-        event: grpc.HedgeEvent = {"event": kind, "attempt": e["attempt"]} if kind == "attempt_ended" else kind
+        # attempt_ended without its attempt is the binding's to refuse
+        event: grpc.HedgeEvent = {"event": kind, "attempt": e["attempt"]} if "attempt" in e else {"event": kind} if kind == "attempt_ended" else kind
         step = grpc.grpc_hedge(policy, state, event, bucket, _at(e.get("at_ms", 0)))
         state = step.state
         steps.append(step)
@@ -411,8 +432,10 @@ AWS_DECISION_FIELDS = ("action", "delay_ms", "wait_ms", "ceiling_ms", "retry_aft
 
 
 def _aws_decision(d: aws.AwsDecision) -> dict[str, Any]:
-    """An AWS decision in the fixture's form, read from the typed fields."""
-    return _read(d, *AWS_DECISION_FIELDS, "cause", "attempts", "max_attempts", "rule", "section")
+    """An AWS decision in the fixture's form, read from the typed fields (milliseconds past
+    2^53 - 1 as decimal strings)."""
+    fields = _read(d, *AWS_DECISION_FIELDS, "cause", "attempts", "max_attempts", "rule", "section")
+    return {k: _ms(v) if k.endswith("_ms") and isinstance(v, int) else v for k, v in fields.items()}
 
 
 def _aws_retry(i: dict[str, Any]) -> dict[str, Any]:
@@ -436,6 +459,17 @@ def _aws_quota(i: dict[str, Any], config: aws.AwsRetryConfig) -> rp.RetryBudget 
     return rp.RetryBudget(document) if state is None else rp.RetryBudget.restore(document, state)
 
 
+def _draw(r: Any, field: str) -> None:
+    """A success's `random`, which no call takes, read as the wire reads every event's: a number
+    in [0, 1), or None."""
+    if r is None:
+        return
+    if isinstance(r, bool) or not isinstance(r, (int, float)):
+        raise rp.InvalidTypeError(f"{field}: expected a number", field=field)
+    if not 0 <= r < 1:
+        raise rp.InvalidRandomError(f"{field}: expected a draw in [0, 1)", field=field)
+
+
 def _aws_retry_run(i: dict[str, Any]) -> dict[str, Any]:
     """`aws_retry_run`: the SDKs' loop with the binding's types. A success tells the quota (with
     the cause of the retry that succeeded, if any); an error is decided, a retry asked of the
@@ -451,6 +485,7 @@ def _aws_retry_run(i: dict[str, Any]) -> dict[str, Any]:
         attempts += 1
         error = e.get("error")
         if error is None:
+            _draw(e.get("random"), f"events[{n}].random")
             if quota is not None:
                 quota.record(0, "success", after_retry=last_cause)
             decisions.append(None)
@@ -506,8 +541,10 @@ def _aws_rate_limiter_run(i: dict[str, Any]) -> dict[str, Any]:
         limiter = aws.AdaptiveRateLimiter.restore(i.get("limiter"), state)
     results: list[aws.AcquireVerdict | aws.RateUpdate] = []
     states: list[aws.RateLimiterSnapshot] = []
+    _kinds(_events(i), "kind", LIMITER_EVENT_KEYS)
     for n, e in enumerate(_events(i)):
         kind = e.get("kind")
+        e = {k: v for k, v in e.items() if not (k == "throttled" and v is None)}  # null: not given
         _envelope(e, ("at_ms", "kind"), LIMITER_EVENT_KEYS.get(kind, ("throttled",)), at=f"events[{n}].")
         at = _at(e["at_ms"])
         if kind == "acquire":
@@ -565,6 +602,19 @@ def _field_name(function: str, field: str) -> str:
         names = BREAKER_EVENT_ARGUMENTS if function == "breaker_run" else EVENT_ARGUMENTS
         return names.get(match[1], match[1])
     return FIELD_NAMES.get(field, field)
+
+
+def _field_names(function: str, field: str) -> tuple[str, ...]:
+    """The names a message may give the fixture's `field`: the Python API's, the fixture's own
+    (an envelope this runner reads), and for a bare name (the differential test gives the last
+    name of the core's field) of an event's time or kind also the argument it is here (`now_ms`;
+    `event`, or a breaker's `outcome`)."""
+    names = (_field_name(function, field), field)
+    if function in ("budget_run", "breaker_run", "run") and re.fullmatch(r"\w+", field):
+        names += (_field_name(function, f"events[0].{field}"),)
+    if field == "at_ms":
+        names += ("now_ms",)
+    return names
 
 
 # Cases of a budget verdict's JSON form whose extra fields disagree with its rule: the Python
@@ -656,8 +706,8 @@ def check(function: str, case: dict[str, Any]) -> None:
             adapter(case["input"])
         assert info.value.code == case["expect_error"], str(info.value)
         if "error_field" in case:
-            field = _field_name(function, case["error_field"])
-            assert field in str(info.value), str(info.value)
+            names = _field_names(function, case["error_field"])
+            assert any(name in str(info.value) for name in names), str(info.value)
     else:
         out = adapter(case["input"])
         for key, want in case["expect"].items():
