@@ -555,8 +555,21 @@ function makeApi(backend) {
     return documentText(wire, 'config')
   }
 
-  /** A `mongodb` or `aws` outcome's error, or a `grpc` outcome's attempt (its other properties), as JSON text in the wire form. */
+  /** The properties of each outcome kind but `kind` (a `grpc` outcome's are its attempt's, which the core reads whole). */
+  const OUTCOME_KEYS = {
+    success: [], final: [], timeout: [], reason: ['reason', 'timeout'], network: ['sent'], http: ['status', 'retryAfter'],
+    kv: ['status'], mongodb: ['error'], aws: ['error'],
+  }
+
+  /**
+   * A `mongodb` or `aws` outcome's error, or a `grpc` outcome's attempt (its other properties), as
+   * JSON text in the wire form; a property the outcome's kind does not have is `unknown_field`, as
+   * in JSON.
+   */
   function outcomeDocument(outcome) {
+    const keys = Object.hasOwn(OUTCOME_KEYS, outcome?.kind ?? '') ? OUTCOME_KEYS[outcome.kind] : undefined
+    const extra = keys && Object.keys(outcome).find((k) => k !== 'kind' && !keys.includes(k))
+    if (extra) throw typedError('unknown_field', `outcome.${extra}`, `unknown field: a ${outcome.kind} outcome has ${keys.join(', ') || 'no other property'}`)
     if (outcome?.kind === 'grpc') {
       const { kind: _kind, ...attempt } = outcome
       return documentText(toWire(attempt, 'outcome'), 'outcome')

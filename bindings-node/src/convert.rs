@@ -122,7 +122,9 @@ pub fn reason(v: &Js, field: &str) -> Res<RetryReason> {
 }
 
 /// Milliseconds from a number (up to 2^53 − 1) or a bigint (up to 2^64 − 1); `undefined` is
-/// `default` when there is one.
+/// `default` when there is one. Another number, bigint or a string is `invalid_duration`; a value
+/// of another type (null where milliseconds are required, a boolean, an object) `invalid_type`, as
+/// in JSON.
 pub fn millis(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
     if let Some(x) = v.as_f64()? {
         return Ok(millis_from_f64(field, x)?);
@@ -137,7 +139,7 @@ pub fn millis(v: &Js, field: &str, default: Option<u64>) -> Res<u64> {
         (ValueType::Undefined | ValueType::Null, Some(ms)) => return Ok(ms),
         (ValueType::Undefined, None) => None,
         (ValueType::String, _) => Some(format!("{:?}", shorten(&v.cast::<String>()?))),
-        (kind, _) => Some(format!("{kind:?}").to_lowercase()),
+        _ => return Err(v.wrong_type(field, "a whole number of milliseconds")),
     };
     let field = field.to_owned();
     Err(match value {

@@ -211,7 +211,11 @@ pub fn grpc_hedge(
 ) -> napi::Result<String> {
     run(&env, || {
         let state: HedgeState = Js(state).opt(|v| document(v.0, "state"))?.unwrap_or_default();
-        let event: HedgeEvent = document(event, "event")?;
+        let event: serde_json::Value = document(event, "event")?;
+        let event: HedgeEvent = retrypolicy_wire::hedge_event_from_value(&event).map_err(|e| {
+            let field = format!("event.{}", e.field());
+            e.with_field(field.trim_end_matches('.'))
+        })?;
         let now_ms = now(now_ms)?;
         let bucket = throttling.map(|h| (&mut h.budget, now_ms));
         Ok(json(&core::grpc_hedge(

@@ -334,25 +334,43 @@ fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
     let obj: Object = unsafe { v.cast() }?;
     let get =
         |name: &std::ffi::CStr| -> Res<Js> { Ok(Js(obj.get_c_named_property_unchecked::<Unknown>(name)?)) };
-    let kind = convert::with_str(&get(c"kind")?, "outcome.kind", |s| Ok(s.to_owned()))?;
+    // A property the kind needs, left out: missing_field, as in JSON.
+    let need = |name: &std::ffi::CStr, field: &str| -> Res<Js> {
+        let v = get(name)?;
+        match v.is_undefined()? {
+            true => Err(CoreError::MissingField {
+                field: field.to_owned(),
+            }
+            .into()),
+            false => Ok(v),
+        }
+    };
+    let kind = convert::with_str(&need(c"kind", "outcome.kind")?, "outcome.kind", |s| {
+        Ok(s.to_owned())
+    })?;
     Ok(match kind.as_str() {
         "success" => Outcome::Success,
         "final" => Outcome::Final,
         "timeout" => Outcome::Timeout,
         "reason" => Outcome::Reason {
-            reason: convert::reason(&get(c"reason")?, "outcome.reason")?,
+            reason: convert::reason(&need(c"reason", "outcome.reason")?, "outcome.reason")?,
             timeout: convert::opt_bool(&get(c"timeout")?, "outcome.timeout")?.unwrap_or(false),
         },
         "network" => Outcome::Network {
             sent: convert::opt_bool(&get(c"sent")?, "outcome.sent")?,
         },
         "http" => Outcome::Http {
-            status: convert::whole(&get(c"status")?, "outcome.status", u64::from(u16::MAX), None)? as u16,
+            status: convert::whole(
+                &need(c"status", "outcome.status")?,
+                "outcome.status",
+                u64::from(u16::MAX),
+                None,
+            )? as u16,
             retry_after: get(c"retryAfter")?
                 .opt(|v| convert::with_str(v, "outcome.retryAfter", |s| Ok(s.to_owned())))?,
         },
         "kv" => Outcome::Kv {
-            status: convert::status(&get(c"status")?, "outcome.status")?,
+            status: convert::status(&need(c"status", "outcome.status")?, "outcome.status")?,
         },
         "mongodb" => {
             let error: MongoError = convert::with_str(&Js(mongo_error), "outcome.error", |s| {
@@ -371,9 +389,9 @@ fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
         "grpc" => crate::grpc::run_outcome(mongo_error)?,
         "aws" => crate::aws::run_outcome(mongo_error)?,
         other => {
-            return Err(CoreError::OutOfRange {
+            return Err(CoreError::UnknownName {
                 field: "outcome.kind".to_owned(),
-                value: format!("{other:?}"),
+                value: other.to_owned(),
                 expected: KINDS.to_owned(),
             }
             .into())

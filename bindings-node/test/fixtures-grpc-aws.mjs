@@ -45,13 +45,20 @@ function only(i, keys) {
   return i
 }
 
-/** A list of event objects, each with `keys` only. */
-function events(list, keys) {
+/**
+ * A list of event objects, each with `keys` only, read as the JSON API reads the whole input
+ * before its first event; with `kinds`, each event's `kind` is one of those names (`invalid_type`
+ * when no string, `unknown_name` when none of them).
+ */
+function events(list, keys, kinds, kind = 'kind') {
   if (!Array.isArray(list)) throw fixtureError(list === undefined ? 'missing_field' : 'invalid_type', 'events')
   list.forEach((e, k) => {
     if (e === null || typeof e !== 'object' || Array.isArray(e)) throw fixtureError('invalid_type', `events[${k}]`)
     const extra = Object.keys(e).find((key) => !keys.includes(key))
     if (extra !== undefined) throw fixtureError('unknown_field', `events[${k}].${extra}`)
+    if (kinds === undefined) return
+    if (typeof e[kind] !== 'string') throw fixtureError(e[kind] === undefined ? 'missing_field' : 'invalid_type', `events[${k}].${kind}`)
+    if (!kinds.includes(e[kind])) throw fixtureError('unknown_name', `events[${k}].${kind}`)
   })
   return list
 }
@@ -79,7 +86,7 @@ function throttlingOf(rp, i) {
 
 /** A hedging event of the fixture (`{event, at_ms?, attempt?}`) as grpc.hedge takes it: a name, or `{event, attempt}`. */
 function hedgeEvent(e) {
-  if (e.attempt === undefined) return e.event
+  if (e.attempt === undefined || e.attempt === null) return e.event
   return { event: e.event, attempt: camelInput(e.attempt) }
 }
 
@@ -126,7 +133,11 @@ export function grpcAwsAdapters(rp) {
       const policy = new rp.grpc.HedgingPolicy(i.hedging_policy, cap(i))
       const throttling = throttlingOf(rp, i)
       let state = null
-      const steps = events(i.events, ['event', 'at_ms', 'attempt']).map((e, k) => {
+      const kinds = ['start', 'hedge_due', 'attempt_ended', 'committed']
+      const steps = events(i.events, ['event', 'at_ms', 'attempt'], kinds, 'event').map((e, k) => {
+        // an attempt belongs to attempt_ended, which needs one (null: not given), as the JSON API reads it
+        const has = e.attempt !== undefined && e.attempt !== null
+        if (has !== (e.event === 'attempt_ended')) throw fixtureError(has ? 'unknown_field' : 'missing_field', `events[${k}].attempt`)
         const step = placed(rp, (f) => `events[${k}].${f.replace(/^event\.(?=attempt)/, '')}`,
           () => rp.grpc.hedge(policy, state, hedgeEvent(e), { throttling, nowMs: millisIn(e.at_ms) }))
         state = step.state
@@ -160,6 +171,10 @@ export function grpcAwsAdapters(rp) {
       const steps = events(i.events, ['error', 'random']).map((e, k) => {
         attempts++
         if (e.error === undefined || e.error === null) {
+          // a success's draw, which no call takes, read as the JSON API reads every event's
+          const r = e.random
+          if (r !== undefined && r !== null && typeof r !== 'number') throw fixtureError('invalid_type', `events[${k}].random`)
+          if (typeof r === 'number' && !(r >= 0 && r < 1)) throw fixtureError('invalid_random', `events[${k}].random`)
           quota?.record(0, { kind: 'success', afterRetry: lastCause })
           const step = { attempts, action: 'success', decision: null, quota_balance: balance() }
           attempts = 0
@@ -201,11 +216,11 @@ export function grpcAwsAdapters(rp) {
         ? rp.aws.AdaptiveRateLimiter.restore(i.limiter ?? undefined, i.state)
         : new rp.aws.AdaptiveRateLimiter(i.limiter ?? undefined, millisIn(i.start_ms) ?? undefined)
       const states = []
-      const results = events(i.events, ['at_ms', 'kind', 'throttled']).map((e, k) => {
+      const results = events(i.events, ['at_ms', 'kind', 'throttled'], ['acquire', 'response']).map((e, k) => {
         const at = millisIn(e.at_ms)
         const result = placed(rp, (f) => `events[${k}].${f === 'nowMs' ? 'at_ms' : f}`, () => {
           if (e.kind === 'acquire') {
-            if (e.throttled !== undefined) throw fixtureError('unknown_field', 'throttled')
+            if (e.throttled !== undefined && e.throttled !== null) throw fixtureError('unknown_field', 'throttled')
             return limiter.acquire(at)
           }
           if (e.kind === 'response') return limiter.record(at, e.throttled ?? false)

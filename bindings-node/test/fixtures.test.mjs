@@ -66,14 +66,32 @@ function snapshotIn(state, field) {
   return state
 }
 
-/** Replays `events` with `apply(event, atMs)`, an API error naming the event (`events[2].at_ms`, `events[2].kind`). */
-function replay(events, keys, apply, fieldOf = stateField) {
+/**
+ * Each event's envelope read as the JSON API reads the whole input before its first event: an
+ * object with `keys` only, `required` there, and its kind (`kind`: the key) one of `names`
+ * (`invalid_type` when no string, `unknown_name` when none of them); `check(event)` answers the
+ * error code of a key the event's kind does not take, naming `[code, key]`.
+ */
+function readEvents(events, keys, { kind, names, required = [], check } = {}) {
   // A list of events has no API form but as a list of objects: what the core's reader refuses.
   if (!Array.isArray(events)) throw fixtureError('invalid_type', 'events')
-  return events.map((e, k) => {
+  events.forEach((e, k) => {
     if (e === null || typeof e !== 'object' || Array.isArray(e)) throw fixtureError('invalid_type', `events[${k}]`)
     const extra = Object.keys(e).find((key) => !keys.includes(key))
     if (extra !== undefined) throw fixtureError('unknown_field', `events[${k}].${extra}`)
+    const missing = required.find((key) => e[key] === undefined)
+    if (missing !== undefined) throw fixtureError('missing_field', `events[${k}].${missing}`)
+    if (kind !== undefined && typeof e[kind] !== 'string') throw fixtureError(e[kind] === undefined ? 'missing_field' : 'invalid_type', `events[${k}].${kind}`)
+    if (kind !== undefined && !names.includes(e[kind])) throw fixtureError('unknown_name', `events[${k}].${kind}`)
+    const wrong = check?.(e)
+    if (wrong !== undefined) throw fixtureError(wrong[0], `events[${k}].${wrong[1]}`)
+  })
+  return events
+}
+
+/** Replays `events` with `apply(event, atMs)`, an API error naming the event (`events[2].at_ms`, `events[2].kind`). */
+function replay(events, keys, apply, fieldOf = stateField, envelope = {}) {
+  return readEvents(events, keys, envelope).map((e, k) => {
     try {
       return apply(e, millisIn(e.at_ms))
     } catch (err) {
@@ -92,7 +110,7 @@ function budgetRun(i) {
     if (e.kind === 'retry' && e.after_retry === undefined) return budget.tryRetry(at, e.cause)
     budget.record(at, { kind: e.kind, afterRetry: e.after_retry, cause: e.cause })
     return budget.permit(at, e.kind === 'timeout' ? 'timeout' : 'error')
-  })
+  }, stateField, { required: ['kind'] })
   const permitted = verdicts.map((v) => v.permitted)
   return wire({ budget: budget.toJSON(), verdicts, permitted, balances: verdicts.map((v) => v.balance), state: budget.snapshot() })
 }
@@ -115,7 +133,7 @@ function breakerRun(i) {
     if (reported.length > 1) throw new Error(`one event reported ${reported.length} changes`)
     changes.push(reported[0] ?? null)
     return verdict
-  })
+  }, stateField, { required: ['kind'] })
   const permitted = verdicts.map((v) => v?.permitted ?? null)
   return wire({ breaker: breaker.toJSON(), verdicts, permitted, states, changes, state: breaker.snapshot() })
 }
@@ -157,7 +175,15 @@ function runFixture(i) {
       case 'cancel': return run.cancel(at)
       default: throw fixtureError('out_of_range', 'event')
     }
-  }, (f) => f)
+  }, (f) => f, {
+    kind: 'event',
+    names: ['start', 'attempt_ended', 'wait_ended', 'cancel'],
+    // an outcome belongs to attempt_ended, which needs one (null: not given)
+    check: (e) => {
+      const has = e.outcome !== undefined && e.outcome !== null
+      if (has !== (e.event === 'attempt_ended')) return [has ? 'unknown_field' : 'missing_field', 'outcome']
+    },
+  })
   const last = steps.at(-1) ?? null
   return wire({
     steps,
@@ -284,6 +310,8 @@ function apiField(fn, f) {
   // this runner names the answer's shape (`host.retry_after_ms`), the binding a bad answer
   if (fn === 'decide_with' && f === 'host.retry_after_ms') return ['retryAfter', f]
   if (fn === 'run' && (f === 'host.retry_after_ms' || f === 'retry_after_ms')) return ['retryAfter', f]
+  // an event's time is the `nowMs` argument of the API's methods
+  if (f === 'at_ms') return ['nowMs', f, camel(f)]
   return [f, camel(f)]
 }
 

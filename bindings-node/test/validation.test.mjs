@@ -19,6 +19,15 @@ function rejects(fn, code, field) {
   })
 }
 
+/** A run started at 0, its first attempt out. */
+function started(rules) {
+  const run = new rp.Run({ rules, timeoutMs: 10000 })
+  run.start(0)
+  return run
+}
+const httpRun = () => started({ http: { method: 'GET' } })
+const awsRun = () => started({ aws: {} })
+
 const CASES = [
   // durations: negative, fractional, NaN, infinite, past 2^53 − 1, strings, wrong types
   ['elapsedMs -1', () => rp.decide(req({ elapsedMs: -1 }), 'KV_LOCKED'), 'invalid_duration', 'elapsedMs'],
@@ -31,7 +40,28 @@ const CASES = [
   ['timeoutMs -1n', () => rp.decide(req({ timeoutMs: -1n }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
   ['timeoutMs 2^64', () => rp.decide(req({ timeoutMs: 2n ** 64n }), 'KV_LOCKED'), 'invalid_duration', 'timeoutMs'],
   ['previousDelayMs -5', () => rp.decide(req({ previousDelayMs: -5 }), 'KV_LOCKED'), 'invalid_duration', 'previousDelayMs'],
-  ['previousDelayMs {}', () => rp.decide(req({ previousDelayMs: {} }), 'KV_LOCKED'), 'invalid_duration', 'previousDelayMs'],
+  // a value of another type is invalid_type, as in JSON (the differential test found a clock's null
+  // answered invalid_duration, where the JSON API's `at_ms: null` is invalid_type)
+  ['previousDelayMs {}', () => rp.decide(req({ previousDelayMs: {} }), 'KV_LOCKED'), 'invalid_type', 'previousDelayMs'],
+  ['timeoutMs true', () => rp.decide(req({ timeoutMs: true }), 'KV_LOCKED'), 'invalid_type', 'timeoutMs'],
+  ['budget nowMs null', () => new rp.RetryBudget({ kind: 'retry_quota' }).permit(null), 'invalid_type', 'nowMs'],
+  ['budget nowMs "x"', () => new rp.RetryBudget({ kind: 'retry_quota' }).permit('x'), 'invalid_duration', 'nowMs'],
+  ['limiter nowMs null', () => new rp.aws.AdaptiveRateLimiter().acquire(null), 'invalid_type', 'nowMs'],
+  ['limiter nowMs {}', () => new rp.aws.AdaptiveRateLimiter().record({}, true), 'invalid_type', 'nowMs'],
+  // an outcome's property its kind does not have is unknown_field, as in JSON (the differential
+  // test found it ignored)
+  ['outcome.readonly', () => httpRun().attemptEnded({ kind: 'http', status: 200, readonly: false }, 5), 'unknown_field', 'outcome.readonly'],
+  ['outcome.status of success', () => httpRun().attemptEnded({ kind: 'success', status: 200 }, 5), 'unknown_field', 'outcome.status'],
+  // a key a hedged attempt does not have is named inside it (the differential test found event.(document))
+  ['hedge attempt.random', () => rp.grpc.hedge(new rp.grpc.HedgingPolicy({ maxAttempts: 2 }), null,
+    { event: 'attempt_ended', attempt: { status: 14, random: 1 } }), 'unknown_field', 'event.attempt.random'],
+  // an unknown outcome kind is unknown_name, a property the kind needs left out missing_field, as
+  // in JSON (the differential test found out_of_range and invalid_type)
+  ['outcome.kind nope', () => httpRun().attemptEnded({ kind: 'nope' }, 5), 'unknown_name', 'outcome.kind'],
+  ['outcome.kind left out', () => httpRun().attemptEnded({}, 5), 'missing_field', 'outcome.kind'],
+  ['outcome.reason left out', () => httpRun().attemptEnded({ kind: 'reason' }, 5), 'missing_field', 'outcome.reason'],
+  ['outcome.status left out', () => httpRun().attemptEnded({ kind: 'http' }, 5), 'missing_field', 'outcome.status'],
+  ['outcome.extra of aws', () => awsRun().attemptEnded({ kind: 'aws', error: { status: 500 }, extra: 1 }, 5), 'unknown_field', 'outcome.extra'],
   // counts
   ['attempts -1', () => rp.decide(req({ attempts: -1 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
   ['attempts 1.7', () => rp.decide(req({ attempts: 1.7 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
@@ -220,9 +250,11 @@ test('hostile values give typed errors, never a crash', () => {
   }
 })
 
-test('a strategy answer that is not milliseconds is invalid_duration naming retryAfter', () => {
-  const bad = [-1, 1.5, NaN, 2 ** 64, '', '5', true, {}, [], () => 1, Symbol('s'), -1n, 2n ** 70n, new Proxy({}, { get() { throw trap } })]
+test('a strategy answer that is not milliseconds is invalid_duration naming retryAfter (invalid_type when no number)', () => {
+  const bad = [-1, 1.5, NaN, 2 ** 64, '', '5', -1n, 2n ** 70n]
   for (const v of bad) rejects(() => rp.decide(base, 'KV_LOCKED', undefined, () => v), 'invalid_duration', 'retryAfter')
+  const wrong = [true, {}, [], () => 1, Symbol('s'), new Proxy({}, { get() { throw trap } })]
+  for (const v of wrong) rejects(() => rp.decide(base, 'KV_LOCKED', undefined, () => v), 'invalid_type', 'retryAfter')
   const good = [[0, 0], [-0, 0], [7n, 7], [null, null], [undefined, null]]
   for (const [v, delay] of good) assert.equal(rp.decide(base, 'KV_LOCKED', undefined, () => v).delayMs ?? null, delay)
 })

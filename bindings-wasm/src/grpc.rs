@@ -204,7 +204,11 @@ fn hedge(
         .map(|s| parsed(&s, "state"))
         .transpose()?
         .unwrap_or_default();
-    let event: HedgeEvent = parsed(event, "event")?;
+    let event: serde_json::Value = parsed(event, "event")?;
+    let event: HedgeEvent = retrypolicy_wire::hedge_event_from_value(&event).map_err(|e| {
+        let field = format!("event.{}", e.field());
+        e.with_field(field.trim_end_matches('.'))
+    })?;
     let step = with_bucket(throttling, &now_ms, |bucket| {
         let policy = policy.0.as_ref().ok_or_else(|| Error::InvalidType {
             field: "policy".to_owned(),

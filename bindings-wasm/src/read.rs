@@ -35,6 +35,16 @@ pub fn invalid_type(field: &str, expected: &str, value: &JsValue) -> Error {
     }
 }
 
+/// `v`, unless it is undefined: `missing_field` naming `field`, as a key left out of JSON is.
+pub fn required(v: JsValue, field: &str) -> Result<JsValue, Error> {
+    match v.is_undefined() {
+        true => Err(Error::MissingField {
+            field: field.to_owned(),
+        }),
+        false => Ok(v),
+    }
+}
+
 /// `None` for undefined or null, else what `read` makes of the value.
 pub fn optional<T>(
     v: &JsValue,
@@ -48,12 +58,19 @@ pub fn optional<T>(
     }
 }
 
-/// Milliseconds: a whole number up to 2^53 − 1, or a bigint up to 2^64 − 1.
+/// Milliseconds: a whole number up to 2^53 − 1, or a bigint up to 2^64 − 1. Another number,
+/// bigint or a string is `invalid_duration`; a value of another type (null, a boolean, an object)
+/// `invalid_type`, as in JSON.
 pub fn millis(v: &JsValue, field: &str) -> Result<u64, Error> {
-    let field = field.to_owned();
     if v.is_undefined() {
-        return Err(Error::MissingField { field });
+        return Err(Error::MissingField {
+            field: field.to_owned(),
+        });
     }
+    if v.as_f64().is_none() && !v.is_bigint() && !v.is_string() {
+        return Err(invalid_type(field, "a whole number of milliseconds", v));
+    }
+    let field = field.to_owned();
     let ms = match v.as_f64() {
         Some(x) => (x >= 0.0 && x <= MAX_SAFE as f64 && x.fract() == 0.0).then_some(x as u64),
         None => u64::try_from_js_value_ref(v),

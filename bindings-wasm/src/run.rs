@@ -24,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use crate::budget::{BreakerHandle, BudgetHandle};
 use crate::errors::Fallible;
 use crate::policy::Policy;
-use crate::read::{count, flag, invalid_type, millis, name, number, optional, reason, text};
+use crate::read::{count, flag, invalid_type, millis, name, number, optional, reason, required, text};
 use crate::to_js;
 
 /// A step as a plain object in its JSON form, through `serde_json::Value`, whose conversions the
@@ -69,25 +69,29 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
         return Err(invalid_type("outcome", "an outcome object {kind, ...}", v).into());
     }
     let o: &OutcomeFields = v.unchecked_ref();
-    let kind = text(&o.kind()?, "outcome.kind")?;
+    let kind = text(&required(o.kind()?, "outcome.kind")?, "outcome.kind")?;
     Ok(match kind.as_str() {
         "success" => Outcome::Success,
         "final" => Outcome::Final,
         "timeout" => Outcome::Timeout,
         "reason" => Outcome::Reason {
-            reason: reason(&o.reason()?, "outcome.reason")?,
+            reason: reason(&required(o.reason()?, "outcome.reason")?, "outcome.reason")?,
             timeout: optional(&o.timeout()?, "outcome.timeout", flag)?.unwrap_or(false),
         },
         "network" => Outcome::Network {
             sent: optional(&o.sent()?, "outcome.sent", flag)?,
         },
         "http" => Outcome::Http {
-            status: count(&o.status()?, "outcome.status", u16::MAX.into())? as u16,
+            status: count(
+                &required(o.status()?, "outcome.status")?,
+                "outcome.status",
+                u16::MAX.into(),
+            )? as u16,
             retry_after: optional(&o.retry_after()?, "outcome.retryAfter", text)?,
         },
         #[cfg(feature = "couchbase")]
         "kv" => {
-            let s = o.status()?;
+            let s = required(o.status()?, "outcome.status")?;
             let status = match s.as_string() {
                 Some(hex) => status::parse_text("outcome.status", &hex)?,
                 None => count(&s, "outcome.status", u16::MAX.into())? as u16,
@@ -123,9 +127,9 @@ fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
         #[cfg(not(feature = "mongodb"))]
         "mongodb" => return Err(not_built("outcome.kind", "mongodb", "mongodb").into()),
         other => {
-            return Err(Error::OutOfRange {
+            return Err(Error::UnknownName {
                 field: "outcome.kind".to_owned(),
-                value: format!("{other:?}"),
+                value: other.to_owned(),
                 expected: KINDS.to_owned(),
             }
             .into())

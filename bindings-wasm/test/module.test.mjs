@@ -77,6 +77,18 @@ function replayRun (rp, i) {
   // The events are a list of objects in the fixture format (Run takes them one call at a time).
   if (!Array.isArray(i.events)) throw coded('invalid_type', 'events')
   i.events.forEach((e, k) => { if (!isObject(e)) throw coded('invalid_type', `events[${k}]`) })
+  // Each event's envelope, read as the JSON API reads the whole input before its first event.
+  const keys = ['event', 'at_ms', 'outcome', 'random', 'now_unix_ms']
+  const names = ['start', 'attempt_ended', 'wait_ended', 'cancel']
+  i.events.forEach((e, k) => {
+    const extra = Object.keys(e).find((key) => !keys.includes(key))
+    if (extra !== undefined) throw coded('unknown_field', `events[${k}].${extra}`)
+    if (typeof e.event !== 'string') throw coded(e.event === undefined ? 'missing_field' : 'invalid_type', `events[${k}].event`)
+    if (!names.includes(e.event)) throw coded('unknown_name', `events[${k}].event`)
+    // an outcome belongs to attempt_ended, which needs one (null: not given)
+    const has = e.outcome !== undefined && e.outcome !== null
+    if (has !== (e.event === 'attempt_ended')) throw coded(has ? 'unknown_field' : 'missing_field', `events[${k}].outcome`)
+  })
   const run = placed('', () => new rp.Run(config, { budget, breaker, strategy }))
   const steps = i.events.map((e, k) => placed(`events[${k}].`, () => {
     switch (e.event) {
@@ -129,9 +141,12 @@ test('every spec fixture passes through the wasm JSON API (and the run fixtures 
         // The same code, naming the same field (Run may name a more precise one under it).
         // A host strategy's bad answer: the JSON API names the fixture's `host.retry_after_ms`, Run
         // the strategy's answer where it asked it (`events[0].retry_after`).
+        // gRPC's policy keys are camelCase in the JSON API's field, snake_case in Run's as named here.
         const apiField = err?.field.replace(/^run\./, '')
-        const named = (f) => f.endsWith(apiField) || f.startsWith(`${apiField}.`) ||
-          (apiField === 'host.retry_after_ms' && f.endsWith('.retry_after'))
+        const named = (f) => [apiField, snake(apiField ?? '')].some((a) => f.endsWith(a) || f.startsWith(`${a}.`)) ||
+          (apiField === 'host.retry_after_ms' && f.endsWith('.retry_after')) ||
+          // an event's time is the `nowMs` argument of Run's methods
+          (apiField?.endsWith('.at_ms') && f === apiField.replace(/at_ms$/, 'now_ms'))
         if ((err?.code ?? null) !== (err2?.code ?? null) || (err2 && !named(err2.field))) {
           failures.push(`${file}: ${c.id}: through Run: error ${err2?.code} ${err2?.field}, the JSON API ${err?.code} ${err?.field}`)
           continue
@@ -341,7 +356,12 @@ test("a Run's errors are typed and name the caller's fields; a strategy's own th
   assert.throws(() => run.attemptEnded({ kind: 'http', status: 999 }, 1), coded('out_of_range', 'outcome.status'))
   assert.throws(() => run.attemptEnded({ kind: 'http', status: 503, retryAfter: 5 }, 1), coded('invalid_type', 'outcome.retryAfter'))
   assert.throws(() => run.attemptEnded({ kind: 'network', sent: 'yes' }, 1), coded('invalid_type', 'outcome.sent'))
-  assert.throws(() => run.attemptEnded({ kind: 'nope' }, 1), coded('out_of_range', 'outcome.kind'))
+  // an unknown kind is unknown_name, a property the kind needs left out missing_field, as in JSON
+  // (the differential test found out_of_range and invalid_type)
+  assert.throws(() => run.attemptEnded({ kind: 'nope' }, 1), coded('unknown_name', 'outcome.kind'))
+  assert.throws(() => run.attemptEnded({}, 1), coded('missing_field', 'outcome.kind'))
+  assert.throws(() => run.attemptEnded({ kind: 'reason' }, 1), coded('missing_field', 'outcome.reason'))
+  assert.throws(() => run.attemptEnded({ kind: 'http' }, 1), coded('missing_field', 'outcome.status'))
   assert.throws(() => run.attemptEnded(null, 1), coded('invalid_type', 'outcome'))
   assert.throws(() => run.attemptEnded({ kind: 'http', status: 503 }, 1, 1.5), coded('invalid_random', 'random'))
   assert.equal(run.attemptEnded({ kind: 'http', status: 503 }, 1, 0.5).action, 'wait') // the run is still usable
