@@ -39,20 +39,31 @@
 
 #define MAX_SAFE_MS 9007199254740991ULL
 
-/* Integral numbers as whole digits in place: cJSON keeps numbers as doubles and prints one of 15
- * or more digits in exponent form (9007199254740990 as 9.00719925474099e+15), which the library
- * would read as a float where a whole number belongs. */
+/* Numbers printed exactly, in place: cJSON keeps numbers as doubles and prints an integral one of
+ * 15 or more digits in exponent form (9007199254740990 as 9.00719925474099e+15), which the library
+ * would read as a float where a whole number belongs, and any other with 15 significant digits,
+ * which it takes as round-tripping when it is within an epsilon (0.8824659495960668 came out as
+ * 0.882465949596067). Integral ones are whole digits; others the fewest digits strtod reads back
+ * to the same double. */
 static void exact_numbers(cJSON *v) {
     for (cJSON *c = v ? v->child : NULL; c; c = c->next) exact_numbers(c);
-    if (v && cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) >= 1e15 &&
-        fabs(v->valuedouble) < 1.8446744073709552e19) {
-        char digits[32];
-        snprintf(digits, sizeof digits, "%.0f", v->valuedouble);
-        char *raw = strdup(digits);
-        if (!raw) return;
-        v->type = cJSON_Raw;
-        v->valuestring = raw;
+    if (!v || !cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return;
+    double d = v->valuedouble;
+    char digits[40];
+    if (d == floor(d) && fabs(d) >= 1e15 && fabs(d) < 1.8446744073709552e19) {
+        snprintf(digits, sizeof digits, "%.0f", d);
+    } else if (d != floor(d)) {
+        for (int precision = 15; precision <= 17; precision++) {
+            snprintf(digits, sizeof digits, "%.*g", precision, d);
+            if (strtod(digits, NULL) == d) break;
+        }
+    } else {
+        return;
     }
+    char *raw = strdup(digits);
+    if (!raw) return;
+    v->type = cJSON_Raw;
+    v->valuestring = raw;
 }
 
 /* `cJSON_PrintUnformatted` of `v` with its integral numbers in whole digits (a copy is changed). */

@@ -16,9 +16,16 @@
 #ifndef RP_FIXTURES_GRPC_H
 #define RP_FIXTURES_GRPC_H
 
-/* A gRPC status code: a name (read by the library in any case) or its number (C's number). */
+/* A gRPC status code: a name (read by the library in any case) or its number (C's number). A
+ * number naming no code (17, -1, 14.5) has no C form: an rp_grpc_code holding it is C's own
+ * `invalid_enum`, where the JSON API answers `out_of_range`. */
 static int get_grpc_code(const cJSON *v, const char *path, rp_grpc_code *out, failure *f) {
-    if (cJSON_IsNumber(v)) return get_u32(v, path, out, f); /* the library checks the range */
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d != floor(d) || d < RP_GRPC_CODE_OK || d > RP_GRPC_CODE_UNAUTHENTICATED)
+            return cannot_express(f, path, "a number naming no rp_grpc_code");
+        return get_u32(v, path, out, f);
+    }
     return get_name(RP_ENUM_GRPC_CODE, v, path, out, f);
 }
 
