@@ -99,8 +99,10 @@ test-wasm: setup-rust
 	$(MAKE) -C bindings-wasm test
 
 ## The cross-runtime differential test: DIFFERENTIAL_N seeded inputs (valid and invalid) for decide,
-## the classifiers, http_next and mongodb_decide through Python, Node, C and wasm, each compared with
-## the core's answer (scripts/differential.sh). In `make test` it runs after the binding suites,
+## the classifiers, http_next, mongodb_decide, run (gRPC and AWS rules included), budgets, breakers,
+## storms, and gRPC's and AWS's six functions (grpc_service_config, grpc_retry, grpc_hedge,
+## aws_retry, aws_retry_run, aws_rate_limiter_run) through Python, Node, C and wasm, each compared
+## with the core's answer (scripts/differential.sh). In `make test` it runs after the binding suites,
 ## which build every binding; `make differential N=100000` builds them itself.
 DIFFERENTIAL_N ?= 2000
 N ?= 100000

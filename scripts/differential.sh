@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The cross-runtime differential test (issue 15): N seeded inputs for decide, the classifiers,
-# http_next and mongodb_decide, valid and invalid, answered by the core's JSON API (the reference),
-# then run through every binding's public API by its own fixture runner (SPEC_FIXTURES_DIR):
-# Python, Node (native addon), C (shared library), wasm (its module test, and the Node suites over
-# the wasm facade). An input passes when every runtime gives the core's whole answer, or its error
-# code and field. Prints one line per runtime, then "N passed, N failed"; exits 1 on any failure.
+# http_next, mongodb_decide, run (with every rule set, gRPC's and AWS's included), budget_run,
+# breaker_run, simulate_storm, grpc_service_config, grpc_retry, grpc_hedge, aws_retry,
+# aws_retry_run and aws_rate_limiter_run, valid and invalid, answered by the core's JSON API (the
+# reference), then run through every binding's public API by its own fixture runner
+# (SPEC_FIXTURES_DIR): Python, Node (native addon), C (shared library), wasm (its module test, and
+# the Node suites over the wasm facade). An input passes when every runtime gives the core's whole
+# answer (for run, budget_run and breaker_run the summaries every runtime builds, listed in
+# wire/examples/differential.rs), or its error code and field. Prints one line per runtime, then
+# "N passed, N failed"; exits 1 on any failure.
 # Needs every binding built (make test builds them first; make differential builds them itself).
 # Usage: scripts/differential.sh N [SEED]
 set -euo pipefail
