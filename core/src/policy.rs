@@ -19,13 +19,17 @@ pub const POLICY_VERSION: u32 = 1;
 #[serde(default, deny_unknown_fields)]
 pub struct Compat {
     /// Java SDK: KV_COLLECTION_OUTDATED goes through the strategy instead of always retrying.
+    #[serde(deserialize_with = "crate::serde_form::or_default")]
     pub collection_outdated_not_always_retry: bool,
     /// Java, Go and .NET SDKs: KV status 0x85 (EBUSY) is retried as KV_TEMPORARY_FAILURE.
+    #[serde(deserialize_with = "crate::serde_form::or_default")]
     pub retry_kv_busy: bool,
     /// Go SDK: query codes 4040, 4050, 4060, 4070, 4080, 4090 are prepared-statement failures.
+    #[serde(deserialize_with = "crate::serde_form::or_default")]
     pub query_retry_4040_to_4090: bool,
     /// RFC 0049's best-effort pseudo-code read literally: UNKNOWN reaches the strategy, which
     /// retries it for idempotent requests. By default UNKNOWN is never retried, as its table row says.
+    #[serde(deserialize_with = "crate::serde_form::or_default")]
     pub retry_unknown_if_idempotent: bool,
 }
 
@@ -62,7 +66,7 @@ impl Compat {
 
 /// The whole retry configuration, as data. JSON: `{"version": 1, "strategy": "best_effort",
 /// "backoff": {"kind": "exponential", ...}, "jitter": "none", "compat": {...}}`; every field but
-/// `version` may be omitted and takes the RFC default; `version` omitted means 1.
+/// `version` may be omitted and takes the RFC default; `version` omitted (or null) means 1.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
@@ -70,16 +74,16 @@ pub struct Policy {
     #[serde(default = "version_one", deserialize_with = "version")]
     pub version: u32,
     /// The default strategy for requests without an override.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub strategy: StrategyKind,
     /// The best-effort backoff calculator.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub backoff: Backoff,
     /// Jitter applied to the best-effort backoff (never to the controlled backoff).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub jitter: Jitter,
     /// Deviations from the RFC, all off by default.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub compat: Compat,
     /// The retry budget a host shares across this policy's requests (a budget document: its kind
     /// and settings; the host builds the `RetryBudget` and keeps its state); none by default.
@@ -101,6 +105,7 @@ fn version_one() -> u32 {
 fn version<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     match v.as_u64() {
+        None if v.is_null() => Ok(POLICY_VERSION),
         Some(n) if n == u64::from(POLICY_VERSION) => Ok(POLICY_VERSION),
         _ => Err(crate::serde_form::Rejection::VERSION.into_de()),
     }

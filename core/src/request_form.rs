@@ -28,7 +28,11 @@ pub struct RequestWire {
     elapsed_ms: Option<u64>,
     #[serde(with = "crate::serde_form::ms")]
     timeout_ms: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     previous_reasons: Vec<RetryReason>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     strategy: Option<StrategyKind>,

@@ -109,6 +109,51 @@ impl fmt::Display for Rejection {
     }
 }
 
+/// Reads an optional field's value, `null` as its type's default: the JSON API's contract reads an
+/// optional key given `null` as not given (as `None` or `undefined` in the host languages).
+pub fn or_default<'de, D: de::Deserializer<'de>, T: serde::Deserialize<'de> + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Option::unwrap_or_default)
+}
+
+/// Reads an optional field's value, `null` as `default()` (for a field whose default is not its
+/// type's, as [`or_default`] for the others).
+pub fn or_else<'de, D: de::Deserializer<'de>, T: serde::Deserialize<'de>>(
+    d: D,
+    default: fn() -> T,
+) -> Result<T, D::Error> {
+    <Option<T> as serde::Deserialize>::deserialize(d).map(|v| v.unwrap_or_else(default))
+}
+
+/// Reads the content of an internally tagged enum's unit variant (`{"kind": "success"}`): nothing
+/// but its tag. serde ignores any other key there, `deny_unknown_fields` notwithstanding; this
+/// answers `unknown_field` naming it, as for the enum's other variants.
+pub fn no_fields<'de, D: de::Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    struct Empty;
+
+    impl<'de> de::Visitor<'de> for Empty {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("nothing but the tag")
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            match map.next_key::<String>()? {
+                Some(key) => Err(de::Error::unknown_field(&key, &[])),
+                None => Ok(()),
+            }
+        }
+    }
+
+    d.deserialize_any(Empty)
+}
+
 /// A snapshot's `version`: left out or null reads as 1 (restoring checks the value).
 #[cfg(feature = "guards")]
 pub(crate) fn version_or_one<'de, D: de::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
@@ -188,6 +233,10 @@ pub mod ms {
     /// The largest integer every JSON reader (JavaScript included) holds exactly.
     pub const MAX_SAFE: u64 = (1 << 53) - 1;
 
+    /// The largest delay a header (`Retry-After`, `x-amz-retry-after`) is read as: 2^63 − 1 ms,
+    /// which every host's integer holds (C's `int64_t` included); a larger value saturates here.
+    pub const MAX_HEADER_MS: u64 = i64::MAX as u64;
+
     /// Writes `v` as a JSON number when it is at most 2^53-1, else as a decimal string.
     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         if *v <= MAX_SAFE {
@@ -229,6 +278,17 @@ pub mod ms {
     /// Reads a millisecond value (number or decimal string); anything else is `invalid_duration`.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         d.deserialize_any(MsVisitor)
+    }
+
+    /// The same, for a field whose default is 0: `null` reads as 0, as the key left out does.
+    pub mod or_zero {
+        /// Writes the value as [`super::serialize`] does.
+        pub use super::serialize;
+
+        /// Reads null as 0, else a millisecond value.
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+            super::option::deserialize(d).map(Option::unwrap_or_default)
+        }
     }
 
     /// The same, for an optional field.

@@ -15,26 +15,34 @@ pub const MAX_SIMULATED_ATTEMPTS: u32 = 10_000;
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// A short name, for listings (not used by the simulation).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     pub name: String,
     /// What the scenario shows, for people (not used by the simulation).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     pub description: String,
     /// The request as first sent (its `attempts` and `elapsed_ms` are the starting point).
     pub request: Request,
     /// Outcome of each attempt in order: a reason, or `null` for success.
     pub outcomes: Vec<Option<RetryReason>>,
     /// Whether the last outcome repeats once the list runs out (else the attempt succeeds).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub repeat_last: bool,
     /// Time each attempt takes before its outcome is known.
     #[serde(with = "crate::serde_form::ms")]
     pub latency_ms: u64,
     /// Random draws used in turn by jittered delays (cycled; may be empty without jitter).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub draws: Vec<f64>,
     /// The policy; the RFC default when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub policy: Policy,
 }
 

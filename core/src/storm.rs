@@ -38,16 +38,16 @@ pub struct StormScenario {
     #[serde(with = "crate::serde_form::ms")]
     pub duration_ms: u64,
     /// The share of sent attempts that fail, in [0, 1], spread evenly (1: every attempt fails).
-    #[serde(default = "every_attempt")]
+    #[serde(default = "every_attempt", deserialize_with = "every_attempt_if_null")]
     pub failure_rate: f64,
     /// Time each sent attempt takes before its outcome is known.
     #[serde(with = "crate::serde_form::ms")]
     pub latency_ms: u64,
     /// The policy every client uses; the RFC default when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub policy: Policy,
     /// Random draws used in turn by jittered delays (cycled; may be empty without jitter).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub draws: Vec<f64>,
     /// A retry budget all clients share; none when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +59,11 @@ pub struct StormScenario {
 
 fn every_attempt() -> f64 {
     1.0
+}
+
+/// `null` read as [`every_attempt`]'s value, as the key left out is.
+fn every_attempt_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    crate::serde_form::or_else(d, every_attempt)
 }
 
 /// What the storm did, in totals.

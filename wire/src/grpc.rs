@@ -47,9 +47,9 @@ fn bucket(
 #[serde(deny_unknown_fields)]
 struct ServiceConfigInput {
     service_config: ServiceConfigDocument,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     service: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     method: String,
     #[serde(default)]
     max_attempts_cap: Option<u32>,
@@ -66,13 +66,13 @@ struct RetryInput {
     attempt: GrpcAttempt,
     #[serde(default, deserialize_with = "retrypolicy::serde_form::draw::deserialize")]
     random: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     jitter: GrpcJitter,
     #[serde(default)]
     retry_throttling: Option<RetryThrottlingDocument>,
     #[serde(default)]
     throttling_state: Option<BudgetSnapshot>,
-    #[serde(default, with = "retrypolicy::serde_form::ms")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::or_zero")]
     now_ms: u64,
 }
 
@@ -92,7 +92,7 @@ enum HedgeEventKind {
 #[serde(deny_unknown_fields)]
 struct HedgeEventInput {
     event: HedgeEventKind,
-    #[serde(default, with = "retrypolicy::serde_form::ms")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::or_zero")]
     at_ms: u64,
     #[serde(default)]
     attempt: Option<GrpcAttempt>,

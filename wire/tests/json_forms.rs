@@ -80,3 +80,45 @@ proptest! {
         let _ = parse_policy(&text);
     }
 }
+
+/// A variant that has nothing but its tag (`{"kind": "success"}`, `{"event": "start"}`) refuses any
+/// other key, naming it, as the enum's other variants do; serde alone would ignore it.
+#[cfg(all(feature = "grpc", feature = "mongodb"))]
+#[test]
+fn a_tag_only_variant_refuses_another_key_naming_it() {
+    use retrypolicy::grpc::HedgeEvent;
+    use retrypolicy::mongodb::transaction::TransactionEvent;
+    use retrypolicy::Outcome;
+    use serde_json::json;
+
+    let outcome = |v| retrypolicy_wire::from_json_value::<Outcome>(&v);
+    for kind in ["success", "final", "timeout"] {
+        assert!(outcome(json!({"kind": kind})).is_ok(), "{kind}");
+        let e = outcome(json!({"kind": kind, "status": 503})).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "status"), "{kind}");
+    }
+    let hedge = |v| retrypolicy_wire::from_json_value::<HedgeEvent>(&v);
+    for event in ["start", "hedge_due", "committed"] {
+        assert!(hedge(json!({"event": event})).is_ok(), "{event}");
+        let e = hedge(json!({"event": event, "attempt": {"status": "OK"}})).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "attempt"), "{event}");
+    }
+    let transaction = |v| retrypolicy_wire::from_json_value::<TransactionEvent>(&v);
+    for event in ["begin", "commit_succeeded"] {
+        assert!(transaction(json!({"event": event})).is_ok(), "{event}");
+        let e = transaction(json!({"event": event, "elapsed_ms": 5})).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_field", "elapsed_ms"), "{event}");
+    }
+    // Through a whole run: the field is placed in its event.
+    let e = retrypolicy_wire::api::call(
+        "run",
+        &json!({"run": {"rules": {"kind": "http"}}, "events": [
+            {"event": "start", "at_ms": 0},
+            {"event": "attempt_ended", "at_ms": 1, "outcome": {"kind": "success", "status": 200}}]}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.code(), e.field()),
+        ("unknown_field", "events[1].outcome.status")
+    );
+}

@@ -67,7 +67,8 @@ fn retryable_rule(config: &AwsRetryConfig, error: &AwsError) -> Option<(&'static
 }
 
 /// An `x-amz-retry-after` value in milliseconds, read as botocore reads it (`int(value)`:
-/// surrounding whitespace and a sign allowed; past u64 it saturates, the clamp bounds it anyway);
+/// surrounding whitespace and a sign allowed; past 2^63 − 1 it saturates there, which every host's
+/// integer holds, and the clamp bounds it anyway);
 /// negative or not a number is none (ignored).
 pub fn parse_amz_retry_after(value: &str) -> Option<u64> {
     let v = value.trim_matches(|c: char| c.is_ascii_whitespace());
@@ -79,7 +80,8 @@ pub fn parse_amz_retry_after(value: &str) -> Option<u64> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let ms = digits.parse::<u64>().unwrap_or(u64::MAX);
+    let max = crate::serde_form::ms::MAX_HEADER_MS;
+    let ms = digits.parse::<u64>().map_or(max, |ms| ms.min(max));
     // botocore: "Negative retry-after value" is ignored; "-0" is int 0.
     (!negative || ms == 0).then_some(ms)
 }
@@ -160,7 +162,22 @@ mod tests {
         assert_eq!(parse_amz_retry_after("invalid"), None);
         assert_eq!(parse_amz_retry_after("1.5"), None);
         assert_eq!(parse_amz_retry_after(""), None);
-        assert_eq!(parse_amz_retry_after("99999999999999999999999"), Some(u64::MAX));
+        assert_eq!(
+            parse_amz_retry_after("99999999999999999999999"),
+            Some(i64::MAX as u64)
+        );
+        assert_eq!(
+            parse_amz_retry_after("9223372036854775808"),
+            Some(i64::MAX as u64)
+        );
+        assert_eq!(
+            parse_amz_retry_after("9223372036854775807"),
+            Some(i64::MAX as u64)
+        );
+        assert_eq!(
+            parse_amz_retry_after("9223372036854775806"),
+            Some(i64::MAX as u64 - 1)
+        );
     }
 
     #[test]

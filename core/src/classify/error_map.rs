@@ -16,7 +16,7 @@ pub struct ErrorMap {
     /// Error map format version.
     pub version: u32,
     /// Revision of the map.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub revision: u32,
     /// Entries keyed by status code in lowercase hex without `0x` (e.g. `"86"`, `"fff0"`).
     pub errors: BTreeMap<String, ErrorMapEntry>,
@@ -27,13 +27,13 @@ pub struct ErrorMap {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorMapEntry {
     /// Symbolic name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub name: String,
     /// Description.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub desc: String,
     /// Attributes such as `temp`, `retry-now`, `retry-later`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub attrs: Vec<String>,
 }
 

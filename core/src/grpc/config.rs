@@ -33,7 +33,7 @@ pub const GRPC_CONFIG_SOURCE: &str =
 )]
 pub struct ServiceConfigDocument {
     /// The method configs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub method_config: Vec<MethodConfigDocument>,
     /// The per-server throttling of retries and hedges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,7 +49,7 @@ pub struct ServiceConfigDocument {
 )]
 pub struct MethodConfigDocument {
     /// The methods it applies to; an empty list is skipped.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub name: Vec<MethodName>,
     /// The retry policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]

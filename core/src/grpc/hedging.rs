@@ -42,8 +42,10 @@ pub const GRPC_HEDGING_SOURCE: &str =
 #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
 pub enum HedgeEvent {
     /// The call starts.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Start,
     /// The wait a step asked for (`next_hedge_in_ms`) is over.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     HedgeDue,
     /// One attempt ended.
     AttemptEnded {
@@ -51,6 +53,7 @@ pub enum HedgeEvent {
         attempt: GrpcAttempt,
     },
     /// The host committed the call to one attempt (its response headers arrived).
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Committed,
 }
 

@@ -68,14 +68,18 @@ pub struct GrpcAttempt {
     /// Its status.
     pub status: GrpcCode,
     /// The values of the `grpc-retry-pushback-ms` trailer, in order (none: no pushback).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     pub pushback: Vec<String>,
     /// Whether the call was committed: response headers arrived (not a Trailers-Only answer), or
     /// the outgoing message overflowed the retry buffer.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub committed: bool,
     /// How far it got.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub reach: AttemptReach,
 }
 
@@ -86,13 +90,13 @@ pub struct GrpcRetryState {
     /// Attempts sent that count toward `maxAttempts`, the one that just failed included.
     pub attempts: u32,
     /// Retries made so far, transparent ones included (0: this was the call's first attempt).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub retries: u32,
     /// Retries since the last pushback (or the first attempt): the backoff's exponent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub retries_since_pushback: u32,
     /// Time since the call started, in ms.
-    #[serde(default, with = "crate::serde_form::ms")]
+    #[serde(default, with = "crate::serde_form::ms::or_zero")]
     pub elapsed_ms: u64,
     /// The call's deadline, in ms from its start (none: no deadline).
     #[serde(default, with = "crate::serde_form::ms::option")]

@@ -239,13 +239,15 @@ pub fn parse_http_date(field: &str, text: &str, now_unix_ms: Option<u64>) -> Res
 
 /// The delay a `Retry-After` value asks for, in ms (RFC 9110 §10.2.3): delay-seconds (digits
 /// only) × 1000, or an HTTP-date ([`parse_http_date`]) minus `now_unix_ms` (0 when the date has
-/// passed). `now_unix_ms` is required only for a date.
+/// passed). `now_unix_ms` is required only for a date. At most 2^63 − 1 ms (it saturates there).
 pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Result<u64, Error> {
     let v = value.trim_matches([' ', '\t']);
     if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        // Past u64 the value saturates: the deadline clamps it anyway.
+        // Past 2^63 - 1 ms the value saturates: the deadline clamps it anyway.
         let secs: u64 = v.parse().unwrap_or(u64::MAX);
-        return Ok(secs.saturating_mul(1_000));
+        return Ok(secs
+            .saturating_mul(1_000)
+            .min(crate::serde_form::ms::MAX_HEADER_MS));
     }
     let at = parse_http_date("retry_after", v, now_unix_ms)?;
     let now = now_unix_ms.ok_or_else(|| Error::MissingField {

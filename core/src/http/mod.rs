@@ -298,7 +298,7 @@ pub use attempt::DEADLINE_BEFORE_RETRY;
 pub(crate) use attempt::{AttemptView, RetryAfterHeader};
 pub use date::{parse_http_date, parse_imf_fixdate, parse_imf_fixdate_field, parse_retry_after};
 #[cfg(feature = "http")]
-pub(crate) use retry_loop::default_loop_backoff;
+pub(crate) use retry_loop::{default_loop_backoff, default_loop_backoff_if_null};
 #[cfg(feature = "http")]
 pub use retry_loop::{
     next, next_with_budget, LoopAction, LoopDecision, LoopState, RetryLoop, NOT_IDEMPOTENT_AFTER_SEND,

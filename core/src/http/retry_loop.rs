@@ -17,6 +17,13 @@ pub(crate) fn default_loop_backoff() -> Backoff {
     }
 }
 
+/// `null` read as [`default_loop_backoff`]'s value, as the key left out is.
+pub(crate) fn default_loop_backoff_if_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Backoff, D::Error> {
+    crate::serde_form::or_else(d, default_loop_backoff)
+}
+
 /// A bounded retry loop: at most `max_attempts` attempts and/or no attempt starting after
 /// `deadline_ms` (measured from the loop's start); at least one bound is required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,10 +40,13 @@ pub struct RetryLoop {
     )]
     pub deadline_ms: Option<u64>,
     /// The backoff between attempts when no Retry-After applies (default 100 ms × 2^n up to 10 s).
-    #[serde(default = "default_loop_backoff")]
+    #[serde(
+        default = "default_loop_backoff",
+        deserialize_with = "default_loop_backoff_if_null"
+    )]
     pub backoff: Backoff,
     /// The jitter applied to that backoff (default none; a draw is then not needed).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub jitter: Jitter,
     /// The request's HTTP method, for RFC 9110's idempotent-method rule; absent, the request is
     /// taken as idempotent (seed 004's loop retries every transient result).

@@ -156,19 +156,23 @@ pub enum ServerKind {
 #[serde(deny_unknown_fields)]
 pub struct MongoError {
     /// Where it came from.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub kind: FailureKind,
     /// The top-level `code` of an `ok: 0` reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
     /// The top-level `errorLabels` (the only place labels are read from).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub labels: Vec<String>,
     /// `writeConcernError.code`, when the reply carried one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_concern_code: Option<i32>,
     /// `writeErrors[].code`: never consulted for retryability.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     pub write_error_codes: Vec<i32>,
     /// A server-supplied base backoff for overload retries.
     #[serde(

@@ -70,6 +70,11 @@ fn default_unique_fields() -> Vec<String> {
     vec!["_id".to_owned()]
 }
 
+/// `null` read as [`default_unique_fields`]'s value, as the key left out is.
+fn default_unique_fields_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    crate::serde_form::or_else(d, default_unique_fields)
+}
+
 /// An operation as the application would send it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -77,24 +82,36 @@ pub struct OperationDoc {
     /// The operation.
     pub op: AppOperation,
     /// The filter (updates, deletes, finds).
-    #[serde(default = "empty_object")]
+    #[serde(default = "empty_object", deserialize_with = "empty_object_if_null")]
     pub filter: Value,
     /// The update document (operators), an update pipeline (array), or a replacement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<Value>,
     /// The documents of an insert (`insertOne` takes one).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::serde_form::or_default"
+    )]
     pub documents: Vec<Value>,
     /// Fields with a unique index; `_id` by default (seed 000 assumes no other unique index).
-    #[serde(default = "default_unique_fields")]
+    #[serde(
+        default = "default_unique_fields",
+        deserialize_with = "default_unique_fields_if_null"
+    )]
     pub unique_fields: Vec<String>,
     /// Upsert.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub upsert: bool,
 }
 
 fn empty_object() -> Value {
     Value::Object(Map::new())
+}
+
+/// `null` read as [`empty_object`]'s value, as the key left out is.
+fn empty_object_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    crate::serde_form::or_else(d, empty_object)
 }
 
 /// An update path that addresses an array element by index (seed 003) and its safer form.

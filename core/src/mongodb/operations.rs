@@ -186,16 +186,16 @@ pub struct MongoOperation {
     /// The driver operation.
     pub name: OperationName,
     /// A bulk write batch holding an updateMany or deleteMany (a `multi: true` statement).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub multi: bool,
     /// Unacknowledged write concern (`w: 0`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub unacknowledged: bool,
     /// An aggregate pipeline with a write stage (`$out` or `$merge`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub write_stage: bool,
     /// Run inside a transaction.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub in_transaction: bool,
 }
 

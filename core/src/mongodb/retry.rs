@@ -19,8 +19,18 @@ fn yes() -> bool {
     true
 }
 
+/// `null` read as [`yes`]'s value, as the key left out is.
+fn yes_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    crate::serde_form::or_else(d, yes)
+}
+
 fn default_max_retries() -> u32 {
     MAX_RETRIES
+}
+
+/// `null` read as [`default_max_retries`]'s value, as the key left out is.
+fn default_max_retries_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    crate::serde_form::or_else(d, default_max_retries)
 }
 
 /// One MongoDB command at the moment an attempt failed: everything the next decision depends on.
@@ -30,25 +40,28 @@ pub struct MongoRequest {
     /// The operation and the facts that decide its retryability.
     pub operation: MongoOperation,
     /// The client's `retryWrites` (default true).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub retry_writes: bool,
     /// The client's `retryReads` (default true).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub retry_reads: bool,
     /// Which server answered (pre-4.4 servers need the driver to add RetryableWriteError).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub server: ServerKind,
     /// `maxAdaptiveRetries` (default 2).
-    #[serde(default = "default_max_retries")]
+    #[serde(
+        default = "default_max_retries",
+        deserialize_with = "default_max_retries_if_null"
+    )]
     pub max_adaptive_retries: u32,
     /// Retries already made for this command (0 after the first attempt failed).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub attempts: u32,
     /// Whether an earlier attempt of this command failed with an overload error.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub overloaded: bool,
     /// Time since the operation started, in milliseconds (only consulted with `timeout_ms`).
-    #[serde(default, with = "crate::serde_form::ms")]
+    #[serde(default, with = "crate::serde_form::ms::or_zero")]
     pub elapsed_ms: u64,
     /// The CSOT `timeoutMS`, when set: retries continue until it expires instead of once.
     #[serde(

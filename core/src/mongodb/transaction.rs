@@ -128,10 +128,10 @@ pub struct TransactionState {
     #[serde(with = "crate::serde_form::ms")]
     pub timeout_ms: u64,
     /// Whether the limit is a CSOT timeoutMS (the timeout error is then a CSOT timeout error).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub csot: bool,
     /// Transactions started so far (`transactionAttempt`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub transaction_attempt: u32,
     /// Where the call is.
     pub phase: Phase,
@@ -154,6 +154,7 @@ impl TransactionState {
 #[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TransactionEvent {
     /// withTransaction was called.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Begin,
     /// startTransaction raised (e.g. a transaction is already in progress).
     StartFailed {
@@ -179,6 +180,7 @@ pub enum TransactionEvent {
         random: Option<f64>,
     },
     /// commitTransaction succeeded.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     CommitSucceeded,
     /// commitTransaction raised an error (after its own internal retry).
     CommitFailed {

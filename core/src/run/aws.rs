@@ -17,7 +17,7 @@ use crate::error::Error;
 #[serde(deny_unknown_fields)]
 pub struct AwsRules {
     /// The retry configuration; absent: standard mode, classic behaviour, 3 attempts.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub config: AwsRetryDocument,
 }
 

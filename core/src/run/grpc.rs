@@ -30,15 +30,20 @@ pub struct GrpcRules {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_policy: Option<RetryPolicyDocument>,
     /// The client's cap on `maxAttempts` (A6: 5 unless the client changes it).
-    #[serde(default = "default_cap")]
+    #[serde(default = "default_cap", deserialize_with = "default_cap_if_null")]
     pub max_attempts_cap: u32,
     /// How the backoff is jittered (A6's full draw by default).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub jitter: GrpcJitter,
 }
 
 fn default_cap() -> u32 {
     DEFAULT_MAX_ATTEMPTS_CAP
+}
+
+/// `null` read as [`default_cap`]'s value, as the key left out is.
+fn default_cap_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    crate::serde_form::or_else(d, default_cap)
 }
 
 impl GrpcRules {

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 pub use aws::AwsRules;
 #[cfg(feature = "grpc")]
 pub use grpc::GrpcRules;
-pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunStats, RunStep};
+pub use step::{Outcome, RunAction, RunDecision, RunEnd, RunSignal, RunStats, RunStep};
 
 use crate::backoff::check_draw;
 #[cfg(feature = "http")]
@@ -55,7 +55,8 @@ use crate::decide::{decide_with, Decision, NoRetryCause, Request};
 use crate::error::Error;
 #[cfg(feature = "http")]
 use crate::http::{
-    default_loop_backoff, next_with_budget, HttpClass, LoopAction, LoopState, RetryLoop, StepOutcome,
+    default_loop_backoff, default_loop_backoff_if_null, next_with_budget, HttpClass, LoopAction, LoopState,
+    RetryLoop, StepOutcome,
 };
 use crate::http::{AttemptView, HttpAttempt, RetryAfterHeader, DEADLINE_BEFORE_RETRY, RETRY_AFTER_SECTION};
 #[cfg(feature = "mongodb")]
@@ -85,7 +86,7 @@ pub struct DecideRules {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<StrategyKind>,
     /// The policy; the RFC default when absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub policy: Policy,
 }
 
@@ -101,10 +102,13 @@ pub struct HttpRules {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotent: Option<bool>,
     /// The backoff when no `Retry-After` applies (default 100 ms × 2^n up to 10 s).
-    #[serde(default = "default_loop_backoff")]
+    #[serde(
+        default = "default_loop_backoff",
+        deserialize_with = "default_loop_backoff_if_null"
+    )]
     pub backoff: Backoff,
     /// Jitter on that backoff (default none).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub jitter: Jitter,
 }
 
@@ -116,16 +120,16 @@ pub struct MongodbRules {
     /// The operation.
     pub operation: MongoOperation,
     /// The client's `retryWrites` (default true).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub retry_writes: bool,
     /// The client's `retryReads` (default true).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub retry_reads: bool,
     /// Which server answers.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub server: ServerKind,
     /// `maxAdaptiveRetries` (default 2).
-    #[serde(default = "two")]
+    #[serde(default = "two", deserialize_with = "two_if_null")]
     pub max_adaptive_retries: u32,
 }
 
@@ -135,8 +139,20 @@ fn yes() -> bool {
 }
 
 #[cfg(feature = "mongodb")]
+/// `null` read as [`yes`]'s value, as the key left out is.
+fn yes_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    crate::serde_form::or_else(d, yes)
+}
+
+#[cfg(feature = "mongodb")]
 fn two() -> u32 {
     crate::mongodb::backpressure::MAX_RETRIES
+}
+
+#[cfg(feature = "mongodb")]
+/// `null` read as [`two`]'s value, as the key left out is.
+fn two_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    crate::serde_form::or_else(d, two)
 }
 
 /// Which rules decide a run's retries.
@@ -389,7 +405,8 @@ impl Run {
     }
 
     /// `step`, counted in the run's statistics.
-    fn noted(&mut self, step: RunStep) -> RunStep {
+    fn noted(&mut self, mut step: RunStep) -> RunStep {
+        step.signal = RunSignal::of(&step);
         self.stats.note(&step);
         step
     }
@@ -450,7 +467,7 @@ impl Run {
         let t = self.clock_ms();
         let (judged, verdict) = self.judge(outcome, clock, strategy)?;
         let canary = std::mem::take(&mut self.canary);
-        let mut breaker_change = None;
+        let mut breaker_changes = Vec::new();
         let breaker_outcome = match judged {
             Judged::Success | Judged::Final => Some(BreakerOutcome::Success),
             #[cfg(feature = "grpc")]
@@ -463,12 +480,12 @@ impl Run {
         match (breaker, breaker_outcome) {
             (Some(b), Some(o)) => {
                 b.record(t, o);
-                breaker_change = b.last_change();
+                breaker_changes = b.last_changes();
             }
             // An attempt counted by neither (a gRPC transparent retry) frees the canary it held.
             (Some(b), None) => {
                 b.release_canary(t, canary);
-                breaker_change = b.last_change();
+                breaker_changes = b.last_changes();
             }
             (None, _) => {}
         }
@@ -513,7 +530,7 @@ impl Run {
         }
         let mut step = self.finish_verdict(verdict);
         step.budget = budget_verdict;
-        step.breaker_change = breaker_change;
+        step.breaker_changes = breaker_changes;
         Ok(self.noted(step))
     }
 
@@ -530,18 +547,18 @@ impl Run {
             self.start_ms = now;
             self.now_ms = now;
         }
-        let mut breaker_change = None;
+        let mut breaker_changes = Vec::new();
         if self.phase == RunPhase::Sending {
             if let Some(b) = guards.breaker {
                 b.release_canary(self.clock_ms(), self.canary);
-                breaker_change = b.last_change();
+                breaker_changes = b.last_changes();
             }
         }
         self.canary = None;
         self.phase = RunPhase::Done;
         let step = self.step(RunAction::Done, "cancelled", RUN_SECTION, |s| {
             s.end = Some(RunEnd::Cancelled);
-            s.breaker_change = breaker_change;
+            s.breaker_changes = breaker_changes;
         });
         Ok(self.noted(step))
     }
@@ -613,7 +630,8 @@ impl Run {
             decision: None,
             budget: None,
             breaker: None,
-            breaker_change: None,
+            breaker_changes: Vec::new(),
+            signal: RunSignal::None,
         };
         fill(&mut s);
         s
@@ -638,15 +656,15 @@ impl Run {
         let t = self.clock_ms();
         let Guards { budget, breaker } = guards;
         let mut breaker_verdict = None;
-        let mut breaker_change = None;
+        let mut breaker_changes = Vec::new();
         if let Some(b) = breaker {
             let v = b.permit(t);
-            breaker_change = b.last_change();
+            breaker_changes = b.last_changes();
             if !v.permitted {
                 let wait = b.retry_in_ms(t).max(1);
                 let mut step = self.breaker_refused(wait, clock, strategy)?;
                 step.breaker = Some(v);
-                step.breaker_change = breaker_change;
+                step.breaker_changes = breaker_changes;
                 return Ok(step);
             }
             self.canary = v.canary_token;
@@ -672,7 +690,7 @@ impl Run {
         Ok(self.step(RunAction::Send, rule, section, |s| {
             s.timeout_ms = timeout;
             s.breaker = breaker_verdict;
-            s.breaker_change = breaker_change;
+            s.breaker_changes = breaker_changes;
         }))
     }
 

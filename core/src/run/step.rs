@@ -20,9 +20,11 @@ use crate::reason::RetryReason;
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Outcome {
     /// The call returned what the caller wanted.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Success,
     /// The call failed with an error the host surfaces as it is (its classifier found no reason
     /// to retry it): the server's final answer, or a mistake of the caller's.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Final,
     /// The call failed for `reason`, as the host classified it (RFC 0049's vocabulary);
     /// `timeout` says it was a timeout (the AWS quota charges more to retry one).
@@ -30,7 +32,7 @@ pub enum Outcome {
         /// The reason to retry it for.
         reason: RetryReason,
         /// Whether the failure was a timeout.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::serde_form::or_default")]
         timeout: bool,
     },
     /// No answer: the connection failed or broke. `sent: false` only when the request surely did
@@ -68,13 +70,17 @@ pub enum Outcome {
         /// The status.
         status: crate::grpc::GrpcCode,
         /// The values of `grpc-retry-pushback-ms`, in order.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "Vec::is_empty",
+            deserialize_with = "crate::serde_form::or_default"
+        )]
         pushback: Vec<String>,
         /// Whether response headers arrived (or the retry buffer overflowed).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::serde_form::or_default")]
         committed: bool,
         /// How far the attempt got.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::serde_form::or_default")]
         reach: crate::grpc::AttemptReach,
     },
     /// What an AWS attempt produced (the `aws` rules only).
@@ -84,6 +90,7 @@ pub enum Outcome {
         error: crate::aws::AwsError,
     },
     /// The attempt reached the time bound its `send` step gave (`timeout_ms`), or the host's own.
+    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Timeout,
 }
 
@@ -255,9 +262,46 @@ pub struct RunStep {
     pub budget: Option<BudgetVerdict>,
     /// The breaker's verdict, when it was asked for this step.
     pub breaker: Option<BreakerVerdict>,
-    /// The change of the breaker's state this step's call made (asking it, telling it the
-    /// attempt's end, or releasing a cancelled canary), if any: for a state-change event.
-    pub breaker_change: Option<BreakerChange>,
+    /// The changes of the breaker's state this step's call made (asking it, telling it the
+    /// attempt's end, or releasing a cancelled canary), in order: one state-change event each.
+    pub breaker_changes: Vec<BreakerChange>,
+    /// What the step is for an observer (a retry, a give-up, or neither): what a metric or span
+    /// event records it as.
+    pub signal: RunSignal,
+}
+
+/// What a step is for an observer's signals (metrics, span events, logs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunSignal {
+    /// A wait after a failed attempt: a retry decided (a wait for the breaker's window is not).
+    Retry,
+    /// The end of a run that gave up or timed out.
+    GiveUp,
+    /// Anything else: a send, a wait for the breaker, an end that succeeded, was final or cancelled.
+    #[default]
+    None,
+}
+
+impl RunSignal {
+    /// What `step` is, from its action, its end and whether the breaker kept its attempt back.
+    pub fn of(step: &RunStep) -> RunSignal {
+        let breaker_wait = step.breaker.is_some_and(|b| !b.permitted);
+        match (step.action, step.end) {
+            (RunAction::Wait, _) if !breaker_wait => RunSignal::Retry,
+            (RunAction::Done, Some(RunEnd::GaveUp | RunEnd::TimedOut)) => RunSignal::GiveUp,
+            _ => RunSignal::None,
+        }
+    }
+
+    /// The stable snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunSignal::Retry => "retry",
+            RunSignal::GiveUp => "give_up",
+            RunSignal::None => "none",
+        }
+    }
 }
 
 /// What a run did so far, for the host's statistics and its give-up error (tenacity keeps the
@@ -304,8 +348,7 @@ impl RunStats {
             self.breaker_rejections += u32::from(!b.permitted);
             self.last_breaker = Some(b);
         }
-        let breaker_wait = step.breaker.is_some_and(|b| !b.permitted);
-        if step.action == RunAction::Wait && !breaker_wait {
+        if step.signal == RunSignal::Retry {
             self.retries = self.retries.saturating_add(1);
         }
         self.elapsed_ms = step.elapsed_ms;

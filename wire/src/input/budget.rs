@@ -5,7 +5,6 @@
 
 use serde::Deserialize;
 
-use super::null_as_default;
 use retrypolicy::*;
 
 /// `budget_run`: a budget document, an optional state snapshot (null: the initial state), events,
@@ -17,7 +16,7 @@ pub(crate) struct BudgetRunInput {
     #[serde(default)]
     pub(crate) state: Option<BudgetSnapshot>,
     pub(crate) events: Vec<BudgetEventInput>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) summary: bool,
 }
 
@@ -46,7 +45,7 @@ impl BudgetEventInput {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BreakerRunInput {
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) breaker: BreakerDocument,
     #[serde(default)]
     pub(crate) state: Option<BreakerSnapshot>,
@@ -78,7 +77,7 @@ pub(crate) struct BreakerEventInput {
 pub(crate) struct DecideWithBudgetInput {
     pub(crate) request: Request,
     pub(crate) reason: RetryReason,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) policy: Policy,
     #[serde(default)]
     pub(crate) budget_verdict: Option<VerdictInput>,

@@ -24,7 +24,7 @@ pub(crate) struct KvInput {
     pub(crate) status: u16,
     #[serde(default)]
     pub(crate) error_map: Option<ErrorMap>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) compat: Compat,
 }
 
@@ -33,11 +33,11 @@ pub(crate) struct KvInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct QueryInput {
     pub(crate) code: u32,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) message: String,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) retry: bool,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) compat: Compat,
 }
 
@@ -53,7 +53,7 @@ pub(crate) struct CodeInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct HttpInput {
     pub(crate) http_status: u16,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) body: String,
 }
 
@@ -92,7 +92,7 @@ pub(crate) struct BackoffInput {
 pub(crate) struct DecideInput {
     pub(crate) request: Request,
     pub(crate) reason: RetryReason,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) policy: Policy,
 }
 
@@ -109,18 +109,15 @@ pub(crate) struct MongoErrorInput {
     pub(crate) error: MongoError,
 }
 
-/// An optional field given `null` reads as not given (its default), as `None` or `undefined` does
-/// in the host languages.
-#[cfg(any(feature = "couchbase", feature = "guards"))]
-fn null_as_default<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(
-    d: D,
-) -> Result<T, D::Error> {
-    Option::<T>::deserialize(d).map(Option::unwrap_or_default)
-}
-
 #[cfg(feature = "mongodb")]
 fn yes() -> bool {
     true
+}
+
+#[cfg(feature = "mongodb")]
+/// `null` read as [`yes`]'s value, as the key left out is.
+fn yes_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    retrypolicy::serde_form::or_else(d, yes)
 }
 
 #[cfg(feature = "mongodb")]
@@ -128,9 +125,9 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoWriteErrorInput {
     pub(crate) error: MongoError,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) server: ServerKind,
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub(crate) retry_writes: bool,
 }
 
@@ -147,9 +144,9 @@ pub(crate) struct MongoSurfacedInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoEligibilityInput {
     pub(crate) operation: MongoOperation,
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub(crate) retry_writes: bool,
-    #[serde(default = "yes")]
+    #[serde(default = "yes", deserialize_with = "yes_if_null")]
     pub(crate) retry_reads: bool,
 }
 
@@ -218,15 +215,24 @@ fn default_pending_field() -> String {
 }
 
 #[cfg(feature = "mongodb")]
+/// `null` read as [`default_pending_field`]'s value, as the key left out is.
+fn default_pending_field_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    retrypolicy::serde_form::or_else(d, default_pending_field)
+}
+
+#[cfg(feature = "mongodb")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MongoRewriteInput {
     pub(crate) filter: Value,
     pub(crate) update: Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) upsert: bool,
     pub(crate) token: Value,
-    #[serde(default = "default_pending_field")]
+    #[serde(
+        default = "default_pending_field",
+        deserialize_with = "default_pending_field_if_null"
+    )]
     pub(crate) pending_field: String,
 }
 
@@ -236,7 +242,7 @@ pub(crate) struct MongoRewriteInput {
 pub(crate) struct HttpClassifyInput {
     #[serde(default)]
     pub(crate) status: Option<u16>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) network_error: bool,
 }
 
@@ -313,7 +319,7 @@ impl RetryStrategy for HostStrategyInput {
 pub(crate) struct DecideWithInput {
     pub(crate) request: Request,
     pub(crate) reason: RetryReason,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) policy: Policy,
     #[serde(default)]
     pub(crate) host: Option<HostStrategyInput>,
@@ -331,11 +337,11 @@ pub(crate) enum Action {
 #[serde(deny_unknown_fields)]
 pub(crate) struct DecisionInput {
     pub(crate) action: Action,
-    #[serde(default, with = "retrypolicy::serde_form::ms")]
+    #[serde(default, with = "retrypolicy::serde_form::ms::or_zero")]
     pub(crate) delay_ms: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) capped: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) then_cancel: bool,
     pub(crate) reason: RetryReason,
     #[serde(default)]
@@ -343,9 +349,9 @@ pub(crate) struct DecisionInput {
     pub(crate) rule: Rule,
     #[serde(default, rename = "section")]
     pub(crate) _section: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) attempts: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "retrypolicy::serde_form::or_default")]
     pub(crate) idempotent: bool,
 }
 
