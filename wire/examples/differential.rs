@@ -70,21 +70,6 @@ fn compared_keys(function: &str) -> Option<&'static [&'static str]> {
         ]),
         "budget_run" => Some(&["permitted", "balances", "state"]),
         "breaker_run" => Some(&["permitted", "states", "state"]),
-        // Not `results` and `state`: they keep every bit of the rates, and CUBIC's cube root
-        // (`powf(1/3)`) differs in its last bit between the native targets' libm and wasm's
-        // (3.685015232938015 and 3.6850152329380146), so the wasm runtimes cannot give them; the
-        // lists, rounded to 12 places, are compared (reported to the lead, issue 28).
-        "aws_rate_limiter_run" => Some(&[
-            "limiter",
-            "acquired",
-            "waits_ms",
-            "calculated_rates",
-            "measured_rates",
-            "fill_rates",
-            "max_capacities",
-            "capacities",
-            "enabled",
-        ]),
         _ => None,
     }
 }

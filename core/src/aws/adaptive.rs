@@ -405,9 +405,12 @@ impl AdaptiveRateLimiter {
     }
 
     /// CUBIC's `K`: the time the curve takes back to `last_max_rate`,
-    /// `(last_max_rate × (1 − BETA) / SCALE_CONSTANT)^(1/3)`.
+    /// `(last_max_rate × (1 − BETA) / SCALE_CONSTANT)^(1/3)`, botocore's `** (1 / 3)`. The power is
+    /// the `libm` crate's, the same code on every target: `f64::powf` is the platform's, and
+    /// glibc's and wasm's differ in the last bit (3.685015232938015 and 3.6850152329380146).
     fn zero_point(&self) -> f64 {
-        ((self.s.last_max_rate * (1.0 - self.config.beta)) / self.config.scale_constant).powf(1.0 / 3.0)
+        let base = (self.s.last_max_rate * (1.0 - self.config.beta)) / self.config.scale_constant;
+        libm::pow(base, 1.0 / 3.0)
     }
 
     /// botocore `RateClocker.record`: count the response; entering a later half-second bucket,
