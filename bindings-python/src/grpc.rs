@@ -367,7 +367,7 @@ core_wrapper!(GrpcHedgeStep {
 fn event_of(v: &Bound<'_, PyAny>) -> PyResult<HedgeEvent> {
     let Ok(s) = v.cast::<PyString>() else {
         let value: serde_json::Value = from_py_json("event", v)?;
-        return retrypolicy_wire::hedge_event_from_value(&value)
+        return retrypolicy_wire::from_json_value::<HedgeEvent>(&value)
             .map_err(|e| {
                 let field = format!("event.{}", e.field());
                 e.with_field(field.trim_end_matches('.'))

@@ -205,7 +205,7 @@ fn hedge(
         .transpose()?
         .unwrap_or_default();
     let event: serde_json::Value = parsed(event, "event")?;
-    let event: HedgeEvent = retrypolicy_wire::hedge_event_from_value(&event).map_err(|e| {
+    let event: HedgeEvent = retrypolicy_wire::from_json_value::<HedgeEvent>(&event).map_err(|e| {
         let field = format!("event.{}", e.field());
         e.with_field(field.trim_end_matches('.'))
     })?;

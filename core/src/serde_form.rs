@@ -46,6 +46,10 @@ impl Rejection {
     pub const REASON: Rejection = reject("unknown_reason", "", "");
     /// A policy version other than 1.
     pub const VERSION: Rejection = reject("unsupported_version", "", "");
+    /// A gRPC `attempt_ended` hedging event without its attempt.
+    pub const ATTEMPT_MISSING: Rejection = reject("missing_field", "attempt", "");
+    /// A gRPC hedging event of another kind with an attempt.
+    pub const ATTEMPT_UNKNOWN: Rejection = reject("unknown_field", "attempt", "");
 
     /// Every rejection a core type raises, so the wire layer can recognise each by its message.
     pub const ALL: &'static [Rejection] = &[
@@ -54,6 +58,8 @@ impl Rejection {
         Self::STATUS,
         Self::REASON,
         Self::VERSION,
+        Self::ATTEMPT_MISSING,
+        Self::ATTEMPT_UNKNOWN,
         crate::grpc::code::CODE_REJECTION,
         reject("missing_field", "service", ""),
         reject("missing_field", "operation", ""),

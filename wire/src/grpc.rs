@@ -76,16 +76,6 @@ struct RetryInput {
     now_ms: u64,
 }
 
-/// The kinds of hedging event.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum HedgeEventKind {
-    Start,
-    HedgeDue,
-    AttemptEnded,
-    Committed,
-}
-
 /// One event: `{"event": "attempt_ended", "at_ms": 120, "attempt": {"status": "UNAVAILABLE"}}`
 /// (`at_ms`, the caller's clock for the throttling bucket, defaults to 0).
 #[derive(Deserialize)]
@@ -96,21 +86,6 @@ struct HedgeEventInput {
     at_ms: u64,
     #[serde(default)]
     attempt: Option<GrpcAttempt>,
-}
-
-impl HedgeEventInput {
-    /// The machine's event; an `attempt` on another kind is `unknown_field`, a missing one `missing_field`.
-    fn event(&self, n: usize) -> Result<HedgeEvent, Error> {
-        let field = format!("events[{n}].attempt");
-        match (self.event, &self.attempt) {
-            (HedgeEventKind::AttemptEnded, Some(a)) => Ok(HedgeEvent::AttemptEnded { attempt: a.clone() }),
-            (HedgeEventKind::AttemptEnded, None) => Err(Error::MissingField { field }),
-            (_, Some(_)) => Err(Error::UnknownField { field }),
-            (HedgeEventKind::Start, None) => Ok(HedgeEvent::Start),
-            (HedgeEventKind::HedgeDue, None) => Ok(HedgeEvent::HedgeDue),
-            (HedgeEventKind::Committed, None) => Ok(HedgeEvent::Committed),
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -167,7 +142,8 @@ pub(crate) fn call(function: &str, input: &Value) -> Option<Result<Value, Error>
             let mut state = HedgeState::default();
             let mut steps = Vec::with_capacity(i.events.len());
             for (n, e) in i.events.iter().enumerate() {
-                let event = e.event(n)?;
+                let event = HedgeEvent::new(e.event, e.attempt.clone())
+                    .map_err(|err| crate::runs::placed(&format!("events[{n}]"), err))?;
                 let step = grpc_hedge(&policy, &state, &event, bucket.as_mut().map(|b| (b, e.at_ms)))
                     .map_err(|err| crate::runs::placed(&format!("events[{n}]"), err))?;
                 state = step.state;

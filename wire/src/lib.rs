@@ -50,18 +50,3 @@ pub fn budget_verdict_from_value(value: &serde_json::Value) -> Result<BudgetVerd
         })?
         .verdict()
 }
-
-/// A gRPC hedging event from its JSON form (`{"event": "attempt_ended", "attempt": {...}}`), its
-/// attempt read on its own first: serde reads the internally tagged event from a copy, out of the
-/// error path's sight, so an error inside the attempt would name no field; this one names
-/// `attempt.<field>` (the differential test found the bindings naming `event.(document)`).
-#[cfg(feature = "grpc")]
-pub fn hedge_event_from_value(value: &serde_json::Value) -> Result<retrypolicy::grpc::HedgeEvent, Error> {
-    if let Some(attempt) = value.get("attempt") {
-        from_json_value::<retrypolicy::grpc::GrpcAttempt>(attempt).map_err(|e| {
-            let field = format!("attempt.{}", e.field());
-            e.with_field(field.trim_end_matches('.'))
-        })?;
-    }
-    from_json_value(value)
-}

@@ -103,6 +103,29 @@ fn a_tag_only_variant_refuses_another_key_naming_it() {
         let e = hedge(json!({"event": event, "attempt": {"status": "OK"}})).unwrap_err();
         assert_eq!((e.code(), e.field()), ("unknown_field", "attempt"), "{event}");
     }
+    // An attempt's own fields are named inside it; one left out where it is needed, by its name.
+    for (v, code, field) in [
+        (
+            json!({"event": "attempt_ended", "attempt": {"status": "OK", "x": 1}}),
+            "unknown_field",
+            "attempt.x",
+        ),
+        (
+            json!({"event": "attempt_ended", "attempt": {}}),
+            "missing_field",
+            "attempt.status",
+        ),
+        (
+            json!({"event": "attempt_ended", "attempt": {"status": "NOPE"}}),
+            "out_of_range",
+            "attempt.status",
+        ),
+        (json!({"event": "attempt_ended"}), "missing_field", "attempt"),
+        (json!({"event": "start", "x": 1}), "unknown_field", "x"),
+    ] {
+        let e = hedge(v.clone()).unwrap_err();
+        assert_eq!((e.code(), e.field()), (code, field), "{v}");
+    }
     let transaction = |v| retrypolicy_wire::from_json_value::<TransactionEvent>(&v);
     for event in ["begin", "commit_succeeded"] {
         assert!(transaction(json!({"event": event})).is_ok(), "{event}");

@@ -37,15 +37,14 @@ pub const GRPC_HEDGING_SOURCE: &str =
     "gRFC A6 Client Retries (grpc/proposal A6-client-retries.md): Hedging Policy, \
      Pushback, Throttling Retry Attempts and Hedged RPCs, Summary of Retry and Hedging Logic";
 
-/// What happened to a hedged call.
+/// What happened to a hedged call. JSON: `{"event": "attempt_ended", "attempt": {...}}`, read
+/// through [`HedgeEventForm`] so that an error inside the attempt names its field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "event", rename_all = "snake_case", try_from = "HedgeEventForm")]
 pub enum HedgeEvent {
     /// The call starts.
-    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Start,
     /// The wait a step asked for (`next_hedge_in_ms`) is over.
-    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     HedgeDue,
     /// One attempt ended.
     AttemptEnded {
@@ -53,8 +52,58 @@ pub enum HedgeEvent {
         attempt: GrpcAttempt,
     },
     /// The host committed the call to one attempt (its response headers arrived).
-    #[serde(deserialize_with = "crate::serde_form::no_fields")]
     Committed,
+}
+
+/// The kinds of [`HedgeEvent`], by their JSON names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HedgeEventKind {
+    /// [`HedgeEvent::Start`].
+    Start,
+    /// [`HedgeEvent::HedgeDue`].
+    HedgeDue,
+    /// [`HedgeEvent::AttemptEnded`].
+    AttemptEnded,
+    /// [`HedgeEvent::Committed`].
+    Committed,
+}
+
+/// A [`HedgeEvent`]'s JSON form as a plain struct: serde reads an internally tagged enum from a
+/// copy of its fields, out of the error path's sight, so an error inside the attempt would name no
+/// field; read as a struct, it names `attempt.<field>`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HedgeEventForm {
+    event: HedgeEventKind,
+    #[serde(default)]
+    attempt: Option<GrpcAttempt>,
+}
+
+impl HedgeEvent {
+    /// The event of `kind`: `attempt` is required for `attempt_ended` (`missing_field`) and
+    /// refused for the others (`unknown_field`), both naming `attempt`.
+    pub fn new(kind: HedgeEventKind, attempt: Option<GrpcAttempt>) -> Result<HedgeEvent, Error> {
+        let field = || "attempt".to_owned();
+        match (kind, attempt) {
+            (HedgeEventKind::AttemptEnded, Some(attempt)) => Ok(HedgeEvent::AttemptEnded { attempt }),
+            (HedgeEventKind::AttemptEnded, None) => Err(Error::MissingField { field: field() }),
+            (_, Some(_)) => Err(Error::UnknownField { field: field() }),
+            (HedgeEventKind::Start, None) => Ok(HedgeEvent::Start),
+            (HedgeEventKind::HedgeDue, None) => Ok(HedgeEvent::HedgeDue),
+            (HedgeEventKind::Committed, None) => Ok(HedgeEvent::Committed),
+        }
+    }
+}
+
+impl TryFrom<HedgeEventForm> for HedgeEvent {
+    type Error = crate::serde_form::Rejection;
+
+    fn try_from(form: HedgeEventForm) -> Result<HedgeEvent, Self::Error> {
+        HedgeEvent::new(form.event, form.attempt).map_err(|e| {
+            crate::serde_form::Rejection::of(&e).unwrap_or(crate::serde_form::Rejection::ATTEMPT_MISSING)
+        })
+    }
 }
 
 /// Where a hedged call is.

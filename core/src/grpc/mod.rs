@@ -21,7 +21,7 @@ pub use config::{
     ServiceConfigDocument, DEFAULT_MAX_ATTEMPTS_CAP,
 };
 #[cfg(feature = "grpc")]
-pub use hedging::{grpc_hedge, HedgeEnd, HedgeEvent, HedgeState, HedgeStep};
+pub use hedging::{grpc_hedge, HedgeEnd, HedgeEvent, HedgeEventForm, HedgeEventKind, HedgeState, HedgeStep};
 #[cfg(feature = "grpc")]
 pub use retry::{
     backoff_bound_ns, grpc_retry, jittered_ms, read_pushback, AttemptReach, GrpcAction, GrpcAttempt,
