@@ -29,8 +29,9 @@ int main(void) {
         rp_grpc_attempt attempt = {0};
         attempt.status = statuses[i];
         rp_grpc_retry_decision d;
-        if (rp_grpc_retry(policy.retry, &state, &attempt, 0.5 /* your draw in [0, 1) */, RP_GRPC_JITTER_FULL,
-                          bucket, 0 /* now_ms */, &d) != RP_RESULT_OK)
+        /* A6's jitter since 2024-08-29: the bound x (0.8 + 0.4 x the draw); _FULL: its text before. */
+        if (rp_grpc_retry(policy.retry, &state, &attempt, 0.5 /* your draw in [0, 1) */,
+                          RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT, bucket, 0 /* now_ms */, &d) != RP_RESULT_OK)
             return 1;
         printf("grpc attempt %u: %s after %llu ms (%s)\n", state.attempts,
                d.action == RP_GRPC_ACTION_RETRY ? "retry" : d.action == RP_GRPC_ACTION_FAIL ? "fail" : "succeeded",

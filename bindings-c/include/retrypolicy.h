@@ -1867,12 +1867,13 @@ typedef struct rp_grpc_hedging_params {
 #define RP_GRPC_REACH_UNPROCESSED 2
 
 /**
- * "full": A6's text and grpc-java, a draw from [0, bound).
+ * "full": A6's text before 2024-08-29 and grpc-java before 1.71, a draw from [0, bound).
  */
 #define RP_GRPC_JITTER_FULL 0
 
 /**
- * "plus_minus_20_percent": grpc-go and grpc core, bound × (0.8 + 0.4 r).
+ * "plus_minus_20_percent": A6's text since 2024-08-29 (the JSON default), grpc-go, grpc core,
+ * bound × (0.8 + 0.4 r).
  */
 #define RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT 1
 
@@ -2485,11 +2486,11 @@ rp_result rp_aws_rate_limiter_document(const struct rp_aws_rate_limiter *limiter
  * bucket, `maxAttempts`, the delay). `policy`: the method's retry policy (NULL: none; transparent
  * retries still happen); `state`: the call so far (`attempts` at least 1); `random`: the draw in
  * [0, 1) for the backoff (NaN or negative: none; needed only for a backoff); `jitter`:
- * RP_GRPC_JITTER_FULL (A6) or _PLUS_MINUS_20_PERCENT (grpc-go); `throttling`: the server's
- * `retryThrottling` bucket (an `rp_budget` made from `rp_grpc_service_config_throttling`; NULL:
- * none), locked for the call, in which the attempt's success or failure is recorded and which is
- * asked before a retry, at the host's `now_ms`. Errors name the field ("state.attempts", "random",
- * "attempt.status").
+ * RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT (A6's text since 2024-08-29) or _FULL (A6's before);
+ * `throttling`: the server's `retryThrottling` bucket (an `rp_budget` made from
+ * `rp_grpc_service_config_throttling`; NULL: none), locked for the call, in which the attempt's
+ * success or failure is recorded and which is asked before a retry, at the host's `now_ms`. Errors
+ * name the field ("state.attempts", "random", "attempt.status").
  */
 rp_result rp_grpc_retry(const struct rp_grpc_retry_policy *policy,
                         const struct rp_grpc_retry_state *state,

@@ -271,11 +271,11 @@ fn with_throttling<R>(
 /// bucket, `maxAttempts`, the delay). `policy`: the method's retry policy (NULL: none; transparent
 /// retries still happen); `state`: the call so far (`attempts` at least 1); `random`: the draw in
 /// [0, 1) for the backoff (NaN or negative: none; needed only for a backoff); `jitter`:
-/// RP_GRPC_JITTER_FULL (A6) or _PLUS_MINUS_20_PERCENT (grpc-go); `throttling`: the server's
-/// `retryThrottling` bucket (an `rp_budget` made from `rp_grpc_service_config_throttling`; NULL:
-/// none), locked for the call, in which the attempt's success or failure is recorded and which is
-/// asked before a retry, at the host's `now_ms`. Errors name the field ("state.attempts", "random",
-/// "attempt.status").
+/// RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT (A6's text since 2024-08-29) or _FULL (A6's before);
+/// `throttling`: the server's `retryThrottling` bucket (an `rp_budget` made from
+/// `rp_grpc_service_config_throttling`; NULL: none), locked for the call, in which the attempt's
+/// success or failure is recorded and which is asked before a retry, at the host's `now_ms`. Errors
+/// name the field ("state.attempts", "random", "attempt.status").
 #[no_mangle]
 pub unsafe extern "C" fn rp_grpc_retry(
     policy: *const rp_grpc_retry_policy,

@@ -50,9 +50,10 @@ pub const RP_GRPC_REACH_UNPROCESSED: rp_grpc_reach = rp_grpc_reach(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct rp_grpc_jitter(pub u32);
 
-/// "full": A6's text and grpc-java, a draw from [0, bound).
+/// "full": A6's text before 2024-08-29 and grpc-java before 1.71, a draw from [0, bound).
 pub const RP_GRPC_JITTER_FULL: rp_grpc_jitter = rp_grpc_jitter(0);
-/// "plus_minus_20_percent": grpc-go and grpc core, bound × (0.8 + 0.4 r).
+/// "plus_minus_20_percent": A6's text since 2024-08-29 (the JSON default), grpc-go, grpc core,
+/// bound × (0.8 + 0.4 r).
 pub const RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT: rp_grpc_jitter = rp_grpc_jitter(1);
 
 /// What to do after an attempt of a retried call (an `RP_GRPC_ACTION_*` constant).

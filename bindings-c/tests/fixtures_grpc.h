@@ -290,7 +290,7 @@ static int grpc_retry(const cJSON *in, cJSON **out, failure *f) {
     uint32_t cap;
     uint64_t now_ms = 0;
     double random;
-    rp_grpc_jitter jitter = RP_GRPC_JITTER_FULL;
+    rp_grpc_jitter jitter = RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT;
     rp_grpc_retry_state state;
     rp_grpc_attempt attempt;
     const char *pushback[MAX_PUSHBACK];

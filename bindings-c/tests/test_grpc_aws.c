@@ -229,9 +229,9 @@ static void an_invalid_service_config_or_policy_is_a_typed_error_naming_the_fiel
 
 /* ---- rp_grpc_retry ------------------------------------------------------------------------- */
 
-/* A6 "Exponential Backoff": random(0, min(initialBackoff * backoffMultiplier^n, maxBackoff)) with n
- * the retries since the last pushback: 100, 200, 400 ms bounds; r = 0.5 halves each. The fourth
- * attempt is the last (maxAttempts 4). */
+/* A6 "Exponential Backoff" before 2024-08-29 (RP_GRPC_JITTER_FULL): random(0, min(initialBackoff *
+ * backoffMultiplier^n, maxBackoff)) with n the retries since the last pushback: 100, 200, 400 ms
+ * bounds; r = 0.5 halves each. The fourth attempt is the last (maxAttempts 4). */
 static void grpc_retries_back_off_exponentially_up_to_max_attempts(void **state) {
     (void)state;
     rp_grpc_retry_policy *p = retry_policy(A6_RETRY);
@@ -262,7 +262,8 @@ static void grpc_retries_back_off_exponentially_up_to_max_attempts(void **state)
     assert_int_equal(d.delay_ms, 0);
     assert_false(d.has_next);
 
-    /* grpc-go's jitter: bound * (0.8 + 0.4 r): 80 ms with r = 0, 119 with r = 0.999 (119.96). */
+    /* A6's text since 2024-08-29 (and grpc-go): bound * (0.8 + 0.4 r): 80 ms with r = 0, 119 with
+     * r = 0.999 (119.96). */
     s = first_attempt();
     OK(rp_grpc_retry(p, &s, &a, 0.0, RP_GRPC_JITTER_PLUS_MINUS_20_PERCENT, NULL, 0, &d));
     assert_int_equal(d.delay_ms, 80);
@@ -836,7 +837,8 @@ static rp_run *run_from(const char *config, rp_budget *budget) {
     return run;
 }
 
-/* A run with A6's policy: UNAVAILABLE waits random(0, 100 ms) = 50 ms with r = 0.5, then OK. */
+/* A run with A6's policy: UNAVAILABLE waits 100 ms x (0.8 + 0.4 x 0.5) = 100 ms with r = 0.5 (A6's
+ * default jitter), then OK. */
 static void a_grpc_run_takes_typed_attempts(void **state) {
     (void)state;
     rp_run *run = run_from("{\"rules\": {\"grpc\": {\"retry_policy\": {\"maxAttempts\": 4, \"initialBackoff\": \".1s\","
@@ -849,20 +851,20 @@ static void a_grpc_run_takes_typed_attempts(void **state) {
     rp_grpc_attempt a = ended(RP_GRPC_CODE_UNAVAILABLE);
     OK(rp_run_attempt_ended_grpc(run, &a, 5, 0.5, &step));
     assert_int_equal(step.action, RP_RUN_WAIT);
-    assert_int_equal(step.delay_ms, 50);
+    assert_int_equal(step.delay_ms, 100);
     assert_string_equal(step.rule, "exponential_backoff");
     assert_false(step.has_decision); /* the decide rules' decision only */
-    OK(rp_run_wait_ended(run, 55, NAN, &step));
+    OK(rp_run_wait_ended(run, 105, NAN, &step));
     assert_int_equal(step.action, RP_RUN_SEND);
     assert_int_equal(step.attempt, 2);
     a = ended(RP_GRPC_CODE_OK);
-    OK(rp_run_attempt_ended_grpc(run, &a, 60, NAN, &step));
+    OK(rp_run_attempt_ended_grpc(run, &a, 110, NAN, &step));
     assert_int_equal(step.action, RP_RUN_DONE);
     assert_int_equal(step.end, RP_RUN_END_SUCCEEDED);
     rp_run_step untouched = step;
-    FAILS(rp_run_attempt_ended_grpc(run, NULL, 61, NAN, &step), RP_RESULT_NULL_POINTER, "attempt");
+    FAILS(rp_run_attempt_ended_grpc(run, NULL, 111, NAN, &step), RP_RESULT_NULL_POINTER, "attempt");
     a.status = 40;
-    FAILS(rp_run_attempt_ended_grpc(run, &a, 61, NAN, &step), RP_RESULT_INVALID_ENUM, "outcome.status");
+    FAILS(rp_run_attempt_ended_grpc(run, &a, 111, NAN, &step), RP_RESULT_INVALID_ENUM, "outcome.status");
     assert_int_equal(step.action, untouched.action);
     assert_int_equal(step.end, untouched.end);
     rp_run_free(run);

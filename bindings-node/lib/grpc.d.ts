@@ -124,7 +124,7 @@ export interface GrpcRetryNext {
   readonly deadlineMs: number | null
 }
 
-/** How the backoff bound is jittered: A6's full draw, or grpc-go's and grpc core's ±20 %. */
+/** How the backoff bound is jittered: A6's ±20 % (the default), or `full`, its draw before 2024-08-29. */
 export type GrpcJitter = 'full' | 'plus_minus_20_percent'
 
 /** What the throttling bucket is told of an attempt. */

@@ -57,19 +57,20 @@ test('a service config gives each method its policy, exact method first, with ty
 test('A6 decisions chain through `next`: backoff, pushback resetting it, then max attempts', () => {
   const policy = new grpc.RetryPolicy(A6)
   const unavailable = { status: 'UNAVAILABLE' }
-  // Attempt 1 failed: a draw of 0.5 from [0, 100 ms) waits 50 ms.
+  // Attempt 1 failed: A6's default jitter, 100 ms x (0.8 + 0.4 x 0.5) = 100 ms.
   const first = grpc.retry(policy, { attempts: 1 }, unavailable, { random: 0.5 })
-  assert.deepEqual([first.action, first.delayMs, first.rule, first.transparent, first.throttle], ['retry', 50, 'exponential_backoff', false, 'failure'])
+  assert.deepEqual([first.action, first.delayMs, first.rule, first.transparent, first.throttle], ['retry', 100, 'exponential_backoff', false, 'failure'])
   assert.deepEqual({ ...first.next }, { attempts: 2, retries: 1, retriesSincePushback: 1, elapsedMs: 0, deadlineMs: null })
-  // Attempt 2: the bound doubled to 200 ms, 0.5 of it is 100 ms.
+  // Attempt 2: the bound doubled to 200 ms; x (0.8 + 0.4 x 0.5) = 200 ms; the older text's full draw: 0.5 of it, 100 ms.
   const second = grpc.retry(policy, first.next, unavailable, { random: 0.5 })
-  assert.equal(second.delayMs, 100)
+  assert.equal(second.delayMs, 200)
+  assert.equal(grpc.retry(policy, first.next, unavailable, { random: 0.5, jitter: 'full' }).delayMs, 100)
   // Attempt 3 with pushback 250: exactly 250 ms, and the exponent starts over.
   const third = grpc.retry(policy, second.next, { ...unavailable, pushback: ['250'] }, { random: 0.5 })
   assert.deepEqual([third.delayMs, third.pushbackMs, third.rule, third.next.retriesSincePushback], [250, 250, 'pushback', 0])
   // Attempt 4 of 4: no retry, whatever the draw.
   assert.deepEqual([grpc.retry(policy, third.next, unavailable, { random: 0.5 }).action, grpc.retry(policy, third.next, unavailable, { random: 0.5 }).rule], ['fail', 'max_attempts_reached'])
-  // grpc-go's jitter: 100 ms x (0.8 + 0.4 x 0) = 80 ms.
+  // The ±20 % named: 100 ms x (0.8 + 0.4 x 0) = 80 ms.
   assert.equal(grpc.retry(policy, { attempts: 1 }, unavailable, { random: 0, jitter: 'plus_minus_20_percent' }).delayMs, 80)
   // No policy: only a transparent retry (never sent) goes, at once, and is not counted.
   const transparent = grpc.retry(null, { attempts: 1 }, { status: 14, reach: 'never_sent' })
@@ -220,13 +221,13 @@ test('the adaptive limiter: off until throttled, then the minimum rate; snapshot
 test('a Run takes grpc and aws rules and outcomes; its steps carry the typed decision', () => {
   const run = new Run({ rules: { grpc: { retryPolicy: A6 } }, timeoutMs: 10_000 })
   assert.equal(run.start(0).action, 'send')
-  // UNAVAILABLE, draw 0.5: 50 ms (as grpc.retry decides); with pushback 250: 250 ms; then OK.
+  // UNAVAILABLE, draw 0.5: 100 ms x (0.8 + 0.4 x 0.5) = 100 ms (A6's default jitter); with pushback 250: 250 ms; then OK.
   const wait = run.attemptEnded({ kind: 'grpc', status: 'UNAVAILABLE' }, 5, 0.5)
-  assert.deepEqual([wait.action, wait.delayMs, wait.decision.rule, wait.decision.next.retriesSincePushback], ['wait', 50, 'exponential_backoff', 1])
-  run.waitEnded(55)
-  assert.equal(run.attemptEnded({ kind: 'grpc', status: 14, pushback: ['250'] }, 60).delayMs, 250)
-  run.waitEnded(310)
-  assert.deepEqual([run.attemptEnded({ kind: 'grpc', status: 'OK' }, 320).end, run.attemptsSent], ['succeeded', 3])
+  assert.deepEqual([wait.action, wait.delayMs, wait.decision.rule, wait.decision.next.retriesSincePushback], ['wait', 100, 'exponential_backoff', 1])
+  run.waitEnded(105)
+  assert.equal(run.attemptEnded({ kind: 'grpc', status: 14, pushback: ['250'] }, 110).delayMs, 250)
+  run.waitEnded(360)
+  assert.deepEqual([run.attemptEnded({ kind: 'grpc', status: 'OK' }, 370).end, run.attemptsSent], ['succeeded', 3])
   // AWS rules with an aws.RetryConfig; the run's budget is the retry quota.
   const quota = new RetryBudget({ kind: 'retry_quota' })
   const awsRun = new Run({ rules: { aws: { config: new aws.RetryConfig({ max_attempts: 2 }) } } }, { budget: quota })
@@ -254,8 +255,8 @@ test('the README\'s "gRPC and AWS" example runs as written and prints what it sh
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' })
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stdout, printed)
-  // The numbers it shows, by hand: 0.5 x 100 ms; pushback 250; 10 - 2 + 0.1 tokens; 0.5 x 1 s, 0.5 x 2 s;
+  // The numbers it shows, by hand: 100 ms x (0.8 + 0.4 x 0.5) = 100 ms; pushback 250; 10 - 2 + 0.1 tokens; 0.5 x 1 s, 0.5 x 2 s;
   // 500 - 5 - 5 + 5; one token at 0.5/s.
-  assert.equal(printed, 'retry 50 exponential_backoff\nretry 250 pushback\nsucceeded null ok\nbucket 8100\nretry 500 transient_status 495\n' +
+  assert.equal(printed, 'retry 100 exponential_backoff\nretry 250 pushback\nsucceeded null ok\nbucket 8100\nretry 500 transient_status 495\n' +
     'retry 1000 throttling_error_code 490\nquota 495\nwait_for_token 2000 token_taken\n')
 })

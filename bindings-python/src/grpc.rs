@@ -267,8 +267,9 @@ core_wrapper!(GrpcRetryDecision {
 /// The decision after `attempt` (a dict: `status`, `pushback`, `committed`, `reach`) of a call in
 /// `state` (a dict: `attempts`, `retries`, `retries_since_pushback`, `elapsed_ms`, `deadline_ms`)
 /// under `policy` (None: the method has no retry policy), with the caller's draw `random`, the
-/// `jitter` (`"full"`, A6's, or `"plus_minus_20_percent"`, grpc-go's), and the `throttling`
-/// bucket (a `RetryBudget`, told this attempt's success or failure and asked at `now_ms`).
+/// `jitter` (`"plus_minus_20_percent"`, A6's, by default, or `"full"`, A6's before 2024-08-29),
+/// and the `throttling` bucket (a `RetryBudget`, told this attempt's success or failure and asked
+/// at `now_ms`).
 #[pyfunction]
 #[pyo3(signature = (policy, state, attempt, random = None, jitter = None, throttling = None, now_ms = None))]
 #[allow(clippy::too_many_arguments)]

@@ -171,12 +171,17 @@ def test_a_service_config_matches_methods_and_reads_its_policies() -> None:
 
 def test_the_backoff_doubles_from_the_initial_and_stops_at_the_max() -> None:
     p = _greeter_policy()
-    # random(0, min(0.1 s x 2^n, 1 s)): n = 0 -> 100 ms x 0.5; n = 2 -> 400 ms x 0.25; n = 5 -> 1 s x 0.5.
+    # A6's text before 2024-08-29, "full": random(0, min(0.1 s x 2^n, 1 s)): n = 0 -> 100 ms x 0.5;
+    # n = 2 -> 400 ms x 0.25; n = 5 -> 1 s x 0.5.
     cases = [(0, 0.5, 50), (2, 0.25, 100), (5, 0.5, 500)]
     for since, r, want in cases:
-        d = grpc.grpc_retry(p, {"attempts": 1, "retries_since_pushback": since}, {"status": "UNAVAILABLE"}, r)
+        d = grpc.grpc_retry(p, {"attempts": 1, "retries_since_pushback": since}, {"status": "UNAVAILABLE"}, r, "full")
         assert (d.action, d.delay_ms, d.rule) == ("retry", want, "exponential_backoff")
-    # grpc-go's jitter: 100 ms x (0.8 + 0.4 x 0.5) = 100 ms.
+    # A6's text since 2024-08-29, the default: 100 ms x (0.8 + 0.4 x 0.5) = 100 ms; r = 0 -> 80 ms;
+    # 1 s (maxBackoff) x (0.8 + 0.4 x 0.999) = 1,199.6 ms, floored: past maxBackoff, as A6 allows.
+    for since, r, want in [(0, 0.5, 100), (0, 0.0, 80), (5, 0.999, 1199)]:
+        d = grpc.grpc_retry(p, {"attempts": 1, "retries_since_pushback": since}, {"status": 14}, r)
+        assert d.delay_ms == want
     d = grpc.grpc_retry(p, {"attempts": 1}, {"status": 14}, 0.5, "plus_minus_20_percent")
     assert d.delay_ms == 100
     assert d.next == {"attempts": 2, "retries": 1, "retries_since_pushback": 1, "elapsed_ms": 0, "deadline_ms": None}
@@ -197,7 +202,7 @@ def test_pushback_commit_transparent_retry_and_the_last_attempt() -> None:
     d = grpc.grpc_retry(p, {"attempts": 4}, {"status": "UNAVAILABLE"}, 0.5)
     assert (d.action, d.rule, d.delay_ms, d.next) == ("fail", "max_attempts_reached", None, None)
     d = grpc.grpc_retry(p, {"attempts": 1, "elapsed_ms": 950, "deadline_ms": 1000}, {"status": 14}, 0.5)
-    assert (d.action, d.rule) == ("fail", "deadline_before_retry")  # 50 ms reaches the deadline
+    assert (d.action, d.rule) == ("fail", "deadline_before_retry")  # 100 ms (0.8 + 0.4 x 0.5) reaches it
     d = grpc.grpc_retry(p, {"attempts": 2}, {"status": "OK"})
     assert (d.action, d.rule, d.throttle) == ("succeeded", "ok", "success")
 
@@ -427,7 +432,8 @@ def test_a_runs_grpc_and_aws_decisions_are_the_typed_answers() -> None:
     step = run.attempt_ended({"kind": "grpc", "status": "UNAVAILABLE"}, 5, random=0.5)
     d = step.decision
     assert isinstance(d, grpc.GrpcRetryDecision)
-    assert (step.action, step.delay_ms, d.action, d.delay_ms, d.rule) == ("wait", 50, "retry", 50, "exponential_backoff")
+    # A6's default jitter: 100 ms x (0.8 + 0.4 x 0.5) = 100 ms.
+    assert (step.action, step.delay_ms, d.action, d.delay_ms, d.rule) == ("wait", 100, "retry", 100, "exponential_backoff")
     quota = rp.RetryBudget({"kind": "retry_quota"})
     run = rp.Run({"rules": {"aws": {}}, "timeout_ms": 60_000}, budget=quota)
     run.start(0)
@@ -495,11 +501,11 @@ def test_the_readme_example_prints_what_it_says_and_passes_mypy_strict(tmp_path:
     program = tmp_path / "readme_grpc_aws.py"
     program.write_text(block.group(1))
     out = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, check=True)
-    # Worked out by hand: A6's first bound 100 ms drawn at 0.5; the pushback; 10 tokens less two
+    # Worked out by hand: A6's first bound 100 ms x (0.8 + 0.4 x 0.5) = 100 ms; the pushback; 10 tokens less two
     # failures plus 0.1; a hedge due in 500 ms; AWS 2026's 1 s throttling base drawn at 0.5 and
     # its 5 tokens of 500; 1 token at the limiter's floor of 0.5 token/s.
     assert out.stdout.splitlines() == [
-        "retry 50 exponential_backoff",
+        "retry 100 exponential_backoff",
         "retry 300 pushback",
         "succeeded None ok",
         "8100",

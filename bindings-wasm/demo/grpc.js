@@ -206,7 +206,7 @@ export function hedgePanel () {
 /**
  * The comparison panel: the same answers under a retryPolicy with the hedging policy's
  * maxAttempts and its nonFatalStatusCodes as retryableStatusCodes, one attempt after another,
- * each wait the core's (`grpc.retry`, A6's full jitter with the one draw).
+ * each wait the core's (`grpc.retry`, A6's default ±20 % jitter with the one draw).
  */
 export function retryPanel () {
   const answers = script()

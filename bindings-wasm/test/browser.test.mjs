@@ -506,15 +506,16 @@ test('a hedged gRPC call: a hedge each hedgingDelay, one at once after a non-fat
   assert.deepEqual(await hedgeBars(), [['1', '0', '620', 'failed'], ['2', '500', '700', 'failed'], ['3', '620', '850', 'cancelled'], ['4', '800', '850', 'ok']])
   assert.equal(await text('#hedge-ending'), 'Succeeded at 850 ms: #4\'s OK is the call\'s answer; #3 cancelled. 4 attempts sent (rule ok).')
   assert.equal(await page.locator('#hedge-chart line.due').count(), 2)
-  // The same answers under a retryPolicy, one at a time: #1's UNAVAILABLE at 620 waits a full-jitter
-  // draw of 0.5 under initialBackoff 0.1 s: floor(0.5 × 100) = 50 ms; #2 goes at 670, its INTERNAL
-  // at 870 carries pushback 100: #3 at 970, OK 400 ms later: 1370 ms, against hedging's 850.
+  // The same answers under a retryPolicy, one at a time: #1's UNAVAILABLE at 620 waits A6's ±20 %
+  // jitter with a draw of 0.5 under initialBackoff 0.1 s: 100 × (0.8 + 0.4 × 0.5) = 100 ms; #2 goes
+  // at 720, its INTERNAL at 920 carries pushback 100: #3 at 1020, OK 400 ms later: 1420 ms, against
+  // hedging's 850.
   assert.deepEqual(await cells('grpc-retry-steps'), [
-    ['1', '0', 'UNAVAILABLE', 'retry after 50 ms', 'exponential_backoff'],
-    ['2', '670', 'INTERNAL, pushback 100', 'retry after 100 ms', 'pushback'],
-    ['3', '970', 'OK', 'succeeded', 'ok']
+    ['1', '0', 'UNAVAILABLE', 'retry after 100 ms', 'exponential_backoff'],
+    ['2', '720', 'INTERNAL, pushback 100', 'retry after 100 ms', 'pushback'],
+    ['3', '1020', 'OK', 'succeeded', 'ok']
   ])
-  assert.equal(await text('#grpc-retry-ending'), 'Succeeded at 1370 ms after 3 attempts, one at a time (rule ok).')
+  assert.equal(await text('#grpc-retry-ending'), 'Succeeded at 1420 ms after 3 attempts, one at a time (rule ok).')
   assert.equal(await page.locator('#grpc-retry-chart rect.attempt').count(), 3)
   assert.equal(await page.locator('#grpc-retry-chart rect.wait').count(), 2)
 })

@@ -341,14 +341,15 @@ fn grpc_commands_answer_one_json_document() {
         (v["matched"].as_str(), v["policy"]["max_attempts"].as_u64()),
         (Some("service"), Some(4))
     );
-    // gRFC A6: the first retry waits random(0, initialBackoff): 50 ms with a draw of 0.5.
+    // gRFC A6 (since 2024-08-29): the first retry waits initialBackoff x random(0.8, 1.2):
+    // 100 ms x (0.8 + 0.4 x 0.5) = 100 ms with a draw of 0.5.
     let attempt = format!(
         r#"{{"retry_policy": {policy}, "state": {{"attempts": 1}}, "attempt": {{"status": "UNAVAILABLE"}}, "random": 0.5}}"#
     );
     let v: serde_json::Value = serde_json::from_slice(&run(&["grpc", "retry"], &attempt).stdout).unwrap();
     assert_eq!(
         (v["action"].as_str(), v["delay_ms"].as_u64()),
-        (Some("retry"), Some(50))
+        (Some("retry"), Some(100))
     );
     let hedge = r#"{"hedging_policy": {"maxAttempts": 3, "hedgingDelay": "0.5s", "nonFatalStatusCodes": ["UNAVAILABLE"]},
                     "events": [{"event": "start"}, {"event": "hedge_due"},

@@ -71,7 +71,8 @@ StatusCode = Literal[
 """A gRPC status code's canonical name (inputs also take its number, 0 to 16, or any case)."""
 
 Jitter = Literal["full", "plus_minus_20_percent"]
-"""A6's draw from ``[0, bound)`` (grpc-java), or grpc-go's and grpc core's ``bound × (0.8 + 0.4 r)``."""
+"""The default ``"plus_minus_20_percent"``, ``bound × (0.8 + 0.4 r)`` (A6's text since 2024-08-29),
+or ``"full"``, a draw from ``[0, bound)`` (A6's text before)."""
 
 Reach = Literal["processed", "never_sent", "unprocessed"]
 """How far a failed attempt got (A6 "Transparent Retries")."""

@@ -20,13 +20,17 @@
 //!    refuses the retry.
 //! 8. `maxAttempts` reached: not retried, even after pushback.
 //! 9. The delay: the pushback's (and the backoff restarts at `initialBackoff`), else
-//!    `random(0, min(initialBackoff × backoffMultiplier^n, maxBackoff))` with n the retries since
-//!    the last pushback ("Exponential Backoff"); a delay that reaches the call's deadline ends the
-//!    call now (waiting would only end in DEADLINE_EXCEEDED).
+//!    `min(initialBackoff × backoffMultiplier^n, maxBackoff) × random(0.8, 1.2)` with n the
+//!    retries since the last pushback ("Exponential Backoff" since grpc/proposal dc9fd4f,
+//!    2024-08-29: "Jitter of plus or minus 0.2 is applied to the backoff delay"; the product is not
+//!    clamped, as that text says: "slightly lower than `initialBackoff` or slightly higher than
+//!    `maxBackoff`"); a delay that reaches the call's deadline ends the call now (waiting would
+//!    only end in DEADLINE_EXCEEDED).
 //!
-//! Where implementations deviate from A6's text, the deviation is a named option: grpc-go and grpc
-//! core jitter the bound by ±20 % (`0.8 + 0.4 × r`) instead of drawing from `[0, bound)`
-//! ([`GrpcJitter::PlusMinus20Percent`]; grpc-java follows the text).
+//! Where implementations or an older text differ from A6's text, the difference is a named option:
+//! A6's text before 2024-08-29 drew from `[0, bound)`, as grpc-java did before 1.71
+//! (`nextBackoffIntervalNanos * random.nextDouble()`) and still does with
+//! `GRPC_EXPERIMENTAL_XDS_RLS_LB=false` ([`GrpcJitter::Full`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -107,10 +111,13 @@ pub struct GrpcRetryState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GrpcJitter {
-    /// A6's text and grpc-java: a draw from `[0, bound)`.
-    #[default]
+    /// A6's text before grpc/proposal dc9fd4f (2024-08-29) and grpc-java before 1.71: a draw from
+    /// `[0, bound)`.
     Full,
-    /// grpc-go (`stream.go`: `cur *= 0.8 + 0.4*rand.Float64()`) and grpc core: `bound × (0.8 + 0.4 r)`.
+    /// The default, A6's text since dc9fd4f (2024-08-29), `bound × random(0.8, 1.2)`, as
+    /// `bound × (0.8 + 0.4 r)`: grpc-go (`stream.go`: `cur *= 0.8 + 0.4*rand.Float64()`), grpc
+    /// core, grpc-java since 1.80 (`RetriableStream.intervalWithJitter`).
+    #[default]
     #[serde(rename = "plus_minus_20_percent")]
     PlusMinus20Percent,
 }
@@ -205,7 +212,8 @@ pub fn backoff_bound_ns(policy: &RetryPolicy, n: u32) -> f64 {
     bound.min(max)
 }
 
-/// The jittered delay in whole ms (rounded down) for bound `bound_ns` and draw `r`.
+/// The jittered delay in whole ms (rounded down) for bound `bound_ns` and draw `r`; ±20 % may
+/// pass `maxBackoff` (A6: "slightly higher than `maxBackoff`"), so it is not clamped.
 pub fn jittered_ms(bound_ns: f64, r: f64, jitter: GrpcJitter) -> u64 {
     let ns = match jitter {
         GrpcJitter::Full => bound_ns * r,
@@ -359,4 +367,20 @@ pub fn grpc_retry(
         deadline_ms: state.deadline_ms,
     });
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_jitter_is_a6s_plus_minus_20_percent_and_may_pass_max_backoff() {
+        assert_eq!(GrpcJitter::default(), GrpcJitter::PlusMinus20Percent);
+        // A 1 s bound (maxBackoff) times 0.8 + 0.4 × 0.999 = 1.1996: 1,199.6 ms, floored to 1,199,
+        // past maxBackoff as A6's text allows; r = 0 gives 0.8 × 1 s.
+        assert_eq!(jittered_ms(1e9, 0.999, GrpcJitter::PlusMinus20Percent), 1_199);
+        assert_eq!(jittered_ms(1e9, 0.0, GrpcJitter::PlusMinus20Percent), 800);
+        // The older text's full draw: 1 s × 0.999.
+        assert_eq!(jittered_ms(1e9, 0.999, GrpcJitter::Full), 999);
+    }
 }

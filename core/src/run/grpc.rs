@@ -32,7 +32,7 @@ pub struct GrpcRules {
     /// The client's cap on `maxAttempts` (A6: 5 unless the client changes it).
     #[serde(default = "default_cap", deserialize_with = "default_cap_if_null")]
     pub max_attempts_cap: u32,
-    /// How the backoff is jittered (A6's full draw by default).
+    /// How the backoff is jittered (A6's ±20 % by default; `full`: its text before 2024-08-29).
     #[serde(default, deserialize_with = "crate::serde_form::or_default")]
     pub jitter: GrpcJitter,
 }
