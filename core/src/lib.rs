@@ -47,7 +47,7 @@ pub mod units;
 pub use backoff::{apply_jitter, backoff_delay, controlled_backoff, Backoff, FirstDelay, Jitter};
 pub use breaker::{
     BreakerChange, BreakerChangeRule, BreakerOutcome, BreakerRule, BreakerState, BreakerVerdict, CanaryToken,
-    CircuitBreaker,
+    CircuitBreaker, MAX_BREAKER_CHANGES,
 };
 #[cfg(feature = "guards")]
 pub use breaker::{BreakerConfig, BreakerDocument, BreakerSnapshot};
@@ -122,7 +122,7 @@ pub use run::HttpRules;
 pub use run::MongodbRules;
 pub use run::{
     Clock, DecideRules, Guards, Outcome, Run, RunAction, RunConfig, RunDecision, RunEnd, RunPhase, RunRules,
-    RunStats, RunStep,
+    RunSignal, RunStats, RunStep,
 };
 #[cfg(feature = "storms")]
 pub use simulate::{simulate, Ending, Scenario, Step, Timeline};

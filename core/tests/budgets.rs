@@ -402,12 +402,23 @@ fn a_run_releases_only_the_canary_it_holds() {
     let mut other = Run::new(config).unwrap();
     let s = other.start(Clock::at(351.0), with_breaker(&mut b)).unwrap();
     assert_eq!(s.breaker.map(|v| v.canary), Some(true), "b's canary");
+    let rules = |s: &retrypolicy::RunStep| {
+        s.breaker_changes
+            .iter()
+            .map(|c| c.rule.name())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rules(&s),
+        ["canary_timed_out", "breaker_canary"],
+        "b's start found a's canary timed out, then sent its own"
+    );
     let s = a.cancel(Clock::at(360.0), with_breaker(&mut b)).unwrap();
-    assert_eq!(s.breaker_change, None, "a's cancel changes nothing");
+    assert!(s.breaker_changes.is_empty(), "a's cancel changes nothing");
     assert!(!b.permit(361).permitted, "b's canary is still the one out");
     // b's own cancel frees it.
     let s = other.cancel(Clock::at(362.0), with_breaker(&mut b)).unwrap();
-    assert_eq!(s.breaker_change.map(|c| c.rule.name()), Some("canary_released"));
+    assert_eq!(rules(&s), ["canary_released"]);
     assert!(b.permit(363).canary);
 }
 
@@ -421,7 +432,7 @@ fn a_canary_token_frees_only_its_own_canary() {
     assert!(second.canary);
     assert_ne!(first.canary_token, second.canary_token);
     b.release_canary(253, first.canary_token);
-    assert_eq!(b.last_change(), None);
+    assert_eq!(b.last_changes(), []);
     assert_eq!(b.state(253), BreakerState::HalfOpen);
     b.release_canary(254, None);
     assert_eq!(
@@ -431,8 +442,8 @@ fn a_canary_token_frees_only_its_own_canary() {
     );
     b.release_canary(255, second.canary_token);
     assert_eq!(
-        b.last_change().map(|c| c.rule),
-        Some(BreakerChangeRule::CanaryReleased)
+        b.last_changes().iter().map(|c| c.rule).collect::<Vec<_>>(),
+        [BreakerChangeRule::CanaryReleased]
     );
     // A canary whose success closed the circuit: a later canary's token is its own.
     let third = b.permit(256);

@@ -635,7 +635,13 @@ fn review_findings_a_transparent_retry_frees_its_canary_and_a_network_failure_is
         .attempt_ended(&Outcome::Timeout, Clock::at(5.0), g(&mut b), None)
         .unwrap();
     assert_eq!(s.end, Some(retrypolicy::RunEnd::TimedOut));
-    assert_eq!(s.breaker_change.map(|c| c.rule.name()), Some("breaker_tripped"));
+    assert_eq!(
+        s.breaker_changes
+            .iter()
+            .map(|c| c.rule.name())
+            .collect::<Vec<_>>(),
+        ["breaker_tripped"]
+    );
 }
 
 #[test]

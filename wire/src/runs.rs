@@ -76,7 +76,7 @@ pub(crate) fn budget_run(input: &BudgetRunInput) -> Result<Value, Error> {
 
 /// `breaker_run`: a `request` event asks the breaker (and may send the canary); an outcome is
 /// recorded. `verdicts` and `permitted` hold null for outcomes; `states` the state after each;
-/// `changes` the state change each event made, or null.
+/// `changes` the state changes each event made, in order (an empty list for none).
 #[cfg(feature = "guards")]
 pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
     let config = BreakerConfig::from_document(&input.breaker, "breaker")?;
@@ -102,7 +102,7 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
             }
         });
         states.push(breaker.state(e.at_ms).name());
-        changes.push(breaker.last_change());
+        changes.push(breaker.last_changes());
     }
     Ok(json!({
         "breaker": to_value(&config.to_document()),
@@ -116,7 +116,7 @@ pub(crate) fn breaker_run(input: &BreakerRunInput) -> Result<Value, Error> {
 
 /// `run`: a retry run replayed through its events; each event's step, then summaries: `actions`,
 /// `delays_ms` (each wait's), `rules`, `end`, `attempts_sent`, the run's `stats`, the breaker's
-/// state changes (`breaker_changes`, in order), the budget's and the breaker's state after the run. A machine error names its event (`events[2].outcome.status`).
+/// state changes (`breaker_changes`, in order), what each step is for an observer (`signals`), the budget's and the breaker's state after the run. A machine error names its event (`events[2].outcome.status`).
 pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
     let (mut budget, mut breaker) = run_guards(input)?;
     let host = input.host.as_ref().map(|h| h as &dyn RetryStrategy);
@@ -167,7 +167,8 @@ pub(crate) fn run(input: &RunInput) -> Result<Value, Error> {
         "last": to_value(&last),
         "attempts_sent": machine.attempts_sent(),
         "stats": to_value(&machine.stats()),
-        "breaker_changes": to_value(&steps.iter().filter_map(|s| s.breaker_change).collect::<Vec<_>>()),
+        "breaker_changes": to_value(&steps.iter().flat_map(|s| s.breaker_changes.iter().copied()).collect::<Vec<_>>()),
+        "signals": steps.iter().map(|s| s.signal).collect::<Vec<_>>(),
         "budget_state": guard_states.0,
         "breaker_state": guard_states.1,
     }))

@@ -215,7 +215,7 @@ impl CircuitBreaker {
             window_start_ms,
             total,
             failures,
-            change: None,
+            changes: [None; super::MAX_BREAKER_CHANGES],
             canaries: 0,
         })
     }

@@ -157,21 +157,24 @@ impl BreakerChangeRule {
     }
 }
 
-/// A change of a circuit's state made by one call of [`CircuitBreaker::permit`],
+/// One change of a circuit's state made by a call of [`CircuitBreaker::permit`],
 /// [`CircuitBreaker::record`] or [`CircuitBreaker::release`]: for a breaker's state-change event.
 ///
 /// One call can make two changes (a canary past its timeout counts as failed, then the request
-/// that noticed becomes the next canary): `from` is the state before the call, `to` the state
-/// after it, and `rule` the last change's, so `from` may equal `to` (half-open, a new canary).
+/// that noticed becomes the next canary): [`CircuitBreaker::last_changes`] lists each, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BreakerChange {
-    /// The state before the call.
+    /// The state before this change.
     pub from: BreakerState,
     /// The state after it.
     pub to: BreakerState,
-    /// What moved it (the last change, when the call made two).
+    /// What moved it.
     pub rule: BreakerChangeRule,
 }
+
+/// The most changes of state one call can make: a canary found timed out (open), then the
+/// request that found it sent as the next canary (half-open).
+pub const MAX_BREAKER_CHANGES: usize = 2;
 
 /// The source of every breaker rule.
 pub const BREAKER_SOURCE: &str = "Couchbase circuit breaker (couchbase-jvm-clients core-io \
@@ -217,7 +220,7 @@ impl Eq for BreakerVerdict {}
 
 /// A circuit breaker: its configuration and state. A host calling it from several threads wraps
 /// it in its own lock: [`CircuitBreaker::permit`] changes state (it lets out at most one canary).
-/// Two breakers are equal when their configuration and state are (the last call's change is not
+/// Two breakers are equal when their configuration and state are (the last call's changes are not
 /// state: a restored snapshot equals the breaker it was taken of).
 #[cfg(feature = "guards")]
 #[derive(Debug, Clone)]
@@ -232,8 +235,8 @@ pub struct CircuitBreaker {
     window_start_ms: u64,
     total: u64,
     failures: u64,
-    /// The change the last `permit`, `record` or `release` made; not part of a snapshot.
-    change: Option<BreakerChange>,
+    /// The changes the last `permit`, `record` or `release` made, in order; not part of a snapshot.
+    changes: [Option<BreakerChange>; MAX_BREAKER_CHANGES],
     /// Canaries let out so far, the last one's token; not part of a snapshot (nor of equality).
     canaries: u64,
 }
@@ -273,30 +276,33 @@ impl CircuitBreaker {
             window_start_ms: NO_WINDOW,
             total: 0,
             failures: 0,
-            change: None,
+            changes: [None; MAX_BREAKER_CHANGES],
             canaries: 0,
         }
     }
 
-    /// The state change the last [`CircuitBreaker::permit`], [`CircuitBreaker::record`] or
-    /// [`CircuitBreaker::release`] made, if it made one (for the host's state-change event).
-    pub fn last_change(&self) -> Option<BreakerChange> {
-        self.change
+    /// The state changes the last [`CircuitBreaker::permit`], [`CircuitBreaker::record`] or
+    /// [`CircuitBreaker::release`] made, in the order it made them (none, one, or at most
+    /// [`MAX_BREAKER_CHANGES`]): one state-change event each for the host.
+    pub fn last_changes(&self) -> Vec<BreakerChange> {
+        self.changes.iter().flatten().copied().collect()
     }
 
-    /// Starts a state-changing call: forgets the last call's change; returns the state before.
-    fn begin(&mut self) -> BreakerState {
-        self.change = None;
-        self.state
+    /// Starts a state-changing call: forgets the last call's changes.
+    fn begin(&mut self) {
+        self.changes = [None; MAX_BREAKER_CHANGES];
     }
 
-    /// Notes that the call that began in state `from` changed the state by `rule`.
+    /// Notes that the state, `from` before, changed to the current one by `rule`.
     fn changed(&mut self, from: BreakerState, rule: BreakerChangeRule) {
-        self.change = Some(BreakerChange {
+        let change = Some(BreakerChange {
             from,
             to: self.state,
             rule,
         });
+        if let Some(free) = self.changes.iter_mut().find(|c| c.is_none()) {
+            *free = change;
+        }
     }
 
     /// This breaker's configuration.
@@ -335,10 +341,10 @@ impl CircuitBreaker {
         timed_out
     }
 
-    /// Settles the canary for a call that began in state `from`, noting the change if it timed out.
-    fn settle_canary_noting(&mut self, from: BreakerState, now_ms: u64) {
+    /// Settles the canary, noting the change (half-open to open) if it timed out.
+    fn settle_canary_noting(&mut self, now_ms: u64) {
         if self.settle_canary(now_ms) {
-            self.changed(from, BreakerChangeRule::CanaryTimedOut);
+            self.changed(BreakerState::HalfOpen, BreakerChangeRule::CanaryTimedOut);
         }
     }
 
@@ -358,19 +364,19 @@ impl CircuitBreaker {
     /// Whether a request may be sent at `now_ms`. When the sleep window has passed, this request
     /// becomes the canary and the circuit half-open: call it only for a request about to be sent.
     pub fn permit(&mut self, now_ms: u64) -> BreakerVerdict {
-        let from = self.begin();
+        self.begin();
         if !self.config.enabled {
             return self.verdict(BreakerRule::BreakerDisabled);
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary_noting(from, now_ms);
+        self.settle_canary_noting(now_ms);
         let rule = match self.state {
             BreakerState::Closed => BreakerRule::BreakerClosed,
             BreakerState::Open if now_ms.saturating_sub(self.since_ms) > self.config.sleep_window_ms => {
                 self.state = BreakerState::HalfOpen;
                 self.since_ms = now_ms;
                 self.canaries = self.canaries.saturating_add(1);
-                self.changed(from, BreakerChangeRule::BreakerCanary);
+                self.changed(BreakerState::Open, BreakerChangeRule::BreakerCanary);
                 BreakerRule::BreakerCanary
             }
             BreakerState::Open => BreakerRule::BreakerOpen,
@@ -418,43 +424,44 @@ impl CircuitBreaker {
     /// canary): only while that canary is the one out. Once it timed out (failed) it is no longer
     /// the breaker's canary, and the canary another request took since stays out.
     pub fn release_canary(&mut self, now_ms: u64, canary: Option<CanaryToken>) {
-        let from = self.begin();
+        self.begin();
         if !self.config.enabled || canary != Some(CanaryToken(self.canaries)) {
             return;
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary_noting(from, now_ms);
+        self.settle_canary_noting(now_ms);
         if self.state == BreakerState::HalfOpen {
             self.state = BreakerState::Open;
             // Opened long enough ago that the sleep window is over at `now_ms` (a canary went out,
             // so it was over before).
             self.since_ms = now_ms.saturating_sub(self.config.sleep_window_ms.saturating_add(1));
-            self.changed(from, BreakerChangeRule::CanaryReleased);
+            self.changed(BreakerState::HalfOpen, BreakerChangeRule::CanaryReleased);
         }
     }
 
     /// Tells the breaker how a request ended at `now_ms`.
     pub fn record(&mut self, now_ms: u64, outcome: BreakerOutcome) {
-        let from = self.begin();
+        self.begin();
         if !self.config.enabled {
             return;
         }
         let now_ms = self.rebase(now_ms);
-        self.settle_canary_noting(from, now_ms);
+        self.settle_canary_noting(now_ms);
         let failed = outcome != BreakerOutcome::Success;
         match self.state {
             BreakerState::HalfOpen if failed => {
                 self.state = BreakerState::Open;
                 self.since_ms = now_ms;
-                self.changed(from, BreakerChangeRule::CanaryFailed);
+                self.changed(BreakerState::HalfOpen, BreakerChangeRule::CanaryFailed);
             }
             BreakerState::HalfOpen => {
                 // A fresh breaker, still counting its canaries (a token stays one canary's).
                 *self = CircuitBreaker {
                     canaries: self.canaries,
+                    changes: self.changes,
                     ..CircuitBreaker::new(&self.config)
                 };
-                self.changed(from, BreakerChangeRule::CanarySucceeded);
+                self.changed(BreakerState::HalfOpen, BreakerChangeRule::CanarySucceeded);
             }
             BreakerState::Closed | BreakerState::Open => {
                 let window_over = self.window_start_ms == NO_WINDOW
@@ -472,7 +479,7 @@ impl CircuitBreaker {
                         self.state = BreakerState::Open;
                         self.since_ms = now_ms;
                         if was == BreakerState::Closed {
-                            self.changed(from, BreakerChangeRule::BreakerTripped);
+                            self.changed(BreakerState::Closed, BreakerChangeRule::BreakerTripped);
                         }
                     }
                 }

@@ -30,7 +30,7 @@ impl CircuitBreaker {
     }
 
     /// Never called: no breaker exists.
-    pub fn last_change(&self) -> Option<BreakerChange> {
+    pub fn last_changes(&self) -> Vec<BreakerChange> {
         match *self {}
     }
 }
