@@ -29,10 +29,10 @@ export declare class BreakerHandle {
   /** Records how a request ended: `success`, `failure` or `timeout`. */
   record(nowMs: unknown, outcome: unknown): void
   /**
-   * The change of state the last `permit` or `record` made (directly, or in a run's step) as
-   * JSON text (`{"from", "to", "rule"}`), or null when it made none.
+   * The changes of state the last `permit` or `record` made (directly, or in a run's step), in
+   * order, as JSON text (`[{"from", "to", "rule"}, ...]`; `[]` when it made none).
    */
-  lastChange(): string | null
+  lastChanges(): string
   /** The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing. */
   state(nowMs: unknown): string
   /** The state as JSON text (`restore` reads it back). */
@@ -161,7 +161,7 @@ export declare class RunHandle {
   /**
    * The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
    * is built for it (the runners return the attempt's result without reading one). The step's
-   * breaker change (a canary's success closing the circuit) as JSON text, or null for none.
+   * breaker changes (a canary's success closing the circuit) as JSON text (a list), or null for none.
    */
   succeeded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): string | null
   /** Attempts sent so far. */

@@ -37,7 +37,7 @@ function camelErrors(f) {
 
 /** A step's keys in the order the core declares them (the module's step comes with its keys sorted). */
 const STEP_KEYS = ['action', 'attempt', 'timeout_ms', 'delay_ms', 'end', 'reason', 'rule', 'section', 'elapsed_ms',
-  'retry_after_ms', 'decision', 'budget', 'breaker', 'breaker_change']
+  'retry_after_ms', 'decision', 'budget', 'breaker', 'breaker_changes', 'signal']
 
 /** A wire document as the addon returns it: camelCase keys, `*_ms` through millis, frozen. */
 function camelCased(v) {

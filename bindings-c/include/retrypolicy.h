@@ -70,6 +70,11 @@
 #define RP_VERSION_PATCH 0
 
 /**
+ * The most changes one call can make (`rp_breaker_last_changes`'s array holds this many).
+ */
+#define RP_BREAKER_MAX_CHANGES 2
+
+/**
  * The client's cap on `maxAttempts` that gRFC A6 sets unless the client changes it: 5. Pass it
  * as `max_attempts_cap` for gRPC's own behaviour (the core's `DEFAULT_MAX_ATTEMPTS_CAP`, unit-tested).
  */
@@ -209,14 +214,13 @@ typedef uint32_t rp_breaker_outcome;
 typedef uint32_t rp_breaker_change_rule;
 
 /**
- * A change of a circuit's state made by one call (`rp_breaker_permit`, `rp_breaker_record`, or a
- * run's step): the state before the call, the state after it, and what moved it. One call can
- * make two changes (a canary found timed out, then the next canary sent): `from` and `to` are
- * then both half-open and `rule` is the last change's.
+ * One change of a circuit's state made by a call (`rp_breaker_permit`, `rp_breaker_record`, or a
+ * run's step): the state before it, the state after it, and what moved it. One call can make two
+ * changes (a canary found timed out, then the next canary sent): each is its own change, in order.
  */
 typedef struct rp_breaker_change {
   /**
-   * The state before the call.
+   * The state before this change.
    */
   rp_breaker_state from;
   /**
@@ -224,7 +228,7 @@ typedef struct rp_breaker_change {
    */
   rp_breaker_state to;
   /**
-   * What moved it (the last change, when the call made two).
+   * What moved it.
    */
   rp_breaker_change_rule rule;
 } rp_breaker_change;
@@ -500,6 +504,11 @@ typedef uint32_t rp_run_action;
 typedef uint32_t rp_run_end;
 
 /**
+ * What a step is for an observer's signals (an `RP_RUN_SIGNAL_*` constant; the core decides it).
+ */
+typedef uint32_t rp_run_signal;
+
+/**
  * The machine's answer to one event: send, wait or done, with the rule that decided.
  */
 typedef struct rp_run_step {
@@ -573,6 +582,11 @@ typedef struct rp_run_step {
    * The breaker's verdict when `has_breaker`.
    */
   struct rp_breaker_verdict breaker;
+  /**
+   * What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_GIVE_UP or
+   * RP_RUN_SIGNAL_NONE.
+   */
+  rp_run_signal signal;
 } rp_run_step;
 
 /**
@@ -1683,6 +1697,11 @@ typedef struct rp_grpc_hedging_params {
 #define RP_ENUM_AWS_ACTION 28
 
 /**
+ * `rp_run_signal`: "none", "retry", "give_up".
+ */
+#define RP_ENUM_RUN_SIGNAL 29
+
+/**
  * The call returned what the caller wanted.
  */
 #define RP_OUTCOME_SUCCESS 0
@@ -1768,6 +1787,22 @@ typedef struct rp_grpc_hedging_params {
  * The host cancelled the run.
  */
 #define RP_RUN_END_CANCELLED 5
+
+/**
+ * Neither a retry nor a give-up: a send, a wait for the breaker, an end that succeeded, was final
+ * or cancelled.
+ */
+#define RP_RUN_SIGNAL_NONE 0
+
+/**
+ * A wait after a failed attempt: a retry decided.
+ */
+#define RP_RUN_SIGNAL_RETRY 1
+
+/**
+ * The end of a run that gave up or timed out.
+ */
+#define RP_RUN_SIGNAL_GIVE_UP 2
 
 #define RP_AWS_MODE_STANDARD 0
 
@@ -2044,13 +2079,14 @@ rp_result rp_breaker_on_change(struct rp_breaker *breaker,
                                void *user_data);
 
 /**
- * The change of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
- * a run's asking, telling or releasing it; on whichever thread): `*changed_out` says whether it
- * made one, and only then is `*change_out` written.
+ * The changes of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
+ * a run's asking, telling or releasing it; on whichever thread), in order: `*count_out` says how
+ * many (0 to RP_BREAKER_MAX_CHANGES), and only those first elements of `changes_out` (an array of
+ * RP_BREAKER_MAX_CHANGES) are written.
  */
-rp_result rp_breaker_last_change(const struct rp_breaker *breaker,
-                                 bool *changed_out,
-                                 struct rp_breaker_change *change_out);
+rp_result rp_breaker_last_changes(const struct rp_breaker *breaker,
+                                  struct rp_breaker_change *changes_out,
+                                  size_t *count_out);
 
 /**
  * A new budget from its document (`{"version": 1, "kind": "token_bucket", "max_tokens": 10,

@@ -21,20 +21,22 @@ use crate::panic::ffi_boundary;
 /// shared by any number of threads (and lets out at most one canary between them).
 pub struct rp_breaker(pub(crate) Mutex<Watched>);
 
-/// A change of a circuit's state made by one call (`rp_breaker_permit`, `rp_breaker_record`, or a
-/// run's step): the state before the call, the state after it, and what moved it. One call can
-/// make two changes (a canary found timed out, then the next canary sent): `from` and `to` are
-/// then both half-open and `rule` is the last change's.
+/// One change of a circuit's state made by a call (`rp_breaker_permit`, `rp_breaker_record`, or a
+/// run's step): the state before it, the state after it, and what moved it. One call can make two
+/// changes (a canary found timed out, then the next canary sent): each is its own change, in order.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct rp_breaker_change {
-    /// The state before the call.
+    /// The state before this change.
     pub from: rp_breaker_state,
     /// The state after it.
     pub to: rp_breaker_state,
-    /// What moved it (the last change, when the call made two).
+    /// What moved it.
     pub rule: rp_breaker_change_rule,
 }
+
+/// The most changes one call can make (`rp_breaker_last_changes`'s array holds this many).
+pub const RP_BREAKER_MAX_CHANGES: usize = 2;
 
 /// A breaker's state-change callback (`rp_breaker_on_change`): `breaker` is the handle whose state
 /// changed, `change` what changed. Called on the thread whose call made the change, once that call
@@ -64,23 +66,28 @@ pub(crate) struct Watched {
 }
 
 impl Watched {
-    /// What to tell the host of `change` (a call's), once the lock is released; None without a
-    /// change or a callback.
-    pub(crate) fn notice(&self, change: Option<BreakerChange>) -> Option<Notice> {
-        Some(Notice(self.listener?, change_to_c(&change?)))
+    /// What to tell the host of `changes` (a call's, in order), once the lock is released; None
+    /// without a change or a callback.
+    pub(crate) fn notice(&self, changes: &[BreakerChange]) -> Option<Notice> {
+        let listener = self.listener?;
+        (!changes.is_empty()).then(|| Notice(listener, changes.iter().map(change_to_c).collect()))
     }
 }
 
-/// A state change to hand the host's callback after the lock is released (`Notice::deliver`).
-pub(crate) struct Notice(Listener, rp_breaker_change);
+/// The state changes of one call, to hand the host's callback one by one, in order, after the
+/// lock is released (`Notice::deliver`).
+pub(crate) struct Notice(Listener, Vec<rp_breaker_change>);
 
 impl Notice {
-    /// Calls the callback with the change; `breaker` is the handle C holds. Call it with no lock held.
+    /// Calls the callback once per change, in order; `breaker` is the handle C holds. Call it with
+    /// no lock held.
     pub(crate) fn deliver(self, breaker: *const rp_breaker) {
-        let Notice(Listener(callback, user_data), change) = self;
-        // SAFETY: the callback and user_data were registered by the host for this breaker
-        // (`rp_breaker_on_change`'s contract); the handle's lock is not held.
-        unsafe { callback(user_data, breaker.cast_mut(), change) }
+        let Notice(Listener(callback, user_data), changes) = self;
+        for change in changes {
+            // SAFETY: the callback and user_data were registered by the host for this breaker
+            // (`rp_breaker_on_change`'s contract); the handle's lock is not held.
+            unsafe { callback(user_data, breaker.cast_mut(), change) }
+        }
     }
 }
 
@@ -155,8 +162,8 @@ fn with_watched<R>(
     let (result, notice) = {
         let mut locked = lock(&handle.0, "breaker")?;
         let result = f(&mut locked.breaker);
-        let change = locked.breaker.last_change();
-        (result, locked.notice(change))
+        let changes = locked.breaker.last_changes();
+        (result, locked.notice(&changes))
     };
     if let Some(notice) = notice {
         notice.deliver(breaker);
@@ -295,24 +302,27 @@ pub unsafe extern "C" fn rp_breaker_on_change(
     })
 }
 
-/// The change of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
-/// a run's asking, telling or releasing it; on whichever thread): `*changed_out` says whether it
-/// made one, and only then is `*change_out` written.
+/// The changes of state the breaker's last call made (`rp_breaker_permit`, `rp_breaker_record`, or
+/// a run's asking, telling or releasing it; on whichever thread), in order: `*count_out` says how
+/// many (0 to RP_BREAKER_MAX_CHANGES), and only those first elements of `changes_out` (an array of
+/// RP_BREAKER_MAX_CHANGES) are written.
 #[no_mangle]
-pub unsafe extern "C" fn rp_breaker_last_change(
+pub unsafe extern "C" fn rp_breaker_last_changes(
     breaker: *const rp_breaker,
-    changed_out: *mut bool,
-    change_out: *mut rp_breaker_change,
+    changes_out: *mut rp_breaker_change,
+    count_out: *mut usize,
 ) -> rp_result {
     ffi_boundary(|| {
-        non_null(changed_out, "changed_out")?;
-        non_null(change_out, "change_out")?;
-        let change = with_locked(breaker, |b| b.last_change())?;
-        // SAFETY (both): the pointer contract (lib.rs); both outputs are checked non-NULL.
-        unsafe { changed_out.write(change.is_some()) };
-        if let Some(c) = change {
-            unsafe { change_out.write(change_to_c(&c)) };
+        non_null(changes_out, "changes_out")?;
+        non_null(count_out, "count_out")?;
+        let changes = with_locked(breaker, |b| b.last_changes())?;
+        for (i, c) in changes.iter().take(RP_BREAKER_MAX_CHANGES).enumerate() {
+            // SAFETY: the pointer contract (lib.rs): `changes_out` holds RP_BREAKER_MAX_CHANGES
+            // elements; checked non-NULL.
+            unsafe { changes_out.add(i).write(change_to_c(c)) };
         }
+        // SAFETY: the pointer contract (lib.rs); checked non-NULL.
+        unsafe { count_out.write(changes.len().min(RP_BREAKER_MAX_CHANGES)) };
         Ok(())
     })
 }

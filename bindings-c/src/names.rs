@@ -72,6 +72,8 @@ pub const RP_ENUM_AWS_BEHAVIOR: rp_enum = rp_enum(26);
 pub const RP_ENUM_AWS_RETRYABLE_TRAIT: rp_enum = rp_enum(27);
 /// `rp_aws_action`: "retry", "no_retry".
 pub const RP_ENUM_AWS_ACTION: rp_enum = rp_enum(28);
+/// `rp_run_signal`: "none", "retry", "give_up".
+pub const RP_ENUM_RUN_SIGNAL: rp_enum = rp_enum(29);
 
 /// The name of constant `value` of `C`: static, NULL for a constant without one.
 fn name<C: CEnum>(value: u32) -> Result<*const c_char, Failure> {
@@ -136,6 +138,7 @@ fn names(kind: rp_enum) -> Result<Names, Failure> {
         RP_ENUM_AWS_BEHAVIOR => of::<rp_aws_behavior>(),
         RP_ENUM_AWS_RETRYABLE_TRAIT => of::<rp_aws_retryable_trait>(),
         RP_ENUM_AWS_ACTION => of::<rp_aws_action>(),
+        RP_ENUM_RUN_SIGNAL => of::<rp_run_signal>(),
         _ => return Err(Failure::invalid_enum("kind", "rp_enum", kind.0)),
     })
 }

@@ -9,7 +9,8 @@ use std::ffi::c_char;
 use std::sync::{Arc, Mutex};
 
 use retrypolicy::{
-    Clock, Error, Guards, MongoError, Outcome, Run, RunAction, RunConfig, RunEnd, RunStats, RunStep,
+    Clock, Error, Guards, MongoError, Outcome, Run, RunAction, RunConfig, RunEnd, RunSignal, RunStats,
+    RunStep,
 };
 
 use crate::breaker::{rp_breaker_verdict, verdict_to_c as breaker_verdict_to_c};
@@ -105,6 +106,25 @@ pub const RP_RUN_END_TIMED_OUT: rp_run_end = rp_run_end(4);
 /// The host cancelled the run.
 pub const RP_RUN_END_CANCELLED: rp_run_end = rp_run_end(5);
 
+/// What a step is for an observer's signals (an `RP_RUN_SIGNAL_*` constant; the core decides it).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct rp_run_signal(pub u32);
+
+/// Neither a retry nor a give-up: a send, a wait for the breaker, an end that succeeded, was final
+/// or cancelled.
+pub const RP_RUN_SIGNAL_NONE: rp_run_signal = rp_run_signal(0);
+/// A wait after a failed attempt: a retry decided.
+pub const RP_RUN_SIGNAL_RETRY: rp_run_signal = rp_run_signal(1);
+/// The end of a run that gave up or timed out.
+pub const RP_RUN_SIGNAL_GIVE_UP: rp_run_signal = rp_run_signal(2);
+
+c_enum!(rp_run_signal <=> RunSignal, [
+    (RP_RUN_SIGNAL_NONE => RunSignal::None),
+    (RP_RUN_SIGNAL_RETRY => RunSignal::Retry),
+    (RP_RUN_SIGNAL_GIVE_UP => RunSignal::GiveUp),
+]);
+
 c_enum!(rp_run_action <=> RunAction, [
     (RP_RUN_SEND => RunAction::Send),
     (RP_RUN_WAIT => RunAction::Wait),
@@ -160,6 +180,9 @@ pub struct rp_run_step {
     pub has_breaker: CBool,
     /// The breaker's verdict when `has_breaker`.
     pub breaker: rp_breaker_verdict,
+    /// What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_GIVE_UP or
+    /// RP_RUN_SIGNAL_NONE.
+    pub signal: rp_run_signal,
 }
 
 /// What a run did so far (`rp_run_statistics`): counts, time, and its last step's rule, reason and
@@ -259,6 +282,7 @@ fn step_to_c(s: &RunStep) -> rp_run_step {
         budget: s.budget.as_ref().map_or_else(blank, budget_verdict_to_c),
         has_breaker: s.breaker.is_some().into(),
         breaker: s.breaker.as_ref().map_or_else(blank, breaker_verdict_to_c),
+        signal: to_c(s.signal),
     }
 }
 
@@ -327,8 +351,8 @@ unsafe fn outcome_from_c(o: &rp_outcome) -> Result<Outcome, Failure> {
 }
 
 /// Runs `event` on the run with its budget and breaker locked (the run first, then the budget,
-/// then the breaker); a change of the breaker's state goes to its callback once all three locks
-/// are released. A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
+/// then the breaker); each change of the breaker's state goes to its callback, in order, once all
+/// three locks are released. A pointer that is no live `rp_run` is RP_RESULT_INVALID_HANDLE naming "run".
 pub(crate) fn with_guards(
     run: *mut rp_run,
     event: impl FnOnce(&mut Run, Guards<'_>) -> Result<RunStep, Error>,
@@ -347,7 +371,7 @@ pub(crate) fn with_guards(
             breaker: breaker.as_deref_mut().map(|w| &mut w.breaker),
         };
         let step = event(&mut run, guards)?;
-        let notice = breaker.as_ref().and_then(|w| w.notice(step.breaker_change));
+        let notice = breaker.as_ref().and_then(|w| w.notice(&step.breaker_changes));
         (step_to_c(&step), notice)
     };
     if let (Some(notice), Some(breaker)) = (notice, &handle.breaker) {

@@ -4,9 +4,9 @@
  * (spec-fixtures/README.md). A budget `retry` event is rp_budget_try_retry; any other event is
  * recorded, then a retry is asked for (rp_budget_permit): of a timeout after a `timeout` event, of
  * an error otherwise. A breaker `request` is rp_breaker_permit; an outcome is recorded (its verdict
- * null); after each event comes the state at that moment (rp_breaker_state_at) and the change the
- * event made (rp_breaker_last_change, null for none), which must be what the breaker's state-change
- * callback (rp_breaker_on_change) was handed during the event: that change once, or nothing.
+ * null); after each event comes the state at that moment (rp_breaker_state_at) and the changes the
+ * event made (rp_breaker_last_changes, a list, empty for none), which must be what the breaker's
+ * state-change callback (rp_breaker_on_change) was handed during the event: each change once, in order.
  */
 #ifndef RP_FIXTURES_BUDGET_H
 #define RP_FIXTURES_BUDGET_H
@@ -166,20 +166,23 @@ static void note_change(void *user_data, rp_breaker *breaker, rp_breaker_change 
     cJSON_AddItemToArray(user_data, breaker_change_json(&change));
 }
 
-/* The change event `path` made by rp_breaker_last_change (JSON null for none), checked against what
- * the callback appended to `heard` during the event (it had `before` items before). */
+/* The changes event `path` made by rp_breaker_last_changes (a JSON list, empty for none), checked
+ * against what the callback appended to `heard` during the event (it had `before` items before). */
 static int event_change(rp_breaker *b, const cJSON *heard, int before, const char *path, cJSON **change,
                         failure *f) {
-    bool changed = false;
-    rp_breaker_change c;
-    TRY(rp_breaker_last_change(b, &changed, &c), path);
-    *change = changed ? breaker_change_json(&c) : cJSON_CreateNull();
+    size_t count = 0;
+    rp_breaker_change c[RP_BREAKER_MAX_CHANGES];
+    TRY(rp_breaker_last_changes(b, c, &count), path);
+    *change = cJSON_CreateArray();
+    for (size_t k = 0; k < count; k++) cJSON_AddItemToArray(*change, breaker_change_json(&c[k]));
     int told = cJSON_GetArraySize(heard) - before;
-    if (told == (changed ? 1 : 0) && (!changed || json_eq(cJSON_GetArrayItem(heard, before), *change))) return 0;
+    bool same = told == (int)count;
+    for (size_t k = 0; same && k < count; k++) same = json_eq(cJSON_GetArrayItem(heard, before + (int)k), cJSON_GetArrayItem(*change, (int)k));
+    if (same) return 0;
     char *last = print_exact(*change), *all = print_exact(heard);
     snprintf(f->code, sizeof f->code, "(callback)");
     snprintf(f->message, sizeof f->message,
-             "%s: rp_breaker_last_change says %s, but the callback was handed %d change(s) (all so far: %s)", path,
+             "%s: rp_breaker_last_changes says %s, but the callback was handed %d change(s) (all so far: %s)", path,
              last ? last : "?", told, all ? all : "?");
     cJSON_free(last);
     cJSON_free(all);

@@ -5,7 +5,8 @@
  * rp_run_attempt_ended_grpc / _aws: tests/fixtures_aws.h), with the case's budget and breaker as
  * rp_budget / rp_breaker handles. It writes the summary keys actions, delays_ms, rules, end,
  * attempts_sent, stats (rp_run_statistics), breaker_changes (the changes the breaker's state-change
- * callback was handed during the run, in order), budget_state and breaker_state (through
+ * callback was handed during the run, in order), signals (each step's rp_run_signal by name),
+ * budget_state and breaker_state (through
  * rp_budget_snapshot and rp_breaker_snapshot);
  * `steps` and `last` (the whole steps as JSON) are left out: no case compares them, and the typed
  * step is checked field by field in test_run.c. A host strategy (`host`) has no C form in a run: such a
@@ -233,6 +234,7 @@ static int run_machine(const cJSON *in, cJSON **out, failure *f) {
     cJSON *actions = cJSON_AddArrayToObject(*out, "actions");
     cJSON *delays = cJSON_AddArrayToObject(*out, "delays_ms");
     cJSON *rules = cJSON_AddArrayToObject(*out, "rules");
+    cJSON *signals = cJSON_AddArrayToObject(*out, "signals");
     rp_run_step step = {0};
     size_t i = 0;
     for (const cJSON *e = ITEM("events")->child; e; e = e->next, i++) {
@@ -245,6 +247,12 @@ static int run_machine(const cJSON *in, cJSON **out, failure *f) {
         cJSON_AddItemToArray(actions, cJSON_CreateString(action));
         if (step.action == RP_RUN_WAIT) cJSON_AddItemToArray(delays, cJSON_CreateNumber((double)step.delay_ms));
         cJSON_AddItemToArray(rules, cJSON_CreateString(step.rule));
+        const char *signal = NULL;
+        if ((rc_ = rp_enum_name(RP_ENUM_RUN_SIGNAL, step.signal, &signal)) != RP_RESULT_OK) {
+            rc = lib_failure(f, rc_, "step.signal");
+            goto done;
+        }
+        cJSON_AddItemToArray(signals, cJSON_CreateString(signal));
     }
     if (i > 0)
         add_name(*out, "end", RP_ENUM_RUN_END, step.end);

@@ -222,8 +222,8 @@ static void out_of_range_enum_values_are_invalid_enum(void **state) {
     assert_int_equal(rp_enum_name(RP_ENUM_STRATEGY, 2, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_NO_RETRY_CAUSE, 6, &name), E);
     assert_int_equal(rp_enum_name(RP_ENUM_RULE, 10, &name), E);
-    assert_int_equal(rp_enum_name(29, 0, &name), E);
-    assert_string_equal(last_error(), "kind: 29 is not a valid rp_enum");
+    assert_int_equal(rp_enum_name(30, 0, &name), E);
+    assert_string_equal(last_error(), "kind: 30 is not a valid rp_enum");
     assert_int_equal(rp_enum_from_name(99, "KV_LOCKED", &value), E);
     assert_int_equal(rp_rule_section(10, &name), E);
     assert_string_equal(name, "untouched");
@@ -789,6 +789,7 @@ static void every_constant_has_a_name_that_parses_back(void **state) {
     round_trip("breaker rule", RP_ENUM_BREAKER_RULE, 5);
     round_trip("run action", RP_ENUM_RUN_ACTION, 3);
     round_trip("run end", RP_ENUM_RUN_END, 6);
+    round_trip("run signal", RP_ENUM_RUN_SIGNAL, 3);
     round_trip("breaker change rule", RP_ENUM_BREAKER_CHANGE_RULE, 6);
     const char *text;
     OK(rp_enum_name(RP_ENUM_REASON, RP_REASON_KV_LOCKED, &text));

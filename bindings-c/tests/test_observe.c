@@ -1,6 +1,6 @@
 /*
  * cmocka tests of what a host observes (issue 27): a breaker's state changes, handed to its
- * callback (rp_breaker_on_change) and read back (rp_breaker_last_change), made by direct calls and
+ * callback (rp_breaker_on_change) and read back (rp_breaker_last_changes), made by direct calls and
  * by runs; and a run's statistics (rp_run_statistics). Clocks are passed in (no real time); every
  * expected change is worked out by hand from the breaker's rules (Couchbase's LazyCircuitBreaker:
  * volume threshold, error percentage, sleep window, one canary, its timeout). The threaded test is
@@ -101,15 +101,15 @@ static void assert_heard(const heard *h, int i, int event, rp_breaker *b, rp_bre
     assert_int_equal(h->state[i], to);
 }
 
-/* rp_breaker_last_change: none, or `from` to `to` by `rule`. */
+/* rp_breaker_last_changes: none, or the one change `from` to `to` by `rule`. */
 static void assert_last(rp_breaker *b, int changed, rp_breaker_state from, rp_breaker_state to,
                         rp_breaker_change_rule rule) {
-    bool got = !changed;
-    rp_breaker_change c;
-    memset(&c, 0xab, sizeof c);
-    OK(rp_breaker_last_change(b, &got, &c));
-    assert_int_equal(got, changed);
-    if (changed) assert_change(&c, from, to, rule);
+    size_t count = 99;
+    rp_breaker_change c[RP_BREAKER_MAX_CHANGES];
+    memset(c, 0xab, sizeof c);
+    OK(rp_breaker_last_changes(b, c, &count));
+    assert_int_equal(count, changed);
+    if (changed) assert_change(&c[0], from, to, rule);
 }
 
 #define NONE 0, 0, 0, 0
@@ -164,7 +164,7 @@ static void each_state_change_reaches_the_callback_once_with_its_rule(void **sta
 }
 
 /* A failed canary opens the circuit again; a canary found timed out by the call that sends the next
- * one is one change, half-open to half-open, by the last rule (breaker_canary). */
+ * one makes two changes, each handed to the callback in order and read back in order. */
 static void a_failed_canary_and_a_timed_out_then_replaced_one(void **state) {
     (void)state;
     rp_breaker *b = breaker_from("{\"volume_threshold\": 1, \"sleep_window_ms\": 100, \"canary_timeout_ms\": 50}");
@@ -183,12 +183,20 @@ static void a_failed_canary_and_a_timed_out_then_replaced_one(void **state) {
     h.now_ms = 362; /* the canary of 211 timed out at 261; 101 ms later the same call sends the next */
     OK(rp_breaker_permit(b, 362, &v));
     assert_true(v.canary);
-    assert_int_equal(h.count, 5);
+    assert_int_equal(h.count, 6);
     assert_heard(&h, 0, 0, b, CLOSED, OPEN, RP_BREAKER_CHANGE_TRIPPED);
     assert_heard(&h, 1, 0, b, OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
     assert_heard(&h, 2, 0, b, HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_FAILED);
     assert_heard(&h, 3, 0, b, OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
-    assert_heard(&h, 4, 0, b, HALF_OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
+    /* The two changes of the permit at 362, in order (the callback reads the state after the call). */
+    assert_change(&h.changes[4], HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_TIMED_OUT);
+    assert_change(&h.changes[5], OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
+    size_t count = 0;
+    rp_breaker_change c[RP_BREAKER_MAX_CHANGES];
+    OK(rp_breaker_last_changes(b, c, &count));
+    assert_int_equal(count, 2);
+    assert_change(&c[0], HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_TIMED_OUT);
+    assert_change(&c[1], OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
     rp_breaker_free(b);
 }
 
@@ -214,7 +222,7 @@ static void the_callback_may_call_the_breaker_again(void **state) {
     rp_breaker_free(b);
 }
 
-/* A new callback replaces the old one; NULL unregisters (rp_breaker_last_change still reports). A
+/* A new callback replaces the old one; NULL unregisters (rp_breaker_last_changes still reports). A
  * disabled breaker never changes state. */
 static void null_unregisters_and_a_new_callback_replaces_the_old(void **state) {
     (void)state;
@@ -254,17 +262,17 @@ static void misuse_of_the_change_functions_is_a_typed_error(void **state) {
     rp_budget *budget = budget_from("{\"kind\": \"retry_quota\"}");
     FAILS(rp_breaker_on_change(NULL, hear, &h), RP_RESULT_NULL_POINTER, "breaker");
     FAILS(rp_breaker_on_change((rp_breaker *)budget, hear, &h), RP_RESULT_INVALID_HANDLE, "breaker");
-    bool changed = true;
-    rp_breaker_change c, untouched;
-    memset(&c, 0xab, sizeof c);
-    memcpy(&untouched, &c, sizeof c);
-    FAILS(rp_breaker_last_change(NULL, &changed, &c), RP_RESULT_NULL_POINTER, "breaker");
-    FAILS(rp_breaker_last_change(b, NULL, &c), RP_RESULT_NULL_POINTER, "changed_out");
-    FAILS(rp_breaker_last_change(b, &changed, NULL), RP_RESULT_NULL_POINTER, "change_out");
-    assert_true(changed);
-    OK(rp_breaker_last_change(b, &changed, &c));
-    assert_false(changed);
-    assert_memory_equal(&c, &untouched, sizeof c); /* written only when there was a change */
+    size_t count = 99;
+    rp_breaker_change c[RP_BREAKER_MAX_CHANGES], untouched[RP_BREAKER_MAX_CHANGES];
+    memset(c, 0xab, sizeof c);
+    memcpy(untouched, c, sizeof c);
+    FAILS(rp_breaker_last_changes(NULL, c, &count), RP_RESULT_NULL_POINTER, "breaker");
+    FAILS(rp_breaker_last_changes(b, NULL, &count), RP_RESULT_NULL_POINTER, "changes_out");
+    FAILS(rp_breaker_last_changes(b, c, NULL), RP_RESULT_NULL_POINTER, "count_out");
+    assert_int_equal(count, 99);
+    OK(rp_breaker_last_changes(b, c, &count));
+    assert_int_equal(count, 0);
+    assert_memory_equal(c, untouched, sizeof c); /* only the changes made are written */
     const char *name = NULL;
     OK(rp_enum_name(RP_ENUM_BREAKER_CHANGE_RULE, RP_BREAKER_CHANGE_CANARY_TIMED_OUT, &name));
     assert_string_equal(name, "canary_timed_out");
@@ -274,7 +282,7 @@ static void misuse_of_the_change_functions_is_a_typed_error(void **state) {
     FAILS(rp_enum_name(RP_ENUM_BREAKER_CHANGE_RULE, 6, &name), RP_RESULT_INVALID_ENUM, "value");
     rp_breaker_free(b);
     FAILS(rp_breaker_on_change(b, hear, &h), RP_RESULT_INVALID_HANDLE, "breaker");
-    FAILS(rp_breaker_last_change(b, &changed, &c), RP_RESULT_INVALID_HANDLE, "breaker");
+    FAILS(rp_breaker_last_changes(b, c, &count), RP_RESULT_INVALID_HANDLE, "breaker");
     rp_budget_free(budget);
     assert_int_equal(h.count, 0);
 }
@@ -346,17 +354,21 @@ static void a_run_hands_its_breaker_changes_to_the_callback_and_counts_what_it_d
     h.event = 1, h.now_ms = 0;
     OK(rp_run_start(run, 0.0, NAN, &s));
     h.event = 2, h.now_ms = 10;
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_NONE);
     OK(rp_run_attempt_ended(run, &failed, 10.0, NAN, -1, &s));
     assert_int_equal(s.delay_ms, 1);
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_RETRY);
     h.event = 3, h.now_ms = 11;
     OK(rp_run_wait_ended(run, 11.0, NAN, &s));
     assert_string_equal(s.rule, "breaker_wait");
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_NONE); /* a wait for the breaker is no retry */
     h.event = 4, h.now_ms = 111;
     OK(rp_run_wait_ended(run, 111.0, NAN, &s));
     assert_true(s.breaker.canary);
     h.event = 5, h.now_ms = 120;
     OK(rp_run_attempt_ended(run, &success, 120.0, NAN, -1, &s));
     assert_int_equal(s.end, RP_RUN_END_SUCCEEDED);
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_NONE);
 
     assert_int_equal(h.count, 3);
     assert_heard(&h, 0, 2, breaker, CLOSED, OPEN, RP_BREAKER_CHANGE_TRIPPED);
@@ -403,6 +415,10 @@ static void a_budget_refusal_is_counted_and_ends_the_run(void **state) {
     rp_outcome o = of_kind(RP_OUTCOME_HTTP, 503);
     OK(rp_run_attempt_ended(run, &o, 5.0, NAN, -1, &s));
     assert_int_equal(s.end, RP_RUN_END_GAVE_UP);
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_GIVE_UP);
+    const char *name = NULL;
+    OK(rp_enum_name(RP_ENUM_RUN_SIGNAL, s.signal, &name));
+    assert_string_equal(name, "give_up");
     rp_run_stats st = stats_of(run, 1, 0, 0, 5, 1, 0, RP_RUN_END_GAVE_UP);
     assert_string_equal(st.last_rule, "token_bucket_at_or_below_half");
     assert_true(st.has_last_reason);
@@ -417,20 +433,53 @@ static void a_budget_refusal_is_counted_and_ends_the_run(void **state) {
     rp_budget_free(budget);
 }
 
+/* A breaker of `doc` restored from `snapshot`. */
+static rp_breaker *restored(const char *doc, const char *snapshot) {
+    rp_breaker *b = NULL;
+    OK(rp_breaker_restore(doc, strlen(doc), snapshot, strlen(snapshot), &b));
+    return b;
+}
+
+/* A KV get run over `breaker`, whose changes go to `h`, started at 200 (event 1) into `s`. */
+static rp_run *started_at_200(rp_breaker *breaker, heard *h, rp_run_step *s) {
+    rp_run *run = new_run(KV_GET, NULL, breaker);
+    OK(rp_breaker_on_change(breaker, hear, h));
+    h->event = 1, h->now_ms = 200;
+    OK(rp_run_start(run, 200.0, NAN, s));
+    return run;
+}
+
+/* A breaker restored half-open (a canary sent at 0, never answered; timeout 50 ms, window 100 ms):
+ * the run's start at 200 finds that canary timed out at 50 and, the window over at 150, sends this
+ * attempt as the next canary: one step, two changes, each handed to the callback in order. */
+static void a_run_step_that_makes_two_changes_hands_each_in_order(void **state) {
+    (void)state;
+    rp_breaker *breaker = restored("{\"volume_threshold\": 1, \"sleep_window_ms\": 100, \"canary_timeout_ms\": 50}",
+                                   "{\"version\": 1, \"state\": \"half_open\", \"since_ms\": 0, "
+                                   "\"window_start_ms\": null, \"total\": 0, \"failures\": 0}");
+    heard h = {0};
+    rp_run_step s;
+    rp_run *run = started_at_200(breaker, &h, &s);
+    assert_int_equal(s.action, RP_RUN_SEND);
+    assert_true(s.breaker.canary);
+    assert_int_equal(h.count, 2);
+    assert_change(&h.changes[0], HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_TIMED_OUT);
+    assert_change(&h.changes[1], OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
+    assert_int_equal(h.events[0], 1);
+    assert_int_equal(h.events[1], 1);
+    rp_run_free(run);
+    rp_breaker_free(breaker);
+}
+
 /* A breaker open since 0 with a 100 ms window: the run's first attempt at 200 is the canary; the
  * host cancels it at 210, so the canary is released (open again, its window over). */
 static void a_cancelled_canary_is_released(void **state) {
     (void)state;
-    const char *snapshot =
-        "{\"version\": 1, \"state\": \"open\", \"since_ms\": 0, \"window_start_ms\": 0, \"total\": 1, \"failures\": 1}";
-    rp_breaker *breaker = NULL;
-    OK(rp_breaker_restore(SMALL_BREAKER, strlen(SMALL_BREAKER), snapshot, strlen(snapshot), &breaker));
-    rp_run *run = new_run(KV_GET, NULL, breaker);
+    rp_breaker *breaker = restored(SMALL_BREAKER, "{\"version\": 1, \"state\": \"open\", \"since_ms\": 0, "
+                                                  "\"window_start_ms\": 0, \"total\": 1, \"failures\": 1}");
     heard h = {0};
-    OK(rp_breaker_on_change(breaker, hear, &h));
     rp_run_step s;
-    h.event = 1, h.now_ms = 200;
-    OK(rp_run_start(run, 200.0, NAN, &s));
+    rp_run *run = started_at_200(breaker, &h, &s);
     h.event = 2, h.now_ms = 210;
     OK(rp_run_cancel(run, 210.0, &s));
     assert_int_equal(h.count, 2);
@@ -491,6 +540,7 @@ int main(void) {
         cmocka_unit_test(misuse_of_the_change_functions_is_a_typed_error),
         cmocka_unit_test(a_run_hands_its_breaker_changes_to_the_callback_and_counts_what_it_did),
         cmocka_unit_test(a_budget_refusal_is_counted_and_ends_the_run),
+        cmocka_unit_test(a_run_step_that_makes_two_changes_hands_each_in_order),
         cmocka_unit_test(a_cancelled_canary_is_released),
         cmocka_unit_test(a_breaker_freed_before_its_run_still_reports_through_the_run),
         cmocka_unit_test(misuse_of_the_statistics_is_a_typed_error),

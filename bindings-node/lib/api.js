@@ -29,13 +29,13 @@
 //   controlledBackoff(attempt), backoffDelay(ph, attempt, random, previousDelayMs) → ms
 //   requestFromJson(text) → the request's wire form as text
 //   new BudgetHandle(documentText, stateText?), new BreakerHandle(documentText, stateText?): see ./budget.js;
-//     a BreakerHandle's lastChange() → the change its last permit or record made, as JSON text
-//     (`{"from", "to", "rule"}`), or null/undefined for none
+//     a BreakerHandle's lastChanges() → the changes its last permit or record made, in order, as
+//     JSON text (`[{"from", "to", "rule"}, ...]`, `[]` for none)
 //   new RunHandle(configText, strategy, strategyPh, budgetHandle, breakerHandle), the core's run
 //     machine; its events start(budget, breaker, nowMs, random, strategy, strategyPh),
 //     attemptEnded(budget, breaker, outcome, nowMs, random, nowUnixMs, strategy, strategyPh,
 //     mongoErrorText), waitEnded(budget, breaker, nowMs, random, strategy, strategyPh),
-//     cancel(budget, breaker, nowMs) → a camelCase step (its breakerChange included); attemptsSent;
+//     cancel(budget, breaker, nowMs) → a camelCase step (its breakerChanges and signal included); attemptsSent;
 //     statsJson() → the core's RunStats as JSON text in the wire form. The strategy, budget and
 //     breaker are the same on every event of a run: a backend may bind them at construction
 //     (wasm) or take them per event (napi).
@@ -44,7 +44,7 @@
 // start(budget, breaker, nowMs, random, strategy, strategyPh, make) creates and starts a run in one
 // call → [runHandle, step]; RunHandle's events then take `make`, a function that builds the step
 // from positional arguments, and succeeded(budget, breaker, nowMs) tells a success without a step
-// (it returns the step's breaker change as JSON text, or null).
+// (it returns the step's breaker changes as JSON text of a list, or null for none).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, runStats, toWire, camelPath, jsonApi } = require('./json.js')
@@ -613,9 +613,9 @@ function makeApi(backend) {
       }
     }
 
-    /** `step`, once the breaker's change it carries (if any) is reported by the breaker. */
+    /** `step`, once each breaker change it carries is reported by the breaker, in order. */
     #reported(step) {
-      if (step.breakerChange !== null && this.#breakerObject !== undefined) breakerStepChanged(this.#breakerObject, step.breakerChange)
+      if (this.#breakerObject !== undefined) breakerStepChanged(this.#breakerObject, step.breakerChanges)
       return step
     }
 

@@ -151,9 +151,9 @@ export type BreakerChangeRule =
   | 'canary_released'
 
 /**
- * A change of a circuit's state made by one call (`permit`, `record`, or a run's step): the state
- * before it, the state after it and the rule (one call may make two changes, a canary past its
- * timeout counted failed and the caller made the next canary: then `from` may equal `to`).
+ * One change of a circuit's state made by a call (`permit`, `record`, or a run's step): the state
+ * before it, the state after it and the rule. One call may make two changes (a canary past its
+ * timeout counted failed, then the caller made the next canary): each is reported on its own, in order.
  */
 export interface BreakerChange {
   readonly from: BreakerState
@@ -163,6 +163,8 @@ export interface BreakerChange {
 
 /** Options of a CircuitBreaker. */
 export interface CircuitBreakerOptions {
+  /** The name its metrics carry as `retrypolicy.breaker.name` (default `'default'`), so two breakers keep two gauge points. */
+  name?: string | null
   /** Called after each change of the breaker's state (`this`: the breaker); what it throws is rethrown outside the call (an uncaught exception), the change standing. */
   onStateChange?: ((this: CircuitBreaker, change: BreakerChange) => void) | null
 }
@@ -181,10 +183,12 @@ export declare class CircuitBreaker {
   constructor(document?: BreakerDocument | string | null, options?: CircuitBreakerOptions | null)
   /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required: null throws missing_field). */
   static restore(document: BreakerDocument | string | null | undefined, state: BreakerSnapshot | string, options?: CircuitBreakerOptions | null): CircuitBreaker
-  /** The change of state the last `permit` or `record` made (directly, or in a run's step), or null. */
-  readonly lastChange: BreakerChange | null
+  /** The changes of state the last `permit` or `record` made (directly, or in a run's step), in order; empty for none. */
+  readonly lastChanges: readonly BreakerChange[]
   /** The callback given as `onStateChange`, or null. */
   readonly onStateChange: ((this: CircuitBreaker, change: BreakerChange) => void) | null
+  /** The name its metrics carry as `retrypolicy.breaker.name` (`'default'` when none was given). */
+  readonly name: string
   /** Listens to every change of the breaker's state. */
   on(event: 'stateChange', listener: (this: CircuitBreaker, change: BreakerChange) => void): this
   /** Listens to every change of the breaker's state (`on`). */

@@ -12,6 +12,8 @@ const { breakerObserved, breakerChanged } = require('./observe.js')
 const HANDLE = Symbol('retrypolicy.state')
 /** A breaker's `onStateChange` callback (undefined for none). */
 const CALLBACK = Symbol('retrypolicy.onStateChange')
+/** A breaker's name (the `name` option), for its metrics. */
+const NAME = Symbol('retrypolicy.breakerName')
 /** `new CircuitBreaker({[RESTORED]: handle}, options)`: `restore`'s way to a breaker over a handle it made. */
 const RESTORED = Symbol('retrypolicy.restored')
 
@@ -42,19 +44,23 @@ function budgetEvent(event) {
   return event
 }
 
-/** A breaker's options: `{onStateChange?}`, checked; the callback or undefined. */
-function stateCallback(options) {
-  if (options === undefined || options === null) return undefined
-  if (typeof options !== 'object') throw invalidType('options', 'an options object {onStateChange?}', options)
-  const { onStateChange } = options
+/** The name of a breaker given none (spec-fixtures/observability.json, `breaker_name_default`). */
+const DEFAULT_BREAKER_NAME = 'default'
+
+/** A breaker's options: `{onStateChange?, name?}`, checked; `[the callback or undefined, the name]`. */
+function breakerOptions(options) {
+  if (options === undefined || options === null) return [undefined, DEFAULT_BREAKER_NAME]
+  if (typeof options !== 'object') throw invalidType('options', 'an options object {onStateChange?, name?}', options)
+  const { onStateChange, name } = options
   if (onStateChange !== undefined && onStateChange !== null && typeof onStateChange !== 'function') {
     throw invalidType('onStateChange', 'a function (change) => void', onStateChange)
   }
-  return onStateChange ?? undefined
+  if (name !== undefined && name !== null && typeof name !== 'string') throw invalidType('name', "a string (the breaker's name)", name)
+  return [onStateChange ?? undefined, name ?? DEFAULT_BREAKER_NAME]
 }
 
-/** A change as a handle gives it (JSON text, or null/undefined for none) → `{from, to, rule}` or null. */
-const changeOf = (text) => (text === null || text === undefined ? null : JSON.parse(text))
+/** Changes as a handle gives them (JSON text of a list, or null/undefined for none) → `[{from, to, rule}, ...]`. */
+const changesOf = (text) => (text === null || text === undefined ? [] : JSON.parse(text))
 
 /**
  * `RetryBudget`, `CircuitBreaker`, `decideWithBudget` and `explainWithBudget` over the binding's
@@ -114,18 +120,23 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
    * core's, behind a handle no property reaches.
    */
   class CircuitBreaker extends EventEmitter {
-    /** A closed breaker from its document (`{volume_threshold?, sleep_window_ms?, ...}`); none or null: Couchbase's defaults. `options.onStateChange(change)` is called after each change. */
+    /**
+     * A closed breaker from its document (`{volume_threshold?, sleep_window_ms?, ...}`); none or null: Couchbase's defaults.
+     * `options.onStateChange(change)` is called after each change; `options.name` (default `'default'`) is the
+     * `retrypolicy.breaker.name` its metrics carry.
+     */
     constructor(document, options) {
       super()
-      const callback = stateCallback(options)
+      const [callback, name] = breakerOptions(options)
       const restored = document !== null && typeof document === 'object' ? document[RESTORED] : undefined
       Object.defineProperty(this, HANDLE, { value: restored ?? new BreakerHandle(breakerText(document), undefined) })
       Object.defineProperty(this, CALLBACK, { value: callback })
+      Object.defineProperty(this, NAME, { value: name })
     }
 
     /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required), with `options` as the constructor's. */
     static restore(document, state, options) {
-      stateCallback(options)
+      breakerOptions(options)
       const handle = new BreakerHandle(breakerText(document), stateText(state))
       return new CircuitBreaker({ [RESTORED]: handle }, options)
     }
@@ -143,21 +154,28 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
       if (breakerObserved(this, this[CALLBACK])) this.#report()
     }
 
-    /** Reports the change the last call made, if any. */
+    /** Reports each change the last call made, in order. */
     #report() {
-      const change = changeOf(this[HANDLE].lastChange())
-      if (change !== null) breakerChanged(this, this[CALLBACK], change)
+      for (const change of changesOf(this[HANDLE].lastChanges())) breakerChanged(this, this[CALLBACK], change)
     }
 
-    /** The change of state the last `permit` or `record` made (directly, or in a run's step): `{from, to, rule}`, or null. */
-    get lastChange() {
-      const change = changeOf(this[HANDLE].lastChange())
-      return change === null ? null : Object.freeze(change)
+    /**
+     * The changes of state the last `permit` or `record` made (directly, or in a run's step), in
+     * order: `[{from, to, rule}, ...]`, empty when it made none (two when a timed-out canary was
+     * replaced at once).
+     */
+    get lastChanges() {
+      return Object.freeze(changesOf(this[HANDLE].lastChanges()).map((c) => Object.freeze(c)))
     }
 
     /** The callback given as `onStateChange`, or null. */
     get onStateChange() {
       return this[CALLBACK] ?? null
+    }
+
+    /** The name its metrics carry as `retrypolicy.breaker.name` (`'default'` when none was given). */
+    get name() {
+      return this[NAME]
     }
 
     /** The circuit's state at `nowMs`: `'closed'`, `'open'` or `'half_open'`; changes nothing. */
@@ -177,12 +195,14 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
   }
 
   /**
-   * Reports `change` (a run's step's `breakerChange`, or the JSON text a handle gave) of `breaker`
-   * (a CircuitBreaker of this package) as its own calls do; nothing for none.
+   * Reports each of `changes` (a run's step's `breakerChanges`, or the JSON text of such a list a
+   * handle gave), in order, of `breaker` (a CircuitBreaker of this package) as its own calls do;
+   * nothing for none.
    */
-  function breakerStepChanged(breaker, change) {
-    const c = typeof change === 'string' ? changeOf(change) : change
-    if (c !== null && c !== undefined && breakerObserved(breaker, breaker[CALLBACK])) breakerChanged(breaker, breaker[CALLBACK], c)
+  function breakerStepChanged(breaker, changes) {
+    const list = typeof changes === 'string' ? changesOf(changes) : changes
+    if (list === null || list === undefined || list.length === 0 || !breakerObserved(breaker, breaker[CALLBACK])) return
+    for (const c of list) breakerChanged(breaker, breaker[CALLBACK], c)
   }
 
   /** A verdict in the wire form (its keys are single words; anything else is the core's to refuse). */

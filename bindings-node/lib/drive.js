@@ -125,8 +125,8 @@ function checkRunNumbers(o) {
 }
 
 /** A step as the addon's `make` hands it over: the core's RunStep's keys, in its order, camelCase. */
-function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange) {
-  return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange }
+function makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChanges, signal) {
+  return { action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChanges, signal }
 }
 
 /** A `decide` decision in a step, as the addon's `make.decision` hands it over: the wire form's keys, camelCase. */
@@ -147,8 +147,8 @@ makeStep.breaker = function breaker(permitted, canary, state, reason, rule, sour
 }
 
 /** A run's first step as `RunConfigHandle.start` hands it over with the run: `[run, step]`. */
-function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange, run) {
-  return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange)]
+function makeStarted(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChanges, signal, run) {
+  return [run, makeStep(action, attempt, timeoutMs, delayMs, end, reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChanges, signal)]
 }
 Object.assign(makeStarted, { decision: makeStep.decision, budget: makeStep.budget, breaker: makeStep.breaker })
 
@@ -185,9 +185,9 @@ function runStarts(Run, prepared) {
       this.breakerObject = breakerObject
     }
 
-    /** `step`, once the breaker's change it carries (if any) is reported by the breaker. */
+    /** `step`, once each breaker change it carries is reported by the breaker, in order. */
     reported(step) {
-      if (step.breakerChange !== null && this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, step.breakerChange)
+      if (this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, step.breakerChanges)
       return step
     }
 
@@ -203,15 +203,15 @@ function runStarts(Run, prepared) {
       return this.reported(step)
     }
 
-    /** The attempt succeeded: the run is done, and no step is built (a change of the breaker is reported). */
+    /** The attempt succeeded: the run is done, and no step is built (the breaker's changes are reported). */
     succeeded(nowMs) {
-      let change
+      let changes
       try {
-        change = this.h.succeeded(this.budget, this.breaker, nowMs)
+        changes = this.h.succeeded(this.budget, this.breaker, nowMs)
       } catch (e) {
         throw camelError(e)
       }
-      if (change !== null && change !== undefined && this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, change)
+      if (changes !== null && changes !== undefined && this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, changes)
     }
 
     /** The wait is over. */

@@ -2,8 +2,8 @@
 // What runs and breakers report as they go, with nothing of OpenTelemetry loaded: a breaker's state
 // changes (its `onStateChange` callback, its 'stateChange' event and the BREAKER_CHANNEL
 // diagnostics channel), and the hand-off to ./otel.js while it is instrumented (`observers.sink`).
-// Conversion only: each change is the core's (`CircuitBreaker::last_change`, a step's
-// `breaker_change`), reported as it came.
+// Conversion only: each change is the core's (`CircuitBreaker::last_changes`, a step's
+// `breaker_changes`: every change a call made, in order), reported as it came, one at a time.
 
 /** The `node:diagnostics_channel` channel `name`, or undefined where that module does not exist (a page). */
 function channelNamed(name) {
@@ -21,7 +21,7 @@ const breakerChannel = channelNamed(BREAKER_CHANNEL)
 
 /**
  * Where the signals of runs and breakers go: `sink`, while ./otel.js is instrumented, is its
- * recorder (`step(step, http)`, `breakerChanged(change)`); else undefined, and nothing is recorded.
+ * recorder (`step(step, http)`, `breakerChanged(change, breakerName)`); else undefined, and nothing is recorded.
  */
 const observers = { sink: undefined }
 
@@ -76,7 +76,7 @@ const delivering = new WeakMap()
 /** Reports the change `c` of `breaker` to the channel, OpenTelemetry, `callback` and the event. */
 function deliver(breaker, callback, c) {
   if (breakerChannel?.hasSubscribers) breakerChannel.publish({ breaker, from: c.from, to: c.to, rule: c.rule })
-  observers.sink?.breakerChanged(c)
+  observers.sink?.breakerChanged(c, breaker.name)
   if (callback !== undefined) {
     try {
       callback.call(breaker, c)

@@ -8,8 +8,8 @@
 // by a direct `permit`/`record`. A host that drives a `Run` itself hands each step to `record`.
 // The names, units and attributes are the table of spec-fixtures/observability.json (README,
 // "Observability"), shared with the Python binding. Conversion only: what each step records is
-// read off the core's step (its action, end, reason, rule, delay, the budget's and breaker's
-// verdicts), nothing decided here.
+// read off the core's step (its action, its signal: retry, give_up or none, its end, reason, rule,
+// delay, the budget's and breaker's verdicts), nothing decided here.
 
 const SCOPE = 'retrypolicy'
 const ATTEMPT = 'retrypolicy.attempt'
@@ -20,6 +20,7 @@ const END = 'retrypolicy.end'
 const BUDGET_KIND = 'retrypolicy.budget.kind'
 const BREAKER_FROM = 'retrypolicy.breaker.from'
 const BREAKER_TO = 'retrypolicy.breaker.to'
+const BREAKER_NAME = 'retrypolicy.breaker.name'
 const RESEND_COUNT = 'http.request.resend_count'
 /** The breaker state gauge's values (resilience4j's numbering). */
 const STATES = Object.freeze({ closed: 0, open: 1, half_open: 2 })
@@ -90,29 +91,27 @@ class Recorder {
     const i = this.instruments
     const { budget, breaker } = step
     if (budget !== null && budget !== undefined && !budget.permitted) i.budgetRefusals.add(1, { [BUDGET_KIND]: budget.kind, [RULE]: budget.rule })
-    const held = breaker !== null && breaker !== undefined && !breaker.permitted
-    if (held) i.breakerRejections.add(1, { [RULE]: breaker.rule })
-    if (step.action === 'send') {
-      i.attempts.add(1)
-    } else if (step.action === 'wait') {
-      if (held) return // a wait for the breaker's window, not a retry
+    if (breaker !== null && breaker !== undefined && !breaker.permitted) i.breakerRejections.add(1, { [RULE]: breaker.rule })
+    if (step.action === 'send') i.attempts.add(1)
+    // What the step is (a retry, a give-up, or neither) is the core's `signal`.
+    if (step.signal === 'retry') {
       const because = why(step)
       i.retries.add(1, because)
       const event = { [ATTEMPT]: step.attempt - 1, ...because, [DELAY]: int(step.delayMs) }
       if (http) event[RESEND_COUNT] = step.attempt - 1
       this.trace.getActiveSpan()?.addEvent('retrypolicy.retry', event)
-    } else if (step.end === 'gave_up' || step.end === 'timed_out') {
+    } else if (step.signal === 'give_up') {
       const ended = { [END]: step.end, ...why(step) }
       i.giveUps.add(1, ended)
       this.trace.getActiveSpan()?.addEvent('retrypolicy.give_up', { [ATTEMPT]: step.attempt, ...ended })
     }
   }
 
-  /** Records a breaker's state change (`{from, to, rule}`): the counter, then the state gauge. */
-  breakerChanged(change) {
+  /** Records a state change (`{from, to, rule}`) of the breaker named `name`: the counter, then the state gauge (one point per name). */
+  breakerChanged(change, name) {
     const i = this.instruments
-    i.stateChanges.add(1, { [BREAKER_FROM]: change.from, [BREAKER_TO]: change.to, [RULE]: change.rule })
-    i.state.record(STATES[change.to])
+    i.stateChanges.add(1, { [BREAKER_NAME]: name, [BREAKER_FROM]: change.from, [BREAKER_TO]: change.to, [RULE]: change.rule })
+    i.state.record(STATES[change.to], { [BREAKER_NAME]: name })
   }
 }
 

@@ -90,6 +90,9 @@ export type RunOutcome =
 /** How a run ended. */
 export type RunEnd = 'succeeded' | 'final' | 'gave_up' | 'timed_out' | 'cancelled'
 
+/** What a step is for an observer's signals: a retry, a give-up, or neither (the core's `RunSignal`). */
+export type RunSignal = 'retry' | 'give_up' | 'none'
+
 /** What every step carries. */
 interface RunStepBase {
   /** Send: the attempt to send (the first is 1); wait: the attempt that follows it; done: attempts sent. */
@@ -110,8 +113,10 @@ interface RunStepBase {
   readonly budget: BudgetVerdict | null
   /** The breaker's verdict, when it was asked for this step. */
   readonly breaker: BreakerVerdict | null
-  /** The change of the breaker's state this step's call made (asking it, telling it the attempt's end, releasing a cancelled canary), or null; the breaker reports it too. */
-  readonly breakerChange: BreakerChange | null
+  /** The changes of the breaker's state this step's call made (asking it, telling it the attempt's end, releasing a cancelled canary), in order; empty for none; the breaker reports each too. */
+  readonly breakerChanges: readonly BreakerChange[]
+  /** What the step is for an observer (the core decides it): `retry` (a wait after a failed attempt), `give_up` (an end that gave up or timed out) or `none`. */
+  readonly signal: RunSignal
 }
 
 /** Send attempt `attempt` now; it must end within `timeoutMs` (none: no bound). */

@@ -165,11 +165,11 @@ impl BreakerHandle {
         })
     }
 
-    /// The change of state the last `permit` or `record` made (directly, or in a run's step) as
-    /// JSON text (`{"from", "to", "rule"}`), or null when it made none.
+    /// The changes of state the last `permit` or `record` made (directly, or in a run's step), in
+    /// order, as JSON text (`[{"from", "to", "rule"}, ...]`; `[]` when it made none).
     #[napi(catch_unwind)]
-    pub fn last_change(&self) -> Option<String> {
-        self.breaker.last_change().map(|c| json(&c))
+    pub fn last_changes(&self) -> String {
+        json(&self.breaker.last_changes())
     }
 
     /// The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing.

@@ -150,7 +150,7 @@ impl RunHandle {
 
     /// The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
     /// is built for it (the runners return the attempt's result without reading one). The step's
-    /// breaker change (a canary's success closing the circuit) as JSON text, or null for none.
+    /// breaker changes (a canary's success closing the circuit) as JSON text (a list), or null for none.
     #[napi(catch_unwind)]
     pub fn succeeded(
         &mut self,
@@ -164,9 +164,11 @@ impl RunHandle {
             let step = self
                 .run
                 .attempt_ended(&Outcome::Success, clock, guards(budget, breaker), None)?;
-            step.breaker_change
-                .map(|c| wire(&c).map(|v| v.to_string()))
-                .transpose()
+            if step.breaker_changes.is_empty() {
+                Ok(None)
+            } else {
+                wire(&step.breaker_changes).map(|v| Some(v.to_string()))
+            }
         })
     }
 
@@ -446,7 +448,7 @@ fn step_out<'a>(anchor: &Unknown<'a>, make: Option<Unknown<'a>>, step: &RunStep)
 }
 
 /// The step built by the JavaScript layer's `make(action, attempt, timeoutMs, delayMs, end,
-/// reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChange[, run])`:
+/// reason, rule, section, elapsedMs, retryAfterMs, decision, budget, breaker, breakerChanges, signal[, run])`:
 /// the scalars as
 /// arguments; `decide`'s decision (when the budget did not refuse it) by `make.decision`, with
 /// `decide`'s arguments (crate::decision), and the budget's and breaker's verdicts by
@@ -493,16 +495,14 @@ fn step_built<'a>(make: &Unknown<'a>, step: &RunStep, run: Option<sys::napi_valu
             Some(v) => breaker_out(make, v)?,
             None => arg(make, Null)?,
         },
-        nested(
-            step.breaker_change.as_ref().map(wire).transpose()?,
-            "breakerChange",
-        )?,
+        to_js(make, &wire(&step.breaker_changes)?, "breakerChanges")?,
+        name_arg(make, step.signal.name())?,
     ];
     match run {
         Some(run) => {
-            let mut with_run = [ptr::null_mut(); 15];
-            with_run[..14].copy_from_slice(&args);
-            with_run[14] = run;
+            let mut with_run = [ptr::null_mut(); 16];
+            with_run[..15].copy_from_slice(&args);
+            with_run[15] = run;
             call(make, &with_run)
         }
         None => call(make, &args),

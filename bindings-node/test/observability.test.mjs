@@ -237,11 +237,11 @@ test(`[${which}] retry: two retries, a budget refusal, a breaker that opens and 
     [key('retrypolicy.give_ups', { end: 'gave_up', reason, rule: refused })]: 1,
     [key('retrypolicy.budget.refusals', { budget__kind: 'retry_quota', rule: refused })]: 1,
     [key('retrypolicy.breaker.rejections', { rule: 'breaker_open' })]: 2,
-    [key('retrypolicy.breaker.state_changes', { breaker__from: 'closed', breaker__to: 'open', rule: 'breaker_tripped' })]: 1,
-    [key('retrypolicy.breaker.state_changes', { breaker__from: 'open', breaker__to: 'half_open', rule: 'breaker_canary' })]: 3,
-    [key('retrypolicy.breaker.state_changes', { breaker__from: 'half_open', breaker__to: 'open', rule: 'canary_failed' })]: 2,
-    [key('retrypolicy.breaker.state_changes', { breaker__from: 'half_open', breaker__to: 'closed', rule: 'canary_succeeded' })]: 1,
-    [key('retrypolicy.breaker.state')]: 0,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'closed', breaker__to: 'open', rule: 'breaker_tripped' })]: 1,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'open', breaker__to: 'half_open', rule: 'breaker_canary' })]: 3,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'half_open', breaker__to: 'open', rule: 'canary_failed' })]: 2,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'half_open', breaker__to: 'closed', rule: 'canary_succeeded' })]: 1,
+    [key('retrypolicy.breaker.state', { breaker__name: 'default' })]: 0,
   })
   const retried = { 'retrypolicy.reason': reason, 'retrypolicy.rule': backoff }
   assert.deepEqual(spanEvents(), [
@@ -292,10 +292,13 @@ test(`[${which}] retryFetch: each retry event carries http.request.resend_count`
 
 test(`[${which}] a direct breaker call records its change; nothing is recorded once uninstrumented`, async () => {
   const breaker = new rp.CircuitBreaker({ volume_threshold: 1 })
+  assert.equal(breaker.name, TABLE.breaker_name_default)
+  assert.equal(breaker.name, 'default')
   breaker.record(0, 'failure')
+  const name = { 'retrypolicy.breaker.name': 'default' }
   assert.deepEqual(await collect(), [
-    { metric: 'retrypolicy.breaker.state_changes', value: 1, attributes: { 'retrypolicy.breaker.from': 'closed', 'retrypolicy.breaker.to': 'open', 'retrypolicy.rule': 'breaker_tripped' } },
-    { metric: 'retrypolicy.breaker.state', value: 1, attributes: {} },
+    { metric: 'retrypolicy.breaker.state_changes', value: 1, attributes: { ...name, 'retrypolicy.breaker.from': 'closed', 'retrypolicy.breaker.to': 'open', 'retrypolicy.rule': 'breaker_tripped' } },
+    { metric: 'retrypolicy.breaker.state', value: 1, attributes: name },
   ])
   assert.equal(rp.otel.isInstrumented(), true)
   rp.otel.uninstrument()
@@ -307,6 +310,23 @@ test(`[${which}] a direct breaker call records its change; nothing is recorded o
   })), rp.RetryTimeoutError) // the breaker opened (5 s) past the deadline (1 s)
   rp.otel.record({ action: 'send', attempt: 1, budget: null, breaker: null })
   assert.deepEqual([await collect(), spanEvents()], [[], []])
+})
+
+test(`[${which}] two named breakers keep their own gauge points, read back from the SDK`, async () => {
+  // "kv" trips (open); "query" trips, then sends its canary past its 100 ms window (half-open).
+  const kv = new rp.CircuitBreaker({ volume_threshold: 1 }, { name: 'kv' })
+  const query = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100 }, new rp.CircuitBreaker().snapshot(), { name: 'query' })
+  assert.deepEqual([kv.name, query.name], ['kv', 'query'])
+  kv.record(0, 'failure')
+  query.record(0, 'failure')
+  assert.ok(query.permit(101).canary)
+  const points = await collect()
+  const gauge = Object.fromEntries(points.filter((p) => p.metric === 'retrypolicy.breaker.state').map((p) => [p.attributes['retrypolicy.breaker.name'], p.value]))
+  assert.deepEqual(gauge, { kv: 1, query: 2 })
+  const changes = points.filter((p) => p.metric === 'retrypolicy.breaker.state_changes')
+    .map((p) => [p.attributes['retrypolicy.breaker.name'], p.attributes['retrypolicy.rule'], p.value]).sort()
+  assert.deepEqual(changes, [['kv', 'breaker_tripped', 1], ['query', 'breaker_canary', 1], ['query', 'breaker_tripped', 1]])
+  assert.throws(() => new rp.CircuitBreaker(null, { name: 7 }), (e) => e.code === 'invalid_type' && e.field === 'name')
 })
 
 test(`[${which}] instrument() before the SDK registers the global meter provider records on it once it does`, async () => {

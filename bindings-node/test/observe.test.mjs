@@ -1,5 +1,5 @@
 // What a run and a breaker report without OpenTelemetry (issue 27): a breaker's state changes
-// (onStateChange, the 'stateChange' event, BREAKER_CHANNEL, lastChange), a run's statistics (Run,
+// (onStateChange, the 'stateChange' event, BREAKER_CHANNEL, lastChanges), a run's statistics (Run,
 // the runners' onStats and their give-up errors), and the testing switch (instant sleeps, seeded
 // draws). Every clock and sleep is injected; no test bounds real elapsed time. Binding-agnostic.
 import { test, afterEach } from 'node:test'
@@ -34,7 +34,7 @@ test(`[${which}] a breaker reports each change to its callback, its event and th
   diagnostics.subscribe(rp.BREAKER_CHANNEL, listener)
   try {
     breaker.record(0, 'failure') // one failure of two: no change
-    assert.deepEqual([calls, breaker.lastChange], [[], null])
+    assert.deepEqual([calls, breaker.lastChanges], [[], []])
     breaker.record(1, 'failure') // tripped
     assert.equal(breaker.permit(50).permitted, false) // open within the window: no change
     assert.ok(breaker.permit(102).canary) // the canary, past the window (opened at 1, 100 ms)
@@ -53,9 +53,10 @@ test(`[${which}] a breaker reports each change to its callback, its event and th
   assert.ok(calls.every(([, , c]) => Object.isFrozen(c)))
   assert.deepEqual(messages, [tripped, canary, closed].map((c) => ({ breaker, ...c })))
   assert.equal(rp.BREAKER_CHANNEL, 'retrypolicy:breaker')
-  assert.deepEqual(breaker.lastChange, closed)
+  assert.deepEqual(breaker.lastChanges, [closed])
+  assert.ok(Object.isFrozen(breaker.lastChanges) && Object.isFrozen(breaker.lastChanges[0]))
   breaker.record(104, 'success')
-  assert.equal(breaker.lastChange, null) // the last call changed nothing
+  assert.deepEqual(breaker.lastChanges, []) // the last call changed nothing
   assert.equal(calls.length, 6)
 })
 
@@ -78,10 +79,64 @@ test(`[${which}] a run's step reports the breaker's change through the breaker, 
   breaker.on('stateChange', (c) => seen.push(c))
   const run = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 }, { breaker })
   const first = run.start(200)
-  assert.deepEqual([first.action, first.breakerChange], ['send', { from: 'open', to: 'half_open', rule: 'breaker_canary' }])
+  assert.deepEqual([first.action, first.breakerChanges], ['send', [{ from: 'open', to: 'half_open', rule: 'breaker_canary' }]])
   const cancelled = run.cancel(210) // the canary is released
-  assert.deepEqual(cancelled.breakerChange, { from: 'half_open', to: 'open', rule: 'canary_released' })
-  assert.deepEqual(seen, [first.breakerChange, cancelled.breakerChange])
+  assert.deepEqual(cancelled.breakerChanges, [{ from: 'half_open', to: 'open', rule: 'canary_released' }])
+  assert.deepEqual(seen, [...first.breakerChanges, ...cancelled.breakerChanges])
+  assert.deepEqual([first.signal, cancelled.signal], ['none', 'none'])
+})
+
+test(`[${which}] one call that makes two changes reports each, in order, to the callback, the event and the channel`, () => {
+  // The canary sent at 101 times out at 151 (open again); at 252, 101 ms into that window, the same
+  // permit finds it failed and sends the next canary.
+  const calls = []
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 100, canary_timeout_ms: 50 }, {
+    onStateChange: (c) => calls.push(['callback', c.rule]),
+  })
+  breaker.on('stateChange', (c) => calls.push(['event', c.rule]))
+  breaker.record(0, 'failure')
+  assert.ok(breaker.permit(101).canary)
+  calls.length = 0
+  const messages = []
+  const listener = (m) => messages.push([m.from, m.to, m.rule])
+  diagnostics.subscribe(rp.BREAKER_CHANNEL, listener)
+  try {
+    assert.ok(breaker.permit(252).canary)
+  } finally {
+    diagnostics.unsubscribe(rp.BREAKER_CHANNEL, listener)
+  }
+  assert.deepEqual(calls, [['callback', 'canary_timed_out'], ['event', 'canary_timed_out'], ['callback', 'breaker_canary'], ['event', 'breaker_canary']])
+  assert.deepEqual(messages, [['half_open', 'open', 'canary_timed_out'], ['open', 'half_open', 'breaker_canary']])
+  assert.deepEqual(breaker.lastChanges, [
+    { from: 'half_open', to: 'open', rule: 'canary_timed_out' },
+    { from: 'open', to: 'half_open', rule: 'breaker_canary' },
+  ])
+})
+
+test(`[${which}] a run's step that makes two changes carries both and the breaker reports each, in order`, () => {
+  // Restored half-open (a canary sent at 0, never answered): the start at 200 finds it timed out at
+  // 50 and, the 100 ms window over, sends this attempt as the next canary.
+  const seen = []
+  const halfOpen = { version: 1, state: 'half_open', since_ms: 0, window_start_ms: null, total: 0, failures: 0 }
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100, canary_timeout_ms: 50 }, halfOpen, {
+    onStateChange: (c) => seen.push(c),
+  })
+  const run = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 }, { breaker })
+  const first = run.start(200)
+  const both = [{ from: 'half_open', to: 'open', rule: 'canary_timed_out' }, { from: 'open', to: 'half_open', rule: 'breaker_canary' }]
+  assert.deepEqual(first.breakerChanges, both)
+  assert.deepEqual(seen, both)
+})
+
+test(`[${which}] a runner's retry reports each change of a call in order (the addon's fast path too)`, async () => {
+  const seen = []
+  const halfOpen = { version: 1, state: 'half_open', since_ms: 0, window_start_ms: null, total: 0, failures: 0 }
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100, canary_timeout_ms: 50 }, halfOpen, {
+    onStateChange: (c) => seen.push(c.rule),
+  })
+  const t = fakeTime() // at 1000: the canary sent at 0 timed out at 50, the window after it ended at 150
+  assert.equal(await rp.retry(async () => 'done', { operation: KV_GET, timeoutMs: 10_000, breaker, clock: t.clock, sleep: t.sleep }), 'done')
+  assert.deepEqual(seen, ['canary_timed_out', 'breaker_canary', 'canary_succeeded'])
 })
 
 test(`[${which}] a change a listener makes reaches every listener after the change at hand, in the order they happened`, () => {

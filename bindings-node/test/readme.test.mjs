@@ -129,8 +129,9 @@ test('"Observability" runs as written and prints what the README shows', { skip 
     'retrypolicy.attempts 3 {}',
     `retrypolicy.retries 2 {${reason},"retrypolicy.rule":"best_effort_backoff"}`,
     `retrypolicy.give_ups 1 {"retrypolicy.end":"gave_up",${reason},"retrypolicy.rule":"max_attempts_reached"}`,
-    'retrypolicy.breaker.state_changes 1 {"retrypolicy.breaker.from":"closed","retrypolicy.breaker.to":"open","retrypolicy.rule":"breaker_tripped"}',
-    'retrypolicy.breaker.state 1 {}',
+    // the breaker is named 'kv': both breaker metrics carry it
+    'retrypolicy.breaker.state_changes 1 {"retrypolicy.breaker.name":"kv","retrypolicy.breaker.from":"closed","retrypolicy.breaker.to":"open","retrypolicy.rule":"breaker_tripped"}',
+    'retrypolicy.breaker.state 1 {"retrypolicy.breaker.name":"kv"}',
     '',
   ].join('\n'))
 })

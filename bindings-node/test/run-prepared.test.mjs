@@ -168,7 +168,7 @@ test('steps built by make equal the steps built in Rust, for every kind of step'
     const guards = () => [budgetDoc && new addon.BudgetHandle(budgetDoc), breakerDoc && new addon.BreakerHandle(breakerDoc)]
     const [b1, k1] = guards()
     const [b2, k2] = guards()
-    const [mine, first] = new addon.RunConfigHandle(text).start(b1, k1, 0, 0.5, undefined, undefined, (...a) => [a[14], makeStep(...a.slice(0, 14))])
+    const [mine, first] = new addon.RunConfigHandle(text).start(b1, k1, 0, 0.5, undefined, undefined, (...a) => [a[15], makeStep(...a.slice(0, 15))])
     const theirs = new addon.RunHandle(text)
     const steps = [[first, theirs.start(b2, k2, 0, 0.5)]]
     const outcomes = given ?? (config.rules.http ? [{ kind: 'http', status: 503 }, { kind: 'http', status: 429, retryAfter: '1' }] : [network, { kind: 'timeout' }, network, network])
@@ -196,7 +196,7 @@ test('steps built by make equal the steps built in Rust, for every kind of step'
   assert.ok(all.some((s) => s.decision !== null && 'fromRetryAfter' in s.decision)) // HTTP's
   assert.ok(all.some((s) => s.budget?.permitted === true) && all.some((s) => s.budget?.permitted === false))
   assert.ok(all.some((s) => s.breaker?.permitted === true))
-  const r = new addon.RunConfigHandle(JSON.stringify(decide('GET'))).start(undefined, undefined, 0, 0.5, undefined, undefined, (...a) => [a[14], makeStep(...a.slice(0, 14))])
+  const r = new addon.RunConfigHandle(JSON.stringify(decide('GET'))).start(undefined, undefined, 0, 0.5, undefined, undefined, (...a) => [a[15], makeStep(...a.slice(0, 15))])
   assert.equal(r[1].action, 'send')
   // a run cancelled: the same through both
   const c1 = r[0].cancel(undefined, undefined, 5, makeStep)

@@ -30,8 +30,8 @@ const breaker = new CircuitBreaker({ volume_threshold: 20 }, {
 })
 breaker.on('stateChange', (c: BreakerChange) => console.log(c.rule === 'canary_timed_out'))
 const restored = CircuitBreaker.restore(null, breaker.snapshot(), { onStateChange: null })
-const last: BreakerChange | null = restored.lastChange
-if (last !== null && last.rule === 'breaker_tripped') console.log(last.to)
+const last: readonly BreakerChange[] = restored.lastChanges
+if (last.length > 0 && last[0].rule === 'breaker_tripped') console.log(last[0].to)
 
 diagnostics.subscribe(BREAKER_CHANNEL, (m) => {
   const { breaker: which, from, to } = m as BreakerChangeMessage
@@ -41,7 +41,9 @@ diagnostics.subscribe(DECISION_CHANNEL, (m) => console.log((m as DecisionMessage
 
 const run = new Run({ rules: { decide: { operation: { service: 'kv', operation: 'get' } } }, timeoutMs: 2500 }, { breaker })
 const step = run.start(0)
-if (step.breakerChange !== null) console.log(step.breakerChange.from)
+for (const c of step.breakerChanges) console.log(c.from)
+const signal: 'retry' | 'give_up' | 'none' = step.signal
+console.log(signal)
 const stats: RunStats = run.stats
 const waited: number = stats.waitedMs
 console.log(waited, stats.end === 'gave_up', stats.lastBudget?.balance, stats.lastBreaker?.state)

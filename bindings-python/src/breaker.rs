@@ -68,7 +68,8 @@ impl BreakerVerdict {
     }
 }
 
-/// A change of a breaker's state made by one call (`permit`, `record`, a run's step); immutable.
+/// One change of a breaker's state made by a call (`permit`, `record`, a run's step; a call can
+/// make two); immutable.
 #[pyclass(frozen, eq, module = "retrypolicy._lowlevel")]
 #[derive(PartialEq)]
 pub struct BreakerChange {
@@ -77,12 +78,12 @@ pub struct BreakerChange {
 
 #[pymethods]
 impl BreakerChange {
-    /// The state before the call: `closed`, `open` or `half_open`.
+    /// The state before this change: `closed`, `open` or `half_open`.
     #[getter(from_state)]
     fn state_before(&self) -> &'static str {
         self.inner.from.name()
     }
-    /// The state after it (equal to `from_state` when a timed-out canary is replaced at once).
+    /// The state after it.
     #[getter(to_state)]
     fn state_after(&self) -> &'static str {
         self.inner.to.name()
@@ -110,6 +111,22 @@ pub struct CircuitBreaker {
     inner: Mutex<core::CircuitBreaker>,
     /// Called with the old state, the new state and the rule after each change, or None.
     on_state_change: Option<Py<PyAny>>,
+    /// The name its metrics carry (`retrypolicy.breaker.name`).
+    name: String,
+}
+
+/// The name of a breaker given none (`spec-fixtures/observability.json`, `breaker_name_default`).
+const DEFAULT_NAME: &str = "default";
+
+/// The name given as `name`: a str, or None for [`DEFAULT_NAME`] (else `invalid_type`).
+fn name_of(v: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    match v.filter(|n| !n.is_none()) {
+        None => Ok(DEFAULT_NAME.to_owned()),
+        Some(n) => match n.cast::<pyo3::types::PyString>() {
+            Ok(s) => Ok(crate::convert::utf8("name", s)?.into_owned()),
+            Err(_) => Err(wrong_type("name", "a str (the breaker's name) or None", n)),
+        },
+    }
 }
 
 /// The callback given as `on_state_change`: a callable or None (else `invalid_type`).
@@ -124,19 +141,18 @@ fn callback(v: Option<Py<PyAny>>, py: Python<'_>) -> PyResult<Option<Py<PyAny>>>
     }
 }
 
-/// Reports `change`, made by a call on `breaker` whose lock is released by now, to
-/// `retrypolicy._observe.breaker_changed` (the callback, the log, OpenTelemetry); nothing when
-/// the call changed nothing. An exception the callback raises is that function's to handle.
-pub(crate) fn report(
-    breaker: &Bound<'_, CircuitBreaker>,
-    change: Option<core::BreakerChange>,
-) -> PyResult<()> {
-    let Some(inner) = change else {
+/// Reports each of `changes`, in order, made by a call on `breaker` whose lock is released by
+/// now, to `retrypolicy._observe.breaker_changed` (the callback, the log, OpenTelemetry); nothing
+/// when the call changed nothing. An exception the callback raises is that function's to handle.
+pub(crate) fn report(breaker: &Bound<'_, CircuitBreaker>, changes: &[core::BreakerChange]) -> PyResult<()> {
+    if changes.is_empty() {
         return Ok(());
-    };
+    }
     static HOOK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let hook = HOOK.import(breaker.py(), "retrypolicy._observe", "breaker_changed")?;
-    hook.call1((breaker, BreakerChange { inner }))?;
+    for &inner in changes {
+        hook.call1((breaker, BreakerChange { inner }))?;
+    }
     Ok(())
 }
 
@@ -159,48 +175,59 @@ impl CircuitBreaker {
 #[pymethods]
 impl CircuitBreaker {
     /// A closed breaker of `document` (a dict of Couchbase's fields, or None for its defaults);
-    /// `on_state_change(old, new, rule)` is called after each change of its state.
+    /// `on_state_change(old, new, rule)` is called after each change of its state; `name` (None:
+    /// `"default"`) is the `retrypolicy.breaker.name` its metrics carry.
     #[new]
-    #[pyo3(signature = (document = None, *, on_state_change = None))]
+    #[pyo3(signature = (document = None, *, on_state_change = None, name = None))]
     fn new(
         py: Python<'_>,
         document: Option<&Bound<'_, PyAny>>,
         on_state_change: Option<Py<PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = config_of(document)?;
         Ok(CircuitBreaker {
             inner: Mutex::new(core::CircuitBreaker::new(&config)),
             on_state_change: callback(on_state_change, py)?,
+            name: name_of(name)?,
         })
     }
 
     /// A breaker of `document` in the state `snapshot` (a dict from `snapshot()`), with an
-    /// optional `on_state_change` callback.
+    /// optional `on_state_change` callback and `name`.
     #[classmethod]
-    #[pyo3(signature = (document, snapshot, *, on_state_change = None))]
+    #[pyo3(signature = (document, snapshot, *, on_state_change = None, name = None))]
     fn restore(
         cls: &Bound<'_, PyType>,
         document: Option<&Bound<'_, PyAny>>,
         snapshot: &Bound<'_, PyAny>,
         on_state_change: Option<Py<PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = config_of(document)?;
         let snapshot: BreakerSnapshot = required_json("state", snapshot)?;
         Ok(CircuitBreaker {
             inner: Mutex::new(core::CircuitBreaker::restore(&config, &snapshot, "state").py()?),
             on_state_change: callback(on_state_change, cls.py())?,
+            name: name_of(name)?,
         })
+    }
+
+    /// The name its metrics carry as `retrypolicy.breaker.name` (`"default"` when none was given).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
     }
 
     /// Whether a request may be sent at `now_ms`. After the sleep window this request becomes the
     /// one canary: call it only for a request about to be sent.
     fn permit(slf: &Bound<'_, Self>, now_ms: &Bound<'_, PyAny>) -> PyResult<BreakerVerdict> {
         let now = clock_ms("now_ms", now_ms)?;
-        let (inner, change) = {
+        let (inner, changes) = {
             let mut b = slf.get().lock();
-            (b.permit(now), b.last_change())
+            (b.permit(now), b.last_changes())
         };
-        report(slf, change)?;
+        report(slf, &changes)?;
         Ok(BreakerVerdict { inner })
     }
 
@@ -208,19 +235,23 @@ impl CircuitBreaker {
     fn record(slf: &Bound<'_, Self>, now_ms: &Bound<'_, PyAny>, outcome: &Bound<'_, PyAny>) -> PyResult<()> {
         let now = clock_ms("now_ms", now_ms)?;
         let outcome: BreakerOutcome = name("outcome", outcome)?;
-        let change = {
+        let changes = {
             let mut b = slf.get().lock();
             b.record(now, outcome);
-            b.last_change()
+            b.last_changes()
         };
-        report(slf, change)
+        report(slf, &changes)
     }
 
-    /// The change of state the last `permit` or `record` made (directly, or in a run's step), or
-    /// None when it made none.
+    /// The changes of state the last `permit` or `record` made (directly, or in a run's step), in
+    /// order: an empty list when it made none, two when a timed-out canary was replaced at once.
     #[getter]
-    fn last_change(&self) -> Option<BreakerChange> {
-        self.lock().last_change().map(|inner| BreakerChange { inner })
+    fn last_changes(&self) -> Vec<BreakerChange> {
+        self.lock()
+            .last_changes()
+            .into_iter()
+            .map(|inner| BreakerChange { inner })
+            .collect()
     }
 
     /// The callback given as `on_state_change`, or None.

@@ -298,15 +298,15 @@ impl Run {
     }
 }
 
-/// `step`, once the breaker's state change it made (if any) is reported, the locks released:
-/// the `on_state_change` callback, the log and OpenTelemetry see it before the host sees the step.
+/// `step`, once each breaker state change it made is reported, in order, the locks released:
+/// the `on_state_change` callback, the log and OpenTelemetry see them before the host sees the step.
 fn reported(
     py: Python<'_>,
     breaker: &Option<Py<CircuitBreaker>>,
     step: core::run::RunStep,
 ) -> PyResult<core::run::RunStep> {
-    if let (Some(b), Some(_)) = (breaker, step.breaker_change) {
-        crate::breaker::report(b.bind(py), step.breaker_change)?;
+    if let Some(b) = breaker {
+        crate::breaker::report(b.bind(py), &step.breaker_changes)?;
     }
     Ok(step)
 }
@@ -521,10 +521,20 @@ impl RunStep {
     fn breaker(&self) -> Option<BreakerVerdict> {
         self.inner.breaker.map(|inner| BreakerVerdict { inner })
     }
-    /// The change of the breaker's state this step's call made, or None.
+    /// The changes of the breaker's state this step's call made, in order (an empty list for none).
     #[getter]
-    fn breaker_change(&self) -> Option<BreakerChange> {
-        self.inner.breaker_change.map(|inner| BreakerChange { inner })
+    fn breaker_changes(&self) -> Vec<BreakerChange> {
+        self.inner
+            .breaker_changes
+            .iter()
+            .map(|&inner| BreakerChange { inner })
+            .collect()
+    }
+    /// What the step is for an observer: `retry` (a wait after a failed attempt), `give_up` (an
+    /// end that gave up or timed out) or `none`; the core decides it.
+    #[getter]
+    fn signal(&self) -> &'static str {
+        self.inner.signal.name()
     }
     /// The step as JSON (the `run` fixtures' form).
     fn to_json(&self) -> String {

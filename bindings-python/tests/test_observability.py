@@ -257,11 +257,11 @@ def test_a_runner_with_two_retries_a_budget_refusal_and_a_breaker_that_opens_and
         ("retrypolicy.give_ups", _attrs(end="gave_up", reason=reason, rule=refused)): 1,
         ("retrypolicy.budget.refusals", _attrs(budget__kind="retry_quota", rule=refused)): 1,
         ("retrypolicy.breaker.rejections", _attrs(rule="breaker_open")): 2,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__from="closed", breaker__to="open", rule="breaker_tripped")): 1,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__from="open", breaker__to="half_open", rule="breaker_canary")): 3,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__from="half_open", breaker__to="open", rule="canary_failed")): 2,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__from="half_open", breaker__to="closed", rule="canary_succeeded")): 1,
-        ("retrypolicy.breaker.state", "{}"): 0,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="closed", breaker__to="open", rule="breaker_tripped")): 1,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="open", breaker__to="half_open", rule="breaker_canary")): 3,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="half_open", breaker__to="open", rule="canary_failed")): 2,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="half_open", breaker__to="closed", rule="canary_succeeded")): 1,
+        ("retrypolicy.breaker.state", _attrs(breaker__name="default")): 0,
     }
     retry = {"retrypolicy.reason": reason, "retrypolicy.rule": backoff}
     assert telemetry.events() == [
@@ -318,15 +318,40 @@ def test_an_http_retry_event_carries_the_resend_count(telemetry: Telemetry) -> N
 
 def test_a_direct_breaker_call_records_its_change(telemetry: Telemetry) -> None:
     breaker = rp.CircuitBreaker({"volume_threshold": 1})
+    assert breaker.name == TABLE["breaker_name_default"] == "default"
     breaker.record(0, "failure")
+    name = {"retrypolicy.breaker.name": "default"}
     assert telemetry.collect() == [
         {
             "metric": "retrypolicy.breaker.state_changes",
             "value": 1,
-            "attributes": {"retrypolicy.breaker.from": "closed", "retrypolicy.breaker.to": "open", "retrypolicy.rule": "breaker_tripped"},
+            "attributes": {**name, "retrypolicy.breaker.from": "closed", "retrypolicy.breaker.to": "open", "retrypolicy.rule": "breaker_tripped"},
         },
-        {"metric": "retrypolicy.breaker.state", "value": 1, "attributes": {}},
+        {"metric": "retrypolicy.breaker.state", "value": 1, "attributes": name},
     ]
+
+
+def test_two_named_breakers_keep_their_own_gauge_points(telemetry: Telemetry) -> None:
+    """Two breakers, "kv" tripped (open) and "query" tripped then sending its canary (half-open):
+    the gauge holds one point per name, read back from the in-memory reader."""
+    kv = rp.CircuitBreaker({"volume_threshold": 1}, name="kv")
+    query = rp.CircuitBreaker.restore({"volume_threshold": 1, "sleep_window_ms": 100}, rp.CircuitBreaker({"volume_threshold": 1}).snapshot(), name="query")
+    assert (kv.name, query.name) == ("kv", "query")
+    kv.record(0, "failure")
+    query.record(0, "failure")
+    assert query.permit(101).canary
+    points = telemetry.collect()
+    gauge = {p["attributes"]["retrypolicy.breaker.name"]: p["value"] for p in points if p["metric"] == "retrypolicy.breaker.state"}
+    assert gauge == {"kv": 1, "query": 2}
+    changes = sorted(
+        (p["attributes"]["retrypolicy.breaker.name"], p["attributes"]["retrypolicy.rule"], p["value"])
+        for p in points
+        if p["metric"] == "retrypolicy.breaker.state_changes"
+    )
+    assert changes == [("kv", "breaker_tripped", 1), ("query", "breaker_canary", 1), ("query", "breaker_tripped", 1)]
+    with pytest.raises(rp.InvalidTypeError) as info:
+        rp.CircuitBreaker(name=7)  # type: ignore[arg-type]
+    assert info.value.field == "name"
 
 
 def test_nothing_is_recorded_once_uninstrumented(telemetry: Telemetry) -> None:
@@ -364,7 +389,7 @@ def test_import_and_an_uninstrumented_run_import_nothing_of_opentelemetry() -> N
             return 1
         breaker = rp.CircuitBreaker({"volume_threshold": 1, "sleep_window_ms": 0})
         Retrying(rp.Operation.kv("get"), timeout=1, sleep=lambda s: None, breaker=breaker)(flaky)
-        assert breaker.last_change is not None  # the run changed the breaker's state: reported, no OpenTelemetry
+        assert breaker.last_changes != []  # the run changed the breaker's state: reported, no OpenTelemetry
         """
     ) == []
     assert "opentelemetry.metrics" in _modules_after("import retrypolicy.otel")  # the check can see them
@@ -390,9 +415,9 @@ def test_the_readme_example_prints_what_the_readme_says() -> None:
             "retrypolicy.attempts 3 {}",
             f"retrypolicy.retries 2 {{{reason}, {rule}: 'best_effort_backoff'}}",
             f"retrypolicy.give_ups 1 {{'retrypolicy.end': 'gave_up', {reason}, {rule}: 'max_attempts_reached'}}",
-            "retrypolicy.breaker.state_changes 1 {'retrypolicy.breaker.from': 'closed', 'retrypolicy.breaker.to': 'open', "
-            f"{rule}: 'breaker_tripped'}}",
-            "retrypolicy.breaker.state 1 {}",
+            "retrypolicy.breaker.state_changes 1 {'retrypolicy.breaker.name': 'kv', 'retrypolicy.breaker.from': 'closed', "
+            f"'retrypolicy.breaker.to': 'open', {rule}: 'breaker_tripped'}}",
+            "retrypolicy.breaker.state 1 {'retrypolicy.breaker.name': 'kv'}",
         ]
     )
     records = done.stderr.splitlines()

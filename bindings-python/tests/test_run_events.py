@@ -52,20 +52,52 @@ def test_direct_calls_report_each_change_once_with_its_rule() -> None:
         ("open", "half_open", "breaker_canary"),
         ("half_open", "closed", "canary_succeeded"),
     ]
-    assert b.last_change is None  # the last call changed nothing
+    assert b.last_changes == []  # the last call changed nothing
 
 
-def test_last_change_is_typed_and_equal_by_value() -> None:
-    b = rp.CircuitBreaker(SMALL)
-    assert b.last_change is None and b.on_state_change is None
+def test_one_call_that_makes_two_changes_reports_both_in_order() -> None:
+    """The canary sent at 101 times out at 151 (open again); at 252, 101 ms into that window, the
+    same ``permit`` finds it failed and sends the next canary: two changes, two callbacks, two log
+    records, in order."""
+    seen: list[tuple[str, str, str]] = []
+    b = rp.CircuitBreaker({**SMALL, "canary_timeout_ms": 50}, on_state_change=lambda *c: seen.append(c))
     b.record(0, "failure")
-    change = b.last_change
-    assert change is not None
+    assert b.permit(101).canary
+    seen.clear()
+    assert b.permit(252).canary
+    assert seen == [("half_open", "open", "canary_timed_out"), ("open", "half_open", "breaker_canary")]
+    assert [(c.from_state, c.to_state, c.rule) for c in b.last_changes] == seen
+
+
+def test_a_run_step_that_makes_two_changes_reports_both_in_order(caplog: pytest.LogCaptureFixture) -> None:
+    """A breaker restored half-open (a canary sent at 0, never answered): the run's start at 200
+    finds it timed out at 50 and, its 100 ms window over, sends this attempt as the next canary."""
+    seen: list[tuple[str, str, str]] = []
+    b = rp.CircuitBreaker.restore(
+        {**SMALL, "canary_timeout_ms": 50},
+        {"version": 1, "state": "half_open", "since_ms": 0, "window_start_ms": None, "total": 0, "failures": 0},
+        on_state_change=lambda *c: seen.append(c),
+    )
+    run = rp.Run({"rules": {"decide": {"operation": {"service": "kv", "operation": "get"}}}, "timeout_ms": 10_000}, breaker=b)
+    with caplog.at_level(logging.INFO, logger="retrypolicy.breaker"):
+        step = run.start(200)
+    expected = [("half_open", "open", "canary_timed_out"), ("open", "half_open", "breaker_canary")]
+    assert [(c.from_state, c.to_state, c.rule) for c in step.breaker_changes] == expected
+    assert seen == expected
+    records = [r for r in caplog.records if r.name == "retrypolicy.breaker"]
+    assert [(r.breaker_from, r.breaker_to, r.breaker_rule) for r in records] == expected  # type: ignore[attr-defined]
+
+
+def test_last_changes_are_typed_and_equal_by_value() -> None:
+    b = rp.CircuitBreaker(SMALL)
+    assert b.last_changes == [] and b.on_state_change is None
+    b.record(0, "failure")
+    [change] = b.last_changes
     assert (change.from_state, change.to_state, change.rule) == ("closed", "open", "breaker_tripped")
     assert change.to_json() == '{"from":"closed","to":"open","rule":"breaker_tripped"}'
     other = rp.CircuitBreaker(SMALL)
     other.record(5, "failure")
-    assert other.last_change == change
+    assert other.last_changes == [change]
 
 
 def test_a_run_reports_the_changes_its_steps_made_with_no_lock_held() -> None:
@@ -81,7 +113,8 @@ def test_a_run_reports_the_changes_its_steps_made_with_no_lock_held() -> None:
     run = rp.Run({"rules": {"decide": {"operation": {"service": "kv", "operation": "get"}}}, "timeout_ms": 10_000}, breaker=b)
     steps = [run.start(0), run.attempt_ended({"kind": "kv", "status": 0x86}, 10), run.wait_ended(11), run.wait_ended(111)]
     run.succeeded(120)
-    assert [s.breaker_change.rule if s.breaker_change else None for s in steps] == [None, "breaker_tripped", None, "breaker_canary"]
+    assert [[c.rule for c in s.breaker_changes] for s in steps] == [[], ["breaker_tripped"], [], ["breaker_canary"]]
+    assert [s.signal for s in steps] == ["none", "retry", "none", "none"]  # the breaker's wait is no retry
     assert seen == [  # the breaker's own state, read in the callback, is already the new one
         ("closed", "open", "breaker_tripped", "open"),
         ("open", "half_open", "breaker_canary", "half_open"),
@@ -99,7 +132,7 @@ def test_a_cancelled_canary_is_reported_released() -> None:
     run = rp.Run({"rules": {"decide": {"operation": {"service": "kv", "operation": "get"}}}, "timeout_ms": 10_000}, breaker=b)
     run.start(200)
     step = run.cancel(210)
-    assert step.breaker_change is not None and step.breaker_change.rule == "canary_released"
+    assert [c.rule for c in step.breaker_changes] == ["canary_released"]
     assert seen == [("open", "half_open", "breaker_canary"), ("half_open", "open", "canary_released")]
 
 
@@ -129,7 +162,7 @@ def test_a_callback_that_raises_is_logged_and_changes_nothing(caplog: pytest.Log
     b = rp.CircuitBreaker(SMALL, on_state_change=boom)
     with caplog.at_level(logging.INFO, logger="retrypolicy.breaker"):
         b.record(0, "failure")
-        assert b.state(0) == "open" and b.last_change is not None
+        assert b.state(0) == "open" and len(b.last_changes) == 1
         t.ms = 200
         runner = Retrying(KV_GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=b)
         assert runner(failing()) == "done"  # canary out and back: two more changes, two more errors

@@ -191,14 +191,14 @@ def _budget_run(i: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _change(c: rp.BreakerChange | None) -> dict[str, Any] | None:
+def _change(c: rp.BreakerChange) -> dict[str, Any]:
     """A breaker's state change, read from its typed fields."""
-    return None if c is None else {"from": c.from_state, "to": c.to_state, "rule": c.rule}
+    return {"from": c.from_state, "to": c.to_state, "rule": c.rule}
 
 
 def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
     """`breaker_run` on a `CircuitBreaker`: a request is asked (`permit`), an outcome recorded;
-    the state after each event, and the change it made (`last_change`)."""
+    the state after each event, and the changes it made (`last_changes`)."""
     _envelope(i, ("events",), ("breaker", "state"))
     state = i.get("state")
     breaker = rp.CircuitBreaker(i.get("breaker")) if state is None else rp.CircuitBreaker.restore(i.get("breaker"), state)
@@ -214,7 +214,7 @@ def _breaker_run(i: dict[str, Any]) -> dict[str, Any]:
         else:
             breaker.record(at, e["kind"])
             verdicts.append(None)
-        changes.append(_change(breaker.last_change))
+        changes.append([_change(c) for c in breaker.last_changes])
         states.append(breaker.state(at))
     return {
         "breaker": breaker.document,
@@ -312,7 +312,8 @@ def _run(i: dict[str, Any], observe: Callable[[rp.RunStep], None] | None = None)
         "last": json.loads(steps[-1].to_json()) if steps else None,
         "attempts_sent": run.attempts_sent,
         "stats": _stats(run.stats),
-        "breaker_changes": [_change(s.breaker_change) for s in steps if s.breaker_change is not None],
+        "breaker_changes": [_change(c) for s in steps for c in s.breaker_changes],
+        "signals": [s.signal for s in steps],
         "budget_state": None if budget is None else budget.snapshot(),
         "breaker_state": None if breaker is None else breaker.snapshot(),
     }

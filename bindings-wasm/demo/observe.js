@@ -1,8 +1,8 @@
 // What the OpenTelemetry support of the Python and Node bindings would record for a run: the one
 // table of names, spec-fixtures/observability.json (served beside this page as observability.json,
 // a link to that file), applied to the steps of the core's `run` answer. Each step says what
-// happened (the core decided it: a send, a retry's wait, the breaker's wait, the end, the budget's
-// and the breaker's verdicts, the breaker's state change); this module only names it, with the
+// happened (the core decided it: a send, a retry's wait, the breaker's wait, the end, its signal,
+// the budget's and the breaker's verdicts, the breaker's state changes); this module only names it, with the
 // table's metric, event and attribute names, in the table's order per step.
 
 let table = null
@@ -42,33 +42,34 @@ const event = (short, values) => {
   return { kind: 'span event', name: e.name, attributes: attributes(e, values) }
 }
 
-const GIVE_UP_ENDS = ['gave_up', 'timed_out']
-
 /**
- * The signals one step of a `run` answer records, in the table's order: the breaker's state change
+ * The signals one step of a `run` answer records, in the table's order: each of the breaker's state changes
  * (state_changes, then the state gauge), budget.refusals, breaker.rejections, attempts, retries and
  * the retry event, give_ups and the give-up event. `http`: the run's rules are HTTP's (a retry
  * event then carries http.request.resend_count).
  */
 export function stepSignals (step, { http = false } = {}) {
   const out = []
-  const change = step.breaker_change
-  if (change) {
-    out.push(metric('breaker.state_changes', 1, { 'breaker.from': change.from, 'breaker.to': change.to, rule: change.rule }))
-    out.push(metric('breaker.state', STATE_NUMBER[change.to]))
+  // Every change the step's call made, in order (one call may make two: a canary found timed out,
+  // then this attempt sent as the next one).
+  // The explorer's breaker has no name: the table's default one.
+  const name = table.breaker_name_default
+  for (const change of step.breaker_changes ?? []) {
+    out.push(metric('breaker.state_changes', 1, { 'breaker.name': name, 'breaker.from': change.from, 'breaker.to': change.to, rule: change.rule }))
+    out.push(metric('breaker.state', STATE_NUMBER[change.to], { 'breaker.name': name }))
   }
   if (step.budget && !step.budget.permitted) out.push(metric('budget.refusals', 1, { 'budget.kind': step.budget.kind, rule: step.budget.rule }))
-  const keptBack = Boolean(step.breaker && !step.breaker.permitted)
-  if (keptBack) out.push(metric('breaker.rejections', 1, { rule: step.breaker.rule }))
+  if (step.breaker && !step.breaker.permitted) out.push(metric('breaker.rejections', 1, { rule: step.breaker.rule }))
   if (step.action === 'send') out.push(metric('attempts', 1))
-  if (step.action === 'wait' && !keptBack) {
+  // What the step is (a retry, a give-up, or neither) is the core's: its `signal`.
+  if (step.signal === 'retry') {
     // A wait step's attempt is the one that follows: the failed one is the one before it, and the
     // request will have been resent that many times once the next goes.
     const failed = step.attempt - 1
     out.push(metric('retries', 1, { reason: step.reason, rule: step.rule }))
     out.push(event('retry', { attempt: failed, reason: step.reason, rule: step.rule, delay_ms: step.delay_ms, 'http.request.resend_count': http ? failed : null }))
   }
-  if (step.action === 'done' && GIVE_UP_ENDS.includes(step.end)) {
+  if (step.signal === 'give_up') {
     out.push(metric('give_ups', 1, { end: step.end, reason: step.reason, rule: step.rule }))
     out.push(event('give_up', { attempt: step.attempt, end: step.end, reason: step.reason, rule: step.rule }))
   }

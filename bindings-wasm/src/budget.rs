@@ -158,11 +158,11 @@ impl BreakerHandle {
         Ok(())
     }
 
-    /// The change of state the last `permit` or `record` made (directly, or in a run's step) as
-    /// JSON text (`{"from", "to", "rule"}`), or undefined when it made none.
-    #[wasm_bindgen(js_name = lastChange)]
-    pub fn last_change(&self) -> Fallible<Option<String>> {
-        Ok(read(&self.0, "breaker")?.last_change().map(|c| json(&c)))
+    /// The changes of state the last `permit` or `record` made (directly, or in a run's step), in
+    /// order, as JSON text (`[{"from", "to", "rule"}, ...]`; `[]` when it made none).
+    #[wasm_bindgen(js_name = lastChanges)]
+    pub fn last_changes(&self) -> Fallible<String> {
+        Ok(json(&read(&self.0, "breaker")?.last_changes()))
     }
 
     /// The circuit's state at `nowMs`; changes nothing.

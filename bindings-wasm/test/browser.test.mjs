@@ -259,6 +259,31 @@ test('the HTTP and Couchbase timelines record what observability.json\'s example
   assert.match(await text('#run-stats'), /, 1 budget refusal, 0 breaker rejections; end gave_up, last rule token_bucket_at_or_below_half\.$/)
 })
 
+// A step whose call made two breaker changes (spec-fixtures/cases/run_observed.json,
+// run-breaker-two-changes-in-one-step): the explorer's signals name each, in order, from the core's
+// `run` answer read by the page's own engine.
+test('the explorer records each breaker change of a step, in order, and reads the step\'s signal', async () => {
+  const fixture = JSON.parse(readFileSync(new URL('../../spec-fixtures/cases/run_observed.json', import.meta.url), 'utf8'))
+    .cases.find((c) => c.id === 'run-breaker-two-changes-in-one-step')
+  await open('profile=couchbase')
+  const signals = await page.evaluate(async (input) => {
+    const engine = await import('./engine.js')
+    const observe = await import('./observe.js')
+    await Promise.all([engine.ready, observe.ready])
+    return engine.api('run', input).steps.map((step) => observe.stepSignals(step))
+  }, fixture.input)
+  const named = { 'retrypolicy.breaker.name': 'default' }
+  const change = (from, to, rule, state) => [
+    { kind: 'counter', name: 'retrypolicy.breaker.state_changes', value: 1, attributes: { ...named, 'retrypolicy.breaker.from': from, 'retrypolicy.breaker.to': to, 'retrypolicy.rule': rule } },
+    { kind: 'gauge', name: 'retrypolicy.breaker.state', value: state, attributes: named }
+  ]
+  assert.deepEqual(signals, [
+    [...change('half_open', 'open', 'canary_timed_out', 1), ...change('open', 'half_open', 'breaker_canary', 2),
+      { kind: 'counter', name: 'retrypolicy.attempts', value: 1, attributes: {} }],
+    change('half_open', 'closed', 'canary_succeeded', 0)
+  ])
+})
+
 test('the schedule\'s budget and breaker fields show when they apply, and their errors beside them', async () => {
   await open('profile=couchbase&pattern=temporary&run_budget=percentage')
   assert.equal(await page.locator('input[name=run_tokens]').isVisible(), false)

@@ -111,7 +111,8 @@ function replayRun (rp, i) {
     budget_state: budget?.snapshot() ?? null,
     breaker_state: breaker?.snapshot() ?? null,
     stats: wire(run.stats),
-    breaker_changes: changes
+    breaker_changes: changes,
+    signals: steps.map((s) => s.signal)
   }
 }
 

@@ -29,6 +29,11 @@ fn runtime_version_is_the_package_version() {
 }
 
 #[test]
+fn the_c_array_of_changes_holds_every_change_one_call_can_make() {
+    assert_eq!(RP_BREAKER_MAX_CHANGES, retrypolicy::MAX_BREAKER_CHANGES);
+}
+
+#[test]
 fn every_core_code_has_its_own_number() {
     let mut seen = Vec::new();
     for code in retrypolicy::Error::ALL_CODES {
@@ -154,6 +159,7 @@ fn every_named_constant_round_trips_through_its_name() {
     names_round_trip::<rp_breaker_change_rule>(RP_ENUM_BREAKER_CHANGE_RULE);
     names_round_trip::<rp_run_action>(RP_ENUM_RUN_ACTION);
     names_round_trip::<rp_run_end>(RP_ENUM_RUN_END);
+    names_round_trip::<rp_run_signal>(RP_ENUM_RUN_SIGNAL);
     names_round_trip::<rp_grpc_code>(RP_ENUM_GRPC_CODE);
     names_round_trip::<rp_grpc_reach>(RP_ENUM_GRPC_REACH);
     names_round_trip::<rp_grpc_jitter>(RP_ENUM_GRPC_JITTER);

@@ -63,7 +63,7 @@ def log_step(
     ``retry_attempt`` (the attempt that failed; at the end, attempts sent), ``retry_attempts``
     (retries before it, RFC 0049's count) and ``retry_end`` (None on a retry) as record
     attributes, and ``more``."""
-    waits = step.action == "wait"
+    waits = step.signal == "retry"
     attempt = step.attempt - 1 if waits else step.attempt
     reason = step.reason
     fields = {
@@ -80,7 +80,7 @@ def log_step(
     what = step if decision is None else decision
     if waits:
         logger.log(level, "%s: attempt %d failed (%s): %s", function, attempt, error_type, what, extra=fields)
-    elif step.end in ("gave_up", "timed_out"):
+    elif step.signal == "give_up":
         logger.log(level, "%s: gave up (%s, last error %s): %s", function, step.end, error_type, what, extra=fields)
     else:
         logger.log(level, "%s: %s", function, what, extra=fields)

@@ -20,8 +20,8 @@ class Sink(Protocol):
     def step(self, step: RunStep, http: bool) -> None:
         """Records one step of a run (``http``: the run follows the HTTP rules)."""
 
-    def breaker_changed(self, change: BreakerChange) -> None:
-        """Records one change of a breaker's state."""
+    def breaker_changed(self, change: BreakerChange, name: str) -> None:
+        """Records one change of the state of the breaker named ``name``."""
 
 
 sink: Sink | None = None
@@ -46,7 +46,7 @@ def breaker_changed(breaker: CircuitBreaker, change: BreakerChange) -> None:
             extra={"breaker_from": old, "breaker_to": new, "breaker_rule": rule, "breaker": breaker},
         )
     if sink is not None:
-        sink.breaker_changed(change)
+        sink.breaker_changed(change, breaker.name)
     callback = breaker.on_state_change
     if callback is not None:
         try:

@@ -196,7 +196,7 @@ class _Steps:
         """The run is over, its end logged: the last response (the HTTP loop's step answering it
         and the run's statistics in its ``extensions``), or the last error raised (the step and
         the statistics as its ``retry_step`` and ``retry_stats``)."""
-        self._log(self.give_up_log_level if step.end in ("gave_up", "timed_out") else self.log_level, request, step, result)
+        self._log(self.give_up_log_level if step.signal == "give_up" else self.log_level, request, step, result)
         stats = run.stats
         if answered is None or result is None:
             raise CircuitOpenError(step, stats)

@@ -15,8 +15,10 @@ to ``record``. The names, units and attributes are the table of ``spec-fixtures/
   each run that gave up or timed out;
 - ``retrypolicy.budget.refusals`` ({retry}; ``retrypolicy.budget.kind``, ``retrypolicy.rule``);
 - ``retrypolicy.breaker.rejections`` ({attempt}; ``retrypolicy.rule``);
-- ``retrypolicy.breaker.state_changes`` ({change}; ``retrypolicy.breaker.from``, ``retrypolicy.breaker.to``,
-  ``retrypolicy.rule``), and the gauge ``retrypolicy.breaker.state`` ({state}: 0 closed, 1 open, 2 half-open);
+- ``retrypolicy.breaker.state_changes`` ({change}; ``retrypolicy.breaker.name``, ``retrypolicy.breaker.from``,
+  ``retrypolicy.breaker.to``, ``retrypolicy.rule``), and the gauge ``retrypolicy.breaker.state`` ({state}:
+  0 closed, 1 open, 2 half-open; ``retrypolicy.breaker.name``: one point per breaker, named by
+  ``CircuitBreaker(name=...)``, ``"default"`` when unnamed);
 - span events ``retrypolicy.retry`` (``retrypolicy.attempt``: the attempt that failed, reason, rule,
   ``retrypolicy.delay_ms``; on HTTP ``http.request.resend_count``) and ``retrypolicy.give_up``
   (``retrypolicy.attempt``: attempts sent, end, reason, rule).
@@ -48,10 +50,10 @@ END = "retrypolicy.end"
 BUDGET_KIND = "retrypolicy.budget.kind"
 BREAKER_FROM = "retrypolicy.breaker.from"
 BREAKER_TO = "retrypolicy.breaker.to"
+BREAKER_NAME = "retrypolicy.breaker.name"
 RESEND_COUNT = "http.request.resend_count"
 STATES = {"closed": 0, "open": 1, "half_open": 2}
 """The breaker state gauge's values (resilience4j's numbering)."""
-GIVE_UPS = frozenset(("gave_up", "timed_out"))
 
 
 def _why(step: RunStep) -> dict[str, AttributeValue]:
@@ -87,31 +89,29 @@ class _Recorder:
         if budget is not None and not budget.permitted:
             self.budget_refusals.add(1, {BUDGET_KIND: budget.kind, RULE: budget.rule})
         breaker = step.breaker
-        held = breaker is not None and not breaker.permitted
-        if breaker is not None and held:
+        if breaker is not None and not breaker.permitted:
             self.breaker_rejections.add(1, {RULE: breaker.rule})
-        action = step.action
-        if action == "send":
+        if step.action == "send":
             self.attempts.add(1)
-        elif action == "wait":
-            if held:  # a wait for the breaker's window, not a retry
-                return
+        signal = step.signal  # the core's: a retry, a give-up, or neither
+        if signal == "retry":
             why = _why(step)
             self.retries.add(1, why)
             event: dict[str, AttributeValue] = {ATTEMPT: step.attempt - 1, **why, DELAY: step.delay_ms or 0}
             if http:
                 event[RESEND_COUNT] = step.attempt - 1
             trace.get_current_span().add_event("retrypolicy.retry", event)
-        elif (end := step.end) in GIVE_UPS and end is not None:
+        elif signal == "give_up" and (end := step.end) is not None:
             ended: dict[str, AttributeValue] = {END: end, **_why(step)}
             self.give_ups.add(1, ended)
             trace.get_current_span().add_event("retrypolicy.give_up", {ATTEMPT: step.attempt, **ended})
 
-    def breaker_changed(self, change: BreakerChange) -> None:
-        """Records a breaker's state change: the counter, then the state gauge."""
+    def breaker_changed(self, change: BreakerChange, name: str) -> None:
+        """Records a state change of the breaker named ``name``: the counter, then the state gauge
+        (one point per breaker name)."""
         to = change.to_state
-        self.state_changes.add(1, {BREAKER_FROM: change.from_state, BREAKER_TO: to, RULE: change.rule})
-        self.state.set(STATES[to])
+        self.state_changes.add(1, {BREAKER_NAME: name, BREAKER_FROM: change.from_state, BREAKER_TO: to, RULE: change.rule})
+        self.state.set(STATES[to], {BREAKER_NAME: name})
 
 
 def instrument(meter_provider: metrics.MeterProvider | None = None) -> None:
