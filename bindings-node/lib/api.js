@@ -47,7 +47,7 @@
 // (it returns the step's breaker changes as JSON text of a list, or null for none).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, snake, fromWire, runStats, toWire, camelPath, jsonApi } = require('./json.js')
+const { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi } = require('./json.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting } = require('./runners.js')
 const { BREAKER_CHANNEL } = require('./observe.js')
 const { makeOtel } = require('./otel.js')
@@ -613,10 +613,10 @@ function makeApi(backend) {
       }
     }
 
-    /** `step`, once each breaker change it carries is reported by the breaker, in order. */
+    /** `step`, frozen, once each breaker change it carries is reported by the breaker, in order. */
     #reported(step) {
       if (this.#breakerObject !== undefined) breakerStepChanged(this.#breakerObject, step.breakerChanges)
-      return step
+      return frozenStep(step)
     }
 
     /** Starts the run at `nowMs`: send attempt 1 (or wait for the breaker, or done). */

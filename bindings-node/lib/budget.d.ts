@@ -165,7 +165,7 @@ export interface BreakerChange {
 export interface CircuitBreakerOptions {
   /** The name its metrics carry as `retrypolicy.breaker.name` (default `'default'`), so two breakers keep two gauge points. */
   name?: string | null
-  /** Called after each change of the breaker's state (`this`: the breaker); what it throws is rethrown outside the call (an uncaught exception), the change standing. */
+  /** Called after each change of the breaker's state (`this`: the breaker); what it throws becomes a process warning (RETRYPOLICY_LISTENER_THREW), the change standing. */
   onStateChange?: ((this: CircuitBreaker, change: BreakerChange) => void) | null
 }
 

@@ -6,7 +6,7 @@
 
 const { invalidType, typedError, CircuitOpenError, withCause } = require('./errors.js')
 const { defaultSleep, pause } = require('./timers.js')
-const { runStats } = require('./json.js')
+const { runStats, frozenStep } = require('./json.js')
 const { channelNamed, observers, rethrowLater } = require('./observe.js')
 
 const { performance } = globalThis // Node's perf_hooks one, or the browser's
@@ -55,14 +55,15 @@ function skippedTime(clock, now) {
  * `true` makes their sleeps instant (a `sleep` option is skipped too) and each run's clock (its
  * own `clock` and `now`, or the default) run ahead by every wait skipped, so the decisions, hooks,
  * channels and signals are those of a real run (a run failing until its deadline makes the same
- * attempts); `false` makes them real again; `{instant?, seed?}` sets both
+ * attempts), keeping a seed set before; `false` makes them real again and drops the seed;
+ * `{instant?, seed?}` sets both
  * (`instant` defaults to true), `seed` (an integer) drawing each run's jitter from its own
  * generator seeded with it (unless the call gives `random`), so every run draws the same sequence.
  */
 function setTesting(mode) {
   if (typeof mode === 'boolean') {
     testing.instant = mode
-    testing.seed = undefined
+    if (!mode) testing.seed = undefined // `true` keeps a seed set before; `false` ends testing mode
     return
   }
   if (mode === null || typeof mode !== 'object') throw invalidType('testing', 'a boolean or {instant?, seed?}', mode)
@@ -110,6 +111,7 @@ function runnerOptions(o) {
     onRetry: o.onRetry,
     onGiveUp: o.onGiveUp,
     onStats: o.onStats,
+    breaker: o.breaker, // the run's breaker, whose name a rejection's metric carries
   }
 }
 
@@ -185,10 +187,10 @@ function runStarts(Run, prepared) {
       this.breakerObject = breakerObject
     }
 
-    /** `step`, once each breaker change it carries is reported by the breaker, in order. */
+    /** `step`, frozen, once each breaker change it carries is reported by the breaker, in order. */
     reported(step) {
       if (this.breakerObject !== undefined) breakerStepChanged(this.breakerObject, step.breakerChanges)
-      return step
+      return frozenStep(step)
     }
 
     /** The attempt ended with `outcome` (never a `mongodb` one: no runner here makes one). */
@@ -285,7 +287,7 @@ async function drive(runner, start, o, send, discard) {
   const started = start(o.clock(), o.random())
   const run = started[0]
   let step = started[1]
-  observers.sink?.step(step, http)
+  observers.sink?.step(step, http, o.breaker)
   let result
   let failure // the last failed attempt's result, while it is being handled
   let told = false // whether onStats was called
@@ -343,7 +345,7 @@ async function drive(runner, start, o, send, discard) {
       }
       try {
         step = run.attemptEnded(outcome, o.clock(), o.random(), outcome.kind === 'http' ? o.now() : undefined)
-        observers.sink?.step(step, http)
+        observers.sink?.step(step, http, o.breaker)
       } catch (e) {
         throw cancelled(e)
       }
@@ -361,7 +363,7 @@ async function drive(runner, start, o, send, discard) {
       await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)
       step = run.waitEnded(o.clock(), o.random())
-      observers.sink?.step(step, http)
+      observers.sink?.step(step, http, o.breaker)
     } catch (e) {
       throw cancelled(e)
     }

@@ -81,6 +81,29 @@ function fromWire(v, freeze = true, asIs = undefined) {
 /** A run's statistics as a backend gives them (the core's RunStats as JSON text) → camelCase, frozen. */
 const runStats = (text) => fromWire(JSON.parse(text))
 
+/** `v` frozen with every object it holds. */
+function deepFrozen(v) {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v
+  for (const x of Object.values(v)) deepFrozen(x)
+  return Object.freeze(v)
+}
+
+/**
+ * `step` frozen with everything it holds (its decision, verdicts, breaker changes): the wasm
+ * backend hands steps over frozen, the addon not, and a run's steps are the same on both. The
+ * verdicts and changes are flat; only a decision may nest.
+ */
+function frozenStep(step) {
+  if (Object.isFrozen(step)) return step
+  const { decision, budget, breaker, breakerChanges } = step
+  deepFrozen(decision)
+  if (budget !== null) Object.freeze(budget)
+  if (breaker !== null) Object.freeze(breaker)
+  for (const c of breakerChanges) Object.freeze(c)
+  Object.freeze(breakerChanges)
+  return Object.freeze(step)
+}
+
 /**
  * A camelCase argument in the wire form: keys in snake_case, AS_IS values as they are. A key
  * holding `_` is refused (`unknown_field`, named at `path`): the API's keys are camelCase, and a
@@ -160,4 +183,4 @@ function jsonApi(callJson) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, toWire, camelPath, jsonApi }
+module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi }

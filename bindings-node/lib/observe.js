@@ -39,6 +39,25 @@ function rethrowLater(e) {
   })
 }
 
+/** The warning code of a breaker listener's error (`process.emitWarning`). */
+const LISTENER_THREW = 'RETRYPOLICY_LISTENER_THREW'
+
+/**
+ * Reports `e`, thrown by a listener (`which`: `onStateChange` or `'stateChange'`) of `breaker` on
+ * the change `c`, without failing anything: a process warning (`process.emitWarning`: printed on
+ * stderr unless the host listens to 'warning'; `name` RetryPolicyWarning, `code`
+ * RETRYPOLICY_LISTENER_THREW, `cause` the error, `breaker` and `change`), as Python logs the
+ * callback's error on `retrypolicy.breaker`; where there is no process (a page), `console.error`.
+ */
+function listenerThrew(e, breaker, c, which) {
+  const w = new Error(`retrypolicy: the breaker's ${which} threw on its change ${c.from} -> ${c.to} (${c.rule}); the change stands`, { cause: e })
+  w.name = 'RetryPolicyWarning'
+  Object.assign(w, { code: LISTENER_THREW, breaker, change: c })
+  const proc = globalThis.process
+  if (typeof proc?.emitWarning === 'function') proc.emitWarning(w)
+  else console.error(w)
+}
+
 /** Whether a change of `breaker` (whose callback is `callback`) has anyone to go to. */
 function breakerObserved(breaker, callback) {
   return callback !== undefined || observers.sink !== undefined || breakerChannel?.hasSubscribers === true ||
@@ -48,8 +67,9 @@ function breakerObserved(breaker, callback) {
 /**
  * Reports `change` (`{from, to, rule}` in the core's names) of `breaker`: the channel's message
  * `{breaker, from, to, rule}`, OpenTelemetry's signals when instrumented, then `callback(change)`
- * and the 'stateChange' event (each with `this` the breaker). An error either throws is rethrown
- * outside the call (rethrowLater): the change stands and the call, or the run, goes on. A change
+ * and the 'stateChange' event (each with `this` the breaker). An error either throws is reported
+ * as a process warning (listenerThrew), never thrown: the change stands and the call, or the run,
+ * goes on. A change
  * a listener makes (calling the breaker again) is delivered once the one at hand has reached every
  * listener: each listener hears a breaker's changes in the order they happened.
  */
@@ -81,16 +101,16 @@ function deliver(breaker, callback, c) {
     try {
       callback.call(breaker, c)
     } catch (e) {
-      rethrowLater(e)
+      listenerThrew(e, breaker, c, 'onStateChange')
     }
   }
   if (breaker.listenerCount(STATE_CHANGE) > 0) {
     try {
       breaker.emit(STATE_CHANGE, c)
     } catch (e) {
-      rethrowLater(e)
+      listenerThrew(e, breaker, c, "'stateChange' listener")
     }
   }
 }
 
-module.exports = { BREAKER_CHANNEL, STATE_CHANGE, channelNamed, observers, rethrowLater, breakerObserved, breakerChanged }
+module.exports = { BREAKER_CHANNEL, STATE_CHANGE, LISTENER_THREW, channelNamed, observers, rethrowLater, breakerObserved, breakerChanged }

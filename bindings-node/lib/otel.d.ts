@@ -4,6 +4,7 @@
 // module and MeterProvider have.
 
 import type { RunStep } from './retry-runners.js'
+import type { CircuitBreaker } from './budget.js'
 
 /** The part of the `@opentelemetry/api` module `otel.instrument` uses. */
 export interface OtelApiModule {
@@ -42,8 +43,8 @@ export declare const otel: {
   uninstrument(): void
   /** Whether `instrument` was called (and `uninstrument` not since). */
   isInstrumented(): boolean
-  /** Records one step of a `Run` the host drives itself (`http`: HTTP rules, for `http.request.resend_count`); nothing when not instrumented. */
-  record(step: RunStep, options?: { http?: boolean } | null): void
+  /** Records one step of a `Run` the host drives itself (`http`: HTTP rules, for `http.request.resend_count`; `breaker`: the run's, named on a rejection); nothing when not instrumented. */
+  record(step: RunStep, options?: { http?: boolean; breaker?: CircuitBreaker | null } | null): void
   /** The instrumentation scope (the meter's name). */
   readonly SCOPE: 'retrypolicy'
 }

@@ -21,6 +21,8 @@ const BUDGET_KIND = 'retrypolicy.budget.kind'
 const BREAKER_FROM = 'retrypolicy.breaker.from'
 const BREAKER_TO = 'retrypolicy.breaker.to'
 const BREAKER_NAME = 'retrypolicy.breaker.name'
+/** The name of a breaker given none (the table's `breaker_name_default`; ./budget.js names breakers so). */
+const DEFAULT_BREAKER_NAME = 'default'
 const RESEND_COUNT = 'http.request.resend_count'
 /** The breaker state gauge's values (resilience4j's numbering). */
 const STATES = Object.freeze({ closed: 0, open: 1, half_open: 2 })
@@ -83,15 +85,18 @@ class Recorder {
   }
 
   /**
-   * Records `step`, in the table's order: a budget refusal, a breaker rejection, then the attempt,
-   * the retry (counter, then span event) or the give-up (the same). `http`: the run's rules are
-   * the HTTP ones (a retry event carries `http.request.resend_count`).
+   * Records `step`, in the table's order: a budget refusal, a breaker rejection (named by
+   * `breakerObject`, the run's breaker, or the default name), then the attempt, the retry
+   * (counter, then span event) or the give-up (the same). `http`: the run's rules are the HTTP
+   * ones (a retry event carries `http.request.resend_count`).
    */
-  step(step, http) {
+  step(step, http, breakerObject) {
     const i = this.instruments
     const { budget, breaker } = step
     if (budget !== null && budget !== undefined && !budget.permitted) i.budgetRefusals.add(1, { [BUDGET_KIND]: budget.kind, [RULE]: budget.rule })
-    if (breaker !== null && breaker !== undefined && !breaker.permitted) i.breakerRejections.add(1, { [RULE]: breaker.rule })
+    if (breaker !== null && breaker !== undefined && !breaker.permitted) {
+      i.breakerRejections.add(1, { [BREAKER_NAME]: breakerObject?.name ?? DEFAULT_BREAKER_NAME, [RULE]: breaker.rule })
+    }
     if (step.action === 'send') i.attempts.add(1)
     // What the step is (a retry, a give-up, or neither) is the core's `signal`.
     if (step.signal === 'retry') {
@@ -163,13 +168,14 @@ function makeOtel(version) {
 
   /**
    * Records one step of a `Run` the host drives itself (`http`: its rules are the HTTP ones, so a
-   * retry event carries `http.request.resend_count`), as the runners do for theirs; nothing when
-   * not instrumented. A breaker's state change is recorded by the breaker.
+   * retry event carries `http.request.resend_count`; `breaker`: the run's, whose name a breaker
+   * rejection carries), as the runners do for theirs; nothing when not instrumented. A breaker's
+   * state change is recorded by the breaker.
    */
   function record(step, options) {
     if (step === null || typeof step !== 'object') throw invalidType('step', 'a step of a Run', step)
-    if (options !== undefined && options !== null && typeof options !== 'object') throw invalidType('options', 'an options object {http?}', options)
-    observers.sink?.step(step, options?.http === true)
+    if (options !== undefined && options !== null && typeof options !== 'object') throw invalidType('options', 'an options object {http?, breaker?}', options)
+    observers.sink?.step(step, options?.http === true, options?.breaker ?? undefined)
   }
 
   return Object.freeze({ instrument, uninstrument, isInstrumented, record, SCOPE })

@@ -172,7 +172,7 @@ for (const example of TABLE.examples) {
         const step = e.event === 'start' ? run.start(e.at_ms, e.random)
           : e.event === 'attempt_ended' ? run.attemptEnded(o, e.at_ms, e.random, e.now_unix_ms)
             : e.event === 'wait_ended' ? run.waitEnded(e.at_ms, e.random) : run.cancel(e.at_ms)
-        rp.otel.record(step, { http })
+        rp.otel.record(step, { http, breaker }) // unnamed: a rejection carries the default name
         const events = span.events.slice(seen).map((x) => ({ event: x.name, attributes: { ...x.attributes } }))
         // the exporter's order is the instruments': put the metrics in the table's, as the example lists them
         signals.push(...[...(await collect()), ...events].sort((a, b) => rank(a) - rank(b)))
@@ -211,7 +211,7 @@ test(`[${which}] retry: two retries, a budget refusal, a breaker that opens and 
   const t = { ms: 0 }
   const changes = []
   const events = []
-  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 100 }, { onStateChange: (c) => changes.push([c.from, c.to, c.rule]) })
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 100 }, { onStateChange: (c) => changes.push([c.from, c.to, c.rule]), name: 'kv' })
   breaker.on('stateChange', (c) => events.push(c))
   const budget = new rp.RetryBudget({ kind: 'retry_quota', capacity: 10, retry_cost: 5 })
   const options = {
@@ -236,12 +236,12 @@ test(`[${which}] retry: two retries, a budget refusal, a breaker that opens and 
     [key('retrypolicy.retries', { reason, rule: backoff })]: 2,
     [key('retrypolicy.give_ups', { end: 'gave_up', reason, rule: refused })]: 1,
     [key('retrypolicy.budget.refusals', { budget__kind: 'retry_quota', rule: refused })]: 1,
-    [key('retrypolicy.breaker.rejections', { rule: 'breaker_open' })]: 2,
-    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'closed', breaker__to: 'open', rule: 'breaker_tripped' })]: 1,
-    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'open', breaker__to: 'half_open', rule: 'breaker_canary' })]: 3,
-    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'half_open', breaker__to: 'open', rule: 'canary_failed' })]: 2,
-    [key('retrypolicy.breaker.state_changes', { breaker__name: 'default', breaker__from: 'half_open', breaker__to: 'closed', rule: 'canary_succeeded' })]: 1,
-    [key('retrypolicy.breaker.state', { breaker__name: 'default' })]: 0,
+    [key('retrypolicy.breaker.rejections', { breaker__name: 'kv', rule: 'breaker_open' })]: 2,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'kv', breaker__from: 'closed', breaker__to: 'open', rule: 'breaker_tripped' })]: 1,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'kv', breaker__from: 'open', breaker__to: 'half_open', rule: 'breaker_canary' })]: 3,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'kv', breaker__from: 'half_open', breaker__to: 'open', rule: 'canary_failed' })]: 2,
+    [key('retrypolicy.breaker.state_changes', { breaker__name: 'kv', breaker__from: 'half_open', breaker__to: 'closed', rule: 'canary_succeeded' })]: 1,
+    [key('retrypolicy.breaker.state', { breaker__name: 'kv' })]: 0,
   })
   const retried = { 'retrypolicy.reason': reason, 'retrypolicy.rule': backoff }
   assert.deepEqual(spanEvents(), [

@@ -86,6 +86,27 @@ test(`[${which}] a run's step reports the breaker's change through the breaker, 
   assert.deepEqual([first.signal, cancelled.signal], ['none', 'none'])
 })
 
+test(`[${which}] a run's steps are frozen with all they hold, on either backend (a Run's and the runners')`, async () => {
+  const deepFrozen = (v) => v === null || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(deepFrozen))
+  const breaker = rp.CircuitBreaker.restore({ volume_threshold: 1, sleep_window_ms: 100 }, OPEN)
+  const budget = new rp.RetryBudget({ kind: 'retry_quota' })
+  const run = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 }, { breaker, budget })
+  const first = run.start(200) // the canary: a breaker verdict and a change
+  const failed = run.attemptEnded({ kind: 'kv', status: 0x86 }, 210) // a retry: a decision and the budget's verdict
+  assert.ok(first.breaker !== null && first.breakerChanges.length === 1)
+  assert.ok(failed.decision !== null && failed.budget !== null && failed.breakerChanges.length === 1)
+  assert.ok([first, failed].every(deepFrozen))
+  const t = fakeTime()
+  const seen = []
+  let calls = 0
+  await rp.retry(async () => {
+    if (++calls === 1) throw new Error('busy')
+    return calls
+  }, { operation: KV_GET, timeoutMs: 10_000, classify: () => 'KV_TEMPORARY_FAILURE', clock: t.clock, sleep: t.sleep, budget, onRetry: (s) => seen.push(s) })
+  assert.equal(seen.length, 1)
+  assert.ok(seen[0].decision !== null && seen.every(deepFrozen))
+})
+
 test(`[${which}] one call that makes two changes reports each, in order, to the callback, the event and the channel`, () => {
   // The canary sent at 101 times out at 151 (open again); at 252, 101 ms into that window, the same
   // permit finds it failed and sends the next canary.
@@ -164,18 +185,30 @@ test(`[${which}] a change a listener makes reaches every listener after the chan
   assert.equal(breaker.state(1000), 'half_open')
 })
 
-test(`[${which}] what a breaker's listener throws is rethrown outside the call: the change stands, the call returns`, () => {
+test(`[${which}] what a breaker's listener throws is a process warning, never a crash: the change stands, the call returns`, () => {
   const entry = which === 'native' ? "require('retrypolicy')" : `require(${JSON.stringify(fileURLToPath(new URL('../../bindings-wasm/index.mjs', import.meta.url)))})`
   const script = `
     const rp = ${entry}
     process.on('uncaughtException', (e) => console.log('uncaught ' + e.message))
+    process.on('warning', (w) => console.log([w.name, w.code, w.cause.message, w.change.rule, w.breaker === breaker].join(' ')))
     const breaker = new rp.CircuitBreaker({ volume_threshold: 1 }, { onStateChange: () => { throw new Error('from the callback') } })
     breaker.on('stateChange', () => { throw new Error('from the listener') })
     breaker.record(0, 'failure')
     console.log('returned ' + breaker.state(0))`
   const r = spawnSync(process.execPath, ['--input-type=commonjs', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' })
   assert.equal(r.status, 0, r.stderr)
-  assert.deepEqual(r.stdout.trim().split('\n'), ['returned open', 'uncaught from the callback', 'uncaught from the listener'])
+  assert.deepEqual(r.stdout.trim().split('\n'), [
+    'returned open',
+    'RetryPolicyWarning RETRYPOLICY_LISTENER_THREW from the callback breaker_tripped true',
+    'RetryPolicyWarning RETRYPOLICY_LISTENER_THREW from the listener breaker_tripped true',
+  ])
+  // With no 'warning' listener, Node prints it on stderr and the process goes on.
+  const quiet = spawnSync(process.execPath, ['--input-type=commonjs', '-e', script.replace(/process\.on\('warning'.*\n/, '')], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8',
+  })
+  assert.equal(quiet.status, 0, quiet.stderr)
+  assert.equal(quiet.stdout.trim(), 'returned open')
+  assert.match(quiet.stderr, /RetryPolicyWarning: retrypolicy: the breaker's onStateChange threw on its change closed -> open \(breaker_tripped\); the change stands/)
 })
 
 test(`[${which}] what onStats throws after a run that did not succeed is rethrown outside the call: the call rejects with the run's error`, () => {
@@ -378,6 +411,14 @@ test(`[${which}] setTesting({seed}) draws the same jitter for every run; a call'
   assert.notDeepEqual(c.decided, a.decided)
   rp.setTesting({ seed: 7 })
   assert.deepEqual((await delays({ policy, random: () => 0 })).decided, [0, 0, 0, 0]) // full jitter of a 0 draw
+  rp.setTesting({ seed: 7, instant: false })
+  rp.setTesting(true) // instant sleeps, the seed kept
+  const d = await delays({ policy })
+  assert.deepEqual([d.decided, d.slept], [a.decided, []])
+  rp.setTesting(false) // testing off: real sleeps, no seed
+  assert.equal(rp.isTesting(), false)
+  const e = await delays({ policy })
+  assert.deepEqual(e.slept, e.decided)
   const coded = (code, field) => (e) => e.code === code && e.field === field
   assert.throws(() => rp.setTesting({ seed: 1.5 }), coded('out_of_range', 'seed'))
   assert.throws(() => rp.setTesting({ seed: '7' }), coded('invalid_type', 'seed'))

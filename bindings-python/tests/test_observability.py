@@ -226,6 +226,7 @@ def test_a_runner_with_two_retries_a_budget_refusal_and_a_breaker_that_opens_and
     breaker = rp.CircuitBreaker(
         {"volume_threshold": 1, "sleep_window_ms": 100},
         on_state_change=lambda old, new, rule: changes.append((old, new, rule)),
+        name="kv",
     )
     runner = Retrying(
         KV_GET,
@@ -256,12 +257,12 @@ def test_a_runner_with_two_retries_a_budget_refusal_and_a_breaker_that_opens_and
         ("retrypolicy.retries", _attrs(reason=reason, rule=backoff)): 2,
         ("retrypolicy.give_ups", _attrs(end="gave_up", reason=reason, rule=refused)): 1,
         ("retrypolicy.budget.refusals", _attrs(budget__kind="retry_quota", rule=refused)): 1,
-        ("retrypolicy.breaker.rejections", _attrs(rule="breaker_open")): 2,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="closed", breaker__to="open", rule="breaker_tripped")): 1,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="open", breaker__to="half_open", rule="breaker_canary")): 3,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="half_open", breaker__to="open", rule="canary_failed")): 2,
-        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="default", breaker__from="half_open", breaker__to="closed", rule="canary_succeeded")): 1,
-        ("retrypolicy.breaker.state", _attrs(breaker__name="default")): 0,
+        ("retrypolicy.breaker.rejections", _attrs(breaker__name="kv", rule="breaker_open")): 2,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="kv", breaker__from="closed", breaker__to="open", rule="breaker_tripped")): 1,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="kv", breaker__from="open", breaker__to="half_open", rule="breaker_canary")): 3,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="kv", breaker__from="half_open", breaker__to="open", rule="canary_failed")): 2,
+        ("retrypolicy.breaker.state_changes", _attrs(breaker__name="kv", breaker__from="half_open", breaker__to="closed", rule="canary_succeeded")): 1,
+        ("retrypolicy.breaker.state", _attrs(breaker__name="kv")): 0,
     }
     retry = {"retrypolicy.reason": reason, "retrypolicy.rule": backoff}
     assert telemetry.events() == [

@@ -59,7 +59,7 @@ export function stepSignals (step, { http = false } = {}) {
     out.push(metric('breaker.state', STATE_NUMBER[change.to], { 'breaker.name': name }))
   }
   if (step.budget && !step.budget.permitted) out.push(metric('budget.refusals', 1, { 'budget.kind': step.budget.kind, rule: step.budget.rule }))
-  if (step.breaker && !step.breaker.permitted) out.push(metric('breaker.rejections', 1, { rule: step.breaker.rule }))
+  if (step.breaker && !step.breaker.permitted) out.push(metric('breaker.rejections', 1, { 'breaker.name': name, rule: step.breaker.rule }))
   if (step.action === 'send') out.push(metric('attempts', 1))
   // What the step is (a retry, a give-up, or neither) is the core's: its `signal`.
   if (step.signal === 'retry') {

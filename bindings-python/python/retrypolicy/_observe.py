@@ -17,8 +17,8 @@ BREAKER_LOGGER = logging.getLogger("retrypolicy.breaker")
 class Sink(Protocol):
     """Where the signals of runs and breakers go when ``retrypolicy.otel.instrument()`` was called."""
 
-    def step(self, step: RunStep, http: bool) -> None:
-        """Records one step of a run (``http``: the run follows the HTTP rules)."""
+    def step(self, step: RunStep, http: bool, breaker: CircuitBreaker | None) -> None:
+        """Records one step of a run over ``breaker`` (or none; ``http``: the run follows the HTTP rules)."""
 
     def breaker_changed(self, change: BreakerChange, name: str) -> None:
         """Records one change of the state of the breaker named ``name``."""

@@ -105,10 +105,11 @@ def stats_of(result: httpx.Response | BaseException) -> RunStats | None:
     return stats if isinstance(stats, RunStats) else None
 
 
-def _seen(step: RunStep) -> RunStep:
-    """``step``, recorded for OpenTelemetry when instrumented (``retrypolicy.otel``; HTTP rules)."""
+def _seen(step: RunStep, breaker: CircuitBreaker | None) -> RunStep:
+    """``step`` of a run over ``breaker``, recorded for OpenTelemetry when instrumented
+    (``retrypolicy.otel``; HTTP rules)."""
     if (sink := _observe.sink) is not None:
-        sink.step(step, True)
+        sink.step(step, True, breaker)
     return step
 
 
@@ -163,11 +164,11 @@ class _Steps:
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
         clock: Callable[[], float] = _Skipped(self.clock) if is_testing() else self.clock
         run, step = config.start(clock() * 1000, self.budget, self.breaker)
-        return run, _seen(step), clock
+        return run, _seen(step, self.breaker), clock
 
     def waited(self, run: Run, clock: Callable[[], float]) -> RunStep:
         """The wait is over at ``clock``'s time: the next step."""
-        return _seen(run.wait_ended(clock() * 1000))
+        return _seen(run.wait_ended(clock() * 1000), self.breaker)
 
     def _log(self, level: int, request: httpx.Request, step: RunStep, result: Result | None) -> None:
         """Logs ``step`` of the run of ``request`` after the attempt's ``result``."""
@@ -181,7 +182,7 @@ class _Steps:
         calls the hooks; a response the run will not return is closed by the caller."""
         outcome = _outcome(result)
         now = self.now() + (clock.skipped if isinstance(clock, _Skipped) else 0.0)
-        step = _seen(run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)))
+        step = _seen(run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)), self.breaker)
         if step.action == "wait":
             self._log(self.log_level, request, step, result)
             if self.on_retry is not None:

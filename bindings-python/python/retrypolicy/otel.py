@@ -14,7 +14,7 @@ to ``record``. The names, units and attributes are the table of ``spec-fixtures/
 - ``retrypolicy.give_ups`` ({run}; ``retrypolicy.end``, ``retrypolicy.reason``, ``retrypolicy.rule``):
   each run that gave up or timed out;
 - ``retrypolicy.budget.refusals`` ({retry}; ``retrypolicy.budget.kind``, ``retrypolicy.rule``);
-- ``retrypolicy.breaker.rejections`` ({attempt}; ``retrypolicy.rule``);
+- ``retrypolicy.breaker.rejections`` ({attempt}; ``retrypolicy.breaker.name``, ``retrypolicy.rule``);
 - ``retrypolicy.breaker.state_changes`` ({change}; ``retrypolicy.breaker.name``, ``retrypolicy.breaker.from``,
   ``retrypolicy.breaker.to``, ``retrypolicy.rule``), and the gauge ``retrypolicy.breaker.state`` ({state}:
   0 closed, 1 open, 2 half-open; ``retrypolicy.breaker.name``: one point per breaker, named by
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from opentelemetry import metrics, trace
 
 from . import _observe
-from ._lowlevel import BreakerChange, RunStep, __version__
+from ._lowlevel import BreakerChange, CircuitBreaker, RunStep, __version__
 
 if TYPE_CHECKING:
     from opentelemetry.util.types import AttributeValue
@@ -51,6 +51,8 @@ BUDGET_KIND = "retrypolicy.budget.kind"
 BREAKER_FROM = "retrypolicy.breaker.from"
 BREAKER_TO = "retrypolicy.breaker.to"
 BREAKER_NAME = "retrypolicy.breaker.name"
+DEFAULT_BREAKER_NAME = "default"
+"""The name of a breaker given none (``breaker_name_default`` in the table)."""
 RESEND_COUNT = "http.request.resend_count"
 STATES = {"closed": 0, "open": 1, "half_open": 2}
 """The breaker state gauge's values (resilience4j's numbering)."""
@@ -82,15 +84,16 @@ class _Recorder:
             "retrypolicy.breaker.state", "{state}", "A circuit breaker's state after its last change: 0 closed, 1 open, 2 half-open"
         )
 
-    def step(self, step: RunStep, http: bool) -> None:
+    def step(self, step: RunStep, http: bool, breaker: CircuitBreaker | None) -> None:
         """Records ``step``, in the table's order: a budget refusal, a breaker rejection, then the
         attempt, the retry (counter, then span event) or the give-up (the same)."""
         budget = step.budget
         if budget is not None and not budget.permitted:
             self.budget_refusals.add(1, {BUDGET_KIND: budget.kind, RULE: budget.rule})
-        breaker = step.breaker
-        if breaker is not None and not breaker.permitted:
-            self.breaker_rejections.add(1, {RULE: breaker.rule})
+        verdict = step.breaker
+        if verdict is not None and not verdict.permitted:
+            name = DEFAULT_BREAKER_NAME if breaker is None else breaker.name
+            self.breaker_rejections.add(1, {BREAKER_NAME: name, RULE: verdict.rule})
         if step.action == "send":
             self.attempts.add(1)
         signal = step.signal  # the core's: a retry, a give-up, or neither
@@ -131,10 +134,11 @@ def is_instrumented() -> bool:
     return _observe.sink is not None
 
 
-def record(step: RunStep, *, http: bool = False) -> None:
+def record(step: RunStep, *, http: bool = False, breaker: CircuitBreaker | None = None) -> None:
     """Records one step of a ``retrypolicy.Run`` the host drives itself (``http``: its rules are
-    the HTTP ones, so a retry event carries ``http.request.resend_count``), as the runners do for
-    theirs; nothing when not instrumented. A breaker's state change is recorded by the breaker."""
+    the HTTP ones, so a retry event carries ``http.request.resend_count``; ``breaker``: the run's,
+    whose name a breaker rejection carries), as the runners do for theirs; nothing when not
+    instrumented. A breaker's state change is recorded by the breaker."""
     sink = _observe.sink
     if sink is not None:
-        sink.step(step, http)
+        sink.step(step, http, breaker)

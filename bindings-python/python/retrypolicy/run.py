@@ -292,7 +292,7 @@ class Retrying(_Runner[Callable[[float], object]]):
         last = None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
         if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
-            sink.step(step, False)
+            sink.step(step, False, self.breaker)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
@@ -302,7 +302,7 @@ class Retrying(_Runner[Callable[[float], object]]):
                         skipped.skip(step.delay_ms)
                     step = run.wait_ended(clock() * 1000)
                     if sink is not None:
-                        sink.step(step, False)
+                        sink.step(step, False, self.breaker)
                     continue
                 try:
                     result = call()
@@ -310,7 +310,7 @@ class Retrying(_Runner[Callable[[float], object]]):
                     last = exc
                     step = self._failed(run, exc, fn, clock)
                     if sink is not None:
-                        sink.step(step, False)
+                        sink.step(step, False, self.breaker)
                 else:
                     run.succeeded(clock() * 1000)
                     return result
@@ -364,7 +364,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         last = None
         run, step = self.config.start(clock() * 1000, *self.guards) if self.guards else self.config.start(clock() * 1000)
         if (sink := _observe.sink) is not None:  # OpenTelemetry, when instrumented
-            sink.step(step, False)
+            sink.step(step, False, self.breaker)
         try:
             while (action := step.action) != "done":
                 if action == "wait":
@@ -374,7 +374,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                         await asyncio.sleep(0)  # now and then, the loop's other tasks run
                     step = run.wait_ended(clock() * 1000)
                     if sink is not None:
-                        sink.step(step, False)
+                        sink.step(step, False, self.breaker)
                     continue
                 try:
                     if step.timeout_ms is None:
@@ -390,7 +390,7 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
                     last = exc
                     step = self._failed(run, exc, fn, clock)
                     if sink is not None:
-                        sink.step(step, False)
+                        sink.step(step, False, self.breaker)
                 else:
                     run.succeeded(clock() * 1000)
                     return result
