@@ -67,9 +67,12 @@ fn compared_keys(function: &str) -> Option<&'static [&'static str]> {
             "attempts_sent",
             "budget_state",
             "breaker_state",
+            "stats",
+            "breaker_changes",
+            "signals",
         ]),
         "budget_run" => Some(&["permitted", "balances", "state"]),
-        "breaker_run" => Some(&["permitted", "states", "state"]),
+        "breaker_run" => Some(&["permitted", "states", "state", "changes"]),
         _ => None,
     }
 }
