@@ -27,7 +27,7 @@ test-rust:
 ## printed in one piece when it ends (--output-sync). Much of each is one core's work (fat-LTO
 ## links, wasm-opt, valgrind, pytest, node --test, libFuzzer), so two share the 2 cores; the Rust
 ## suites and the wasm build (its own toolchain and target folder) start first. A clean run took
-## 932 s with the bindings two at a time after the Rust suites, 986 s one at a time (CI). The
+## 860 s so (932 s with only the bindings two at a time, 986 s in CI one at a time). The
 ## set-ups run before, one at a time: apt and npm must not run twice at once. Each binding's
 ## Makefile is .NOTPARALLEL, so its own steps keep their order.
 setup-bindings: setup-rust
