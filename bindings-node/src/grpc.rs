@@ -212,10 +212,8 @@ pub fn grpc_hedge(
     run(&env, || {
         let state: HedgeState = Js(state).opt(|v| document(v.0, "state"))?.unwrap_or_default();
         let event: serde_json::Value = document(event, "event")?;
-        let event: HedgeEvent = retrypolicy_wire::from_json_value::<HedgeEvent>(&event).map_err(|e| {
-            let field = format!("event.{}", e.field());
-            e.with_field(field.trim_end_matches('.'))
-        })?;
+        let event: HedgeEvent = retrypolicy_wire::from_json_value::<HedgeEvent>(&event)
+            .map_err(|e| retrypolicy_wire::placed("event", e))?;
         let now_ms = now(now_ms)?;
         let bucket = throttling.map(|h| (&mut h.budget, now_ms));
         Ok(json(&core::grpc_hedge(

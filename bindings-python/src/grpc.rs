@@ -8,8 +8,8 @@ use pyo3::types::PyString;
 use retrypolicy as core;
 use retrypolicy::grpc::{
     grpc_hedge as core_hedge, grpc_retry as core_retry, ClientOptions, CodeSet, GrpcAction, GrpcAttempt,
-    GrpcCode, GrpcJitter, GrpcRetryState, HedgeEnd, HedgeEvent, HedgeState, HedgingPolicyDocument,
-    MethodPolicy, RetryPolicyDocument, ServiceConfigDocument, ThrottleEvent,
+    GrpcCode, GrpcJitter, GrpcRetryState, HedgeEnd, HedgeEvent, HedgeEventKind, HedgeState,
+    HedgingPolicyDocument, MethodPolicy, RetryPolicyDocument, ServiceConfigDocument, ThrottleEvent,
 };
 
 use crate::budget::{BudgetVerdict, RetryBudget};
@@ -369,21 +369,12 @@ fn event_of(v: &Bound<'_, PyAny>) -> PyResult<HedgeEvent> {
     let Ok(s) = v.cast::<PyString>() else {
         let value: serde_json::Value = from_py_json("event", v)?;
         return retrypolicy_wire::from_json_value::<HedgeEvent>(&value)
-            .map_err(|e| {
-                let field = format!("event.{}", e.field());
-                e.with_field(field.trim_end_matches('.'))
-            })
+            .map_err(|e| retrypolicy_wire::placed("event", e))
             .py();
     };
-    let kind = utf8("event", s)?;
-    if kind == "attempt_ended" {
-        return Err(CoreError(core::Error::MissingField {
-            field: "event.attempt".to_owned(),
-        })
-        .into());
-    }
-    retrypolicy_wire::from_json_value(&serde_json::json!({ "event": kind }))
-        .map_err(|e| e.with_field("event"))
+    let kind: HedgeEventKind = retrypolicy_wire::parse_name("event", &utf8("event", s)?).py()?;
+    HedgeEvent::new(kind, None)
+        .map_err(|e| retrypolicy_wire::placed("event", e))
         .py()
 }
 

@@ -279,6 +279,8 @@ def test_grpc_bad_input_is_named() -> None:
         (lambda: grpc.grpc_hedge(_greeter_policy(), None, "start"), rp.InvalidTypeError, "policy"),  # type: ignore[arg-type]
         (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), None, "attempt_ended"), rp.MissingFieldError, "event.attempt"),
         (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), None, "begin"), rp.UnknownNameError, "event"),  # type: ignore[arg-type]
+        # an event of another kind is named as the argument itself (was event.(document))
+        (lambda: grpc.grpc_hedge(grpc.HedgingPolicy({"maxAttempts": 2}), None, 5), rp.InvalidTypeError, "event"),  # type: ignore[arg-type]
         # a key the attempt does not have is named inside it (the differential test found event.(document))
         (
             lambda: grpc.grpc_hedge(

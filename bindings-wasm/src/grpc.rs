@@ -205,10 +205,8 @@ fn hedge(
         .transpose()?
         .unwrap_or_default();
     let event: serde_json::Value = parsed(event, "event")?;
-    let event: HedgeEvent = retrypolicy_wire::from_json_value::<HedgeEvent>(&event).map_err(|e| {
-        let field = format!("event.{}", e.field());
-        e.with_field(field.trim_end_matches('.'))
-    })?;
+    let event: HedgeEvent = retrypolicy_wire::from_json_value::<HedgeEvent>(&event)
+        .map_err(|e| retrypolicy_wire::placed("event", e))?;
     let step = with_bucket(throttling, &now_ms, |bucket| {
         let policy = policy.0.as_ref().ok_or_else(|| Error::InvalidType {
             field: "policy".to_owned(),

@@ -16,6 +16,7 @@ mod runs;
 
 pub use json::{from_json_str, from_json_value, parse_name};
 pub use retrypolicy::Error;
+pub use runs::placed;
 
 #[cfg(feature = "guards")]
 use retrypolicy::BudgetVerdict;

@@ -231,12 +231,13 @@ fn states(_budget: &Option<RetryBudget>, _breaker: &Option<CircuitBreaker>) -> (
     (Value::Null, Value::Null)
 }
 
-/// `e` with its field placed under `prefix`.
-pub(crate) fn placed(prefix: &str, e: Error) -> Error {
+/// `e` with its field placed under `prefix` (`event` and `attempt.status`: `event.attempt.status`;
+/// an error about the document itself: `prefix`).
+pub fn placed(prefix: &str, e: Error) -> Error {
     let field = e.field().to_owned();
     match e.code() {
         "malformed_json" | "unsupported_version" => e,
-        _ if field.is_empty() => e.with_field(prefix),
+        _ if field.is_empty() || field == "(document)" => e.with_field(prefix),
         _ => e.with_field(&format!("{prefix}.{field}")),
     }
 }

@@ -97,11 +97,14 @@ impl HedgeEvent {
 }
 
 impl TryFrom<HedgeEventForm> for HedgeEvent {
-    type Error = crate::serde_form::Rejection;
+    /// serde's message: the listed rejection's, so the wire layer names the field (both errors
+    /// [`HedgeEvent::new`] makes are listed; anything else would say it is not).
+    type Error = String;
 
     fn try_from(form: HedgeEventForm) -> Result<HedgeEvent, Self::Error> {
-        HedgeEvent::new(form.event, form.attempt).map_err(|e| {
-            crate::serde_form::Rejection::of(&e).unwrap_or(crate::serde_form::Rejection::ATTEMPT_MISSING)
+        HedgeEvent::new(form.event, form.attempt).map_err(|e| match crate::serde_form::Rejection::of(&e) {
+            Some(r) => r.to_string(),
+            None => "retrypolicy: unlisted rejection".to_owned(),
         })
     }
 }
