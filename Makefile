@@ -24,21 +24,27 @@ test-rust:
 	@for t in $(RUST_SUITES); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 ## The Rust suites, the four bindings' suites and the fuzz targets, two at a time, each one's output
-## printed in one piece when it ends (--output-sync). Much of each is one core's work (fat-LTO
-## links, wasm-opt, valgrind, pytest, node --test, libFuzzer), so two share the 2 cores; the Rust
-## suites and the wasm build (its own toolchain and target folder) start first. A clean run took
-## 860 s so (932 s with only the bindings two at a time, 986 s in CI one at a time). The
-## set-ups run before, one at a time: apt and npm must not run twice at once. Each binding's
-## Makefile is .NOTPARALLEL, so its own steps keep their order.
+## printed in one piece when it ends (--output-sync=recurse: a suite is a recursive make). Much of
+## each is one core's work (fat-LTO links, wasm-opt, valgrind, pytest, node --test, libFuzzer), so
+## two share the 2 cores; the Rust suites and the wasm build (its own toolchain and target folder)
+## start first, and the Node suites wait for the wasm ones (Node's backend test loads the wasm
+## module, which the wasm build rewrites). A clean run took 860 s so (932 s with only the bindings
+## two at a time, 986 s in CI one at a time). The set-ups run before, one at a time: apt, rustup and
+## npm must not run twice at once. Each binding's Makefile is .NOTPARALLEL, so its own steps keep
+## their order.
 setup-bindings: setup-rust
 	$(MAKE) -C bindings-python venv
-	$(MAKE) -C bindings-c deps cbindgen
+	$(MAKE) -C bindings-c deps cbindgen rust-src
 	$(MAKE) -C bindings-node deps
 	$(MAKE) -C bindings-wasm setup
 	$(MAKE) -C fuzz setup
 
+.PHONY: test-node-after-wasm
+test-node-after-wasm: test-wasm
+	@$(MAKE) --no-print-directory test-node
+
 test-lanes: setup-bindings
-	$(MAKE) -j2 --output-sync=target test-rust test-wasm test-c test-python test-node test-fuzz
+	$(MAKE) -j2 --output-sync=recurse test-rust test-wasm test-c test-python test-node-after-wasm test-fuzz
 
 ## The edit-compile-test loop: formatting, clippy, the core and wire tests (the Rust fixture runner
 ## and MongoDB's suites among them) and the Python binding's fixture suite: 23-30 s warm on 2 cores
