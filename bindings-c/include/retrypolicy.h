@@ -889,6 +889,17 @@ typedef struct rp_aws_rate_update {
    * Whether the token bucket is on (after the first throttle).
    */
   bool enabled;
+  /**
+   * The term that gave `calculated_rate`: "throttle_beta" (β × the rate in use) or
+   * "cubic_curve" (static, owned by the library).
+   */
+  const char *rule;
+  /**
+   * What set the fill rate instead of `calculated_rate`: "capped_at_twice_measured" or
+   * "raised_to_min_fill_rate" (the floor, when both applied), or NULL (static, owned by the
+   * library).
+   */
+  const char *bound;
 } rp_aws_rate_update;
 
 /**

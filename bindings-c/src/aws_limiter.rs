@@ -53,6 +53,13 @@ pub struct rp_aws_rate_update {
     pub max_capacity: f64,
     /// Whether the token bucket is on (after the first throttle).
     pub enabled: CBool,
+    /// The term that gave `calculated_rate`: "throttle_beta" (β × the rate in use) or
+    /// "cubic_curve" (static, owned by the library).
+    pub rule: *const c_char,
+    /// What set the fill rate instead of `calculated_rate`: "capped_at_twice_measured" or
+    /// "raised_to_min_fill_rate" (the floor, when both applied), or NULL (static, owned by the
+    /// library).
+    pub bound: *const c_char,
 }
 
 fn acquire_to_c(v: &AcquireVerdict) -> rp_aws_acquire_verdict {
@@ -73,6 +80,8 @@ fn update_to_c(u: &RateUpdate) -> rp_aws_rate_update {
         fill_rate: u.fill_rate,
         max_capacity: u.max_capacity,
         enabled: u.enabled.into(),
+        rule: intern(u.rule).as_ptr(),
+        bound: u.bound.map_or(std::ptr::null(), |b| intern(b).as_ptr()),
     }
 }
 

@@ -317,6 +317,11 @@ static int limiter_event(rp_aws_rate_limiter *limiter, const cJSON *e, size_t i,
     cJSON_AddNumberToObject(*result, "fill_rate", u.fill_rate);
     cJSON_AddNumberToObject(*result, "max_capacity", u.max_capacity);
     cJSON_AddBoolToObject(*result, "enabled", u.enabled);
+    cJSON_AddStringToObject(*result, "rule", u.rule);
+    if (u.bound)
+        cJSON_AddStringToObject(*result, "bound", u.bound);
+    else
+        cJSON_AddNullToObject(*result, "bound");
     return 0;
 }
 
@@ -374,6 +379,8 @@ static int aws_rate_limiter_run(const cJSON *in, cJSON **out, failure *f) {
     if (rc == 0) {
         add_column(*out, "acquired", results, "acquired", 0);
         add_column(*out, "waits_ms", results, "wait_ms", 0);
+        add_column(*out, "rules", results, "rule", 0);
+        add_column(*out, "bounds", results, "bound", 0);
         add_numbers(*out, "calculated_rates", results, "calculated_rate", 1);
         add_numbers(*out, "measured_rates", states, "measured_rate", 1);
         add_numbers(*out, "fill_rates", states, "fill_rate", 1);

@@ -775,6 +775,8 @@ static void the_rate_limiter_turns_on_at_the_first_throttle(void **state) {
     assert_true(u.calculated_rate == 0.0); /* 0.7 * 0 */
     assert_true(u.fill_rate == 0.5);
     assert_true(u.max_capacity == 1.0);
+    assert_string_equal(u.rule, "throttle_beta");
+    assert_string_equal(u.bound, "raised_to_min_fill_rate"); /* 0 is under 0.5 */
     OK(rp_aws_rate_limiter_acquire(l, 0, &v));
     assert_false(v.acquired);
     assert_int_equal(v.wait_ms, 2000);

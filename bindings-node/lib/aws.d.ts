@@ -122,6 +122,10 @@ export interface RateUpdate {
   readonly fillRate: number
   readonly maxCapacity: number
   readonly enabled: boolean
+  /** The term that gave `calculatedRate`: β × the rate in use, or the CUBIC curve. */
+  readonly rule: 'throttle_beta' | 'cubic_curve'
+  /** What bounded the fill rate (the floor when both did); null: it is `calculatedRate`. */
+  readonly bound: 'capped_at_twice_measured' | 'raised_to_min_fill_rate' | null
 }
 
 /** The AWS SDKs' retry modes: `aws.RetryConfig`, `aws.AdaptiveRateLimiter` (values and types), `aws.decide`. */

@@ -234,6 +234,8 @@ export function grpcAwsAdapters(rp) {
         limiter: limiter.toJSON(),
         acquired: results.map((r) => r.acquired ?? null),
         waits_ms: results.map((r) => r.wait_ms ?? null),
+        rules: results.map((r) => r.rule),
+        bounds: results.map((r) => r.bound ?? null),
         calculated_rates: results.map((r) => rounded(r.calculated_rate)),
         measured_rates: list('measured_rate'),
         fill_rates: list('fill_rate'),

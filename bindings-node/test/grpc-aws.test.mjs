@@ -199,9 +199,11 @@ test('the adaptive limiter: off until throttled, then the minimum rate; snapshot
   const limiter = new aws.AdaptiveRateLimiter(null, 0)
   // Off: every attempt goes.
   assert.deepEqual([limiter.acquire(0).acquired, limiter.acquire(0).rule], [true, 'limiter_off'])
-  // A throttled response with nothing measured yet: the rate falls to the 0.5 tokens/s minimum.
+  // A throttled response with nothing measured yet: β × 0, capped at 2 × 0, is raised to the
+  // 0.5 tokens/s minimum.
   const update = limiter.record(0, true)
   assert.deepEqual([update.enabled, update.fillRate, update.maxCapacity], [true, 0.5, 1])
+  assert.deepEqual([update.rule, update.bound], ['throttle_beta', 'raised_to_min_fill_rate'])
   // No token yet: one token at 0.5/s takes 2000 ms; then it is there.
   const wait = limiter.acquire(0)
   assert.deepEqual([wait.acquired, wait.waitMs, wait.rule], [false, 2000, 'wait_for_token'])

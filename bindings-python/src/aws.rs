@@ -229,6 +229,11 @@ core_wrapper!(RateUpdate {
     max_capacity: f64,
     /// Whether the token bucket is on.
     enabled: bool,
+    /// The term that gave `calculated_rate`: `"throttle_beta"` or `"cubic_curve"`.
+    rule: &'static str,
+    /// What set the fill rate instead: `"capped_at_twice_measured"`, `"raised_to_min_fill_rate"`;
+    /// else None.
+    bound: Option<&'static str>,
 });
 
 /// Adaptive mode's client-side rate limiter (botocore's token bucket with its CUBIC rate) on the

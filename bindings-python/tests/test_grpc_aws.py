@@ -359,6 +359,7 @@ def test_the_rate_limiter_by_hand() -> None:
     # smoothed 0.8 x 2 = 1.6/s; the throttle cuts it to 0.7 x 1.6 = 1.12/s.
     assert (u.throttled, u.enabled, u.measured_rate) == (True, True, 1.6)
     assert u.calculated_rate == pytest.approx(1.12) and u.fill_rate == u.calculated_rate
+    assert (u.rule, u.bound) == ("throttle_beta", None)  # under 2 x 1.6, over the 0.5 minimum
     v = limiter.acquire(1700)
     # The bucket starts empty: 1 token at 1.12/s is 892.86 ms, rounded up.
     assert (v.acquired, v.rule, v.wait_ms) == (False, "wait_for_token", 893)

@@ -561,6 +561,8 @@ def _aws_rate_limiter_run(i: dict[str, Any]) -> dict[str, Any]:
         "limiter": limiter.document,
         "acquired": [None if a is None else a.acquired for a in acquired],
         "waits_ms": [None if a is None else a.wait_ms for a in acquired],
+        "rules": [r.rule for r in results],
+        "bounds": [None if u is None else u.bound for u in updates],
         "calculated_rates": [None if u is None else _rate(u.calculated_rate) for u in updates],
         "measured_rates": [_rate(s["measured_rate"]) for s in states],
         "fill_rates": [_rate(s["fill_rate"]) for s in states],

@@ -100,12 +100,15 @@ export function replayClient (limiter, list, interval, latency) {
 
 const rate = (r) => r.toFixed(3)
 
-// What the response did to the rate, in the terms of the core's answer: a throttle asks for β × the
-// rate in use, a success for the CUBIC curve's rate (its `calculatedRate`); the fill rate is that,
-// at most twice the measured rate, at least the minimum (`fillRate`).
+// The core's names for the term of the limiter's formula that applied (`rule`, giving
+// `calculatedRate`) and for what bounded the fill rate (`bound`), as the table says them.
+const RULES = { throttle_beta: 'throttle: β × rate in use', cubic_curve: 'CUBIC curve' }
+const BOUNDS = { capped_at_twice_measured: ', capped at 2 × measured', raised_to_min_fill_rate: ', raised to the minimum' }
+
+// What the response did to the rate, in the terms of the core's answer.
 function change (u, wasOn) {
-  const asked = `${u.throttled ? 'throttle: β × rate in use' : 'CUBIC curve'} → ${rate(u.calculatedRate)}`
-  const bound = u.fillRate < u.calculatedRate ? ', capped at 2 × measured' : u.fillRate > u.calculatedRate ? ', raised to the minimum' : ''
+  const asked = `${RULES[u.rule]} → ${rate(u.calculatedRate)}`
+  const bound = u.bound === null ? '' : BOUNDS[u.bound]
   return `${asked}${bound}${u.enabled && !wasOn ? '; the limiter turns on' : ''}`
 }
 

@@ -616,8 +616,10 @@ test('the AWS rate limiter: off until a throttle, then β × the measured rate, 
   // 550 ms enters the bucket at 500 with 6 responses counted: 6 / 0.5 s = 12/s, × 0.8 = 9.6; the
   // one at 1050 enters the bucket at 1000 with 5: 10/s × 0.8 + 9.6 × 0.2 = 9.92.
   assert.deepEqual([r[4][5], r[5][5], r[9][5], r[10][5]], ['0.000', '9.600', '9.600', '9.920'])
-  // Before the throttle the CUBIC curve (0.4 t³ from 0) stays under the minimum fill rate, 0.5.
+  // Before the throttle the CUBIC curve (0.4 t³ from 0) stays under the minimum fill rate, 0.5:
+  // answered at 950 ms, 0.4 × 0.95³ = 0.343 (under 2 × 9.6), raised to the minimum.
   assert.equal(r[9][6], '0.500')
+  assert.equal(r[9][7], 'CUBIC curve → 0.343, raised to the minimum')
   // The throttle at 1050 (ThrottlingException is a throttling code): the rate in use is the
   // measured 9.92, β = 0.7: 6.944, and the limiter turns on.
   assert.equal(r[10][3], '503 ThrottlingException (a throttle)')

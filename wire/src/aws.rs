@@ -249,6 +249,8 @@ fn limiter_run(input: &LimiterRunInput) -> Result<Value, Error> {
         "limiter": to_value(&config.to_document()),
         "acquired": of("acquired"),
         "waits_ms": of("wait_ms"),
+        "rules": of("rule"),
+        "bounds": of("bound"),
         "calculated_rates": results.iter().map(|r| r.get("calculated_rate").and_then(Value::as_f64).map(rounded)).collect::<Vec<_>>(),
         "measured_rates": list(|s| s.measured_rate),
         "fill_rates": list(|s| s.fill_rate),

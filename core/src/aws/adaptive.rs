@@ -222,6 +222,14 @@ pub struct RateUpdate {
     pub max_capacity: f64,
     /// Whether the token bucket is on.
     pub enabled: bool,
+    /// The term that gave `calculated_rate`: `throttle_beta` (a throttle: `BETA` × the rate in
+    /// use) or `cubic_curve` (a success: the CUBIC curve at this time).
+    pub rule: &'static str,
+    /// What set the fill rate instead of `calculated_rate`, if anything: `capped_at_twice_measured`
+    /// (2 × the measured rate, lower) or `raised_to_min_fill_rate` (`min_fill_rate`, higher than
+    /// the rate after that cap; named also when the cap applied first); None: the fill rate is
+    /// `calculated_rate`.
+    pub bound: Option<&'static str>,
 }
 
 /// Adaptive mode's rate limiter: configuration and state, no clock of its own. Not shared by
@@ -371,10 +379,12 @@ impl AdaptiveRateLimiter {
     /// `ClientRateLimiter.on_receiving_response`): the measured rate counts it; a success takes the
     /// CUBIC curve's rate, a throttle `BETA` × the rate in use (the measured rate, or the fill
     /// rate when that is lower and the bucket is on) and turns the bucket on; the fill rate
-    /// becomes that, at most twice the measured rate, at least the minimum.
+    /// becomes that, at most twice the measured rate, at least the minimum. The update names the
+    /// term (`rule`) and the bound that applied (`bound`).
     pub fn record(&mut self, now_ms: u64, throttled: bool) -> RateUpdate {
         let now = reading(now_ms);
         let measured = self.measure(now);
+        let rule = if throttled { "throttle_beta" } else { "cubic_curve" };
         let calculated = if throttled {
             let in_use = if self.s.enabled {
                 measured.min(self.s.fill_rate)
@@ -393,7 +403,15 @@ impl AdaptiveRateLimiter {
             // dt³ as x * x * x, as aws-sdk-go-v2's math.Pow(x, 3) multiplies it out.
             self.config.scale_constant * (dt * dt * dt) + self.s.last_max_rate
         };
-        self.set_max_rate(calculated.min(MAX_RATE_ADJUST_SCALE * measured), now);
+        let capped = calculated.min(MAX_RATE_ADJUST_SCALE * measured);
+        let bound = if capped < self.config.min_fill_rate {
+            Some("raised_to_min_fill_rate")
+        } else if capped < calculated {
+            Some("capped_at_twice_measured")
+        } else {
+            None
+        };
+        self.set_max_rate(capped, now);
         RateUpdate {
             throttled,
             measured_rate: measured,
@@ -401,6 +419,8 @@ impl AdaptiveRateLimiter {
             fill_rate: self.s.fill_rate,
             max_capacity: self.s.max_capacity,
             enabled: self.s.enabled,
+            rule,
+            bound,
         }
     }
 

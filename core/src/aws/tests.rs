@@ -87,6 +87,28 @@ fn the_sdk_cubic_vector_matches_within_the_sdks_epsilon() {
 }
 
 #[test]
+fn an_update_names_its_term_and_the_bound_that_applied() {
+    let config = RateLimiterConfig::default();
+    let at = |last_max_rate: f64, measured_rate: f64| {
+        let mut state = AdaptiveRateLimiter::new(&config, 0).snapshot();
+        (state.last_max_rate, state.measured_rate) = (last_max_rate, measured_rate);
+        AdaptiveRateLimiter::restore(&config, &state, "state").unwrap()
+    };
+    let named = |u: RateUpdate| (u.rule, u.bound, u.fill_rate);
+    // Measured 8/s, throttled: 0.7 × 8 = 5.6, under 16 and over 0.5.
+    assert_eq!(
+        named(at(10.0, 8.0).record(100, true)),
+        ("throttle_beta", None, 5.6)
+    );
+    // Measured 20/s, CUBIC from w_max 100 at 0.1 s: about 72, over 2 × 20.
+    let capped = named(at(100.0, 20.0).record(100, false));
+    assert_eq!(capped, ("cubic_curve", Some("capped_at_twice_measured"), 40.0));
+    // Nothing measured yet: the curve (0.4 × 0.2³ from 0) is capped at 0, raised to 0.5.
+    let raised = named(at(0.0, 0.0).record(200, false));
+    assert_eq!(raised, ("cubic_curve", Some("raised_to_min_fill_rate"), 0.5));
+}
+
+#[test]
 fn a_wait_told_is_enough_for_the_next_ask() {
     // botocore bucket.py: 10 tokens/s; at 0.15 s half a token, so 50 ms more.
     let config = RateLimiterConfig {
@@ -286,6 +308,14 @@ proptest! {
                 let u = limiter.record(now, throttled);
                 prop_assert!(u.fill_rate >= min_fill_rate);
                 prop_assert!(u.max_capacity >= 1.0);
+                // The named term and bound are the fill rate's.
+                prop_assert_eq!(u.rule, if throttled { "throttle_beta" } else { "cubic_curve" });
+                let fill = match u.bound {
+                    None => u.calculated_rate,
+                    Some("capped_at_twice_measured") => 2.0 * u.measured_rate,
+                    Some(_) => min_fill_rate,
+                };
+                prop_assert_eq!(u.fill_rate, fill, "{:?}", u);
             }
             let s = limiter.snapshot();
             prop_assert!(s.fill_rate >= min_fill_rate && s.fill_rate.is_finite());
