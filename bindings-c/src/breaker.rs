@@ -1,6 +1,8 @@
 //! `rp_breaker`: a circuit breaker (the core's `CircuitBreaker`) behind a lock, shared between
 //! threads, with the host's state-change callback.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ffi::{c_char, c_void};
 use std::sync::Mutex;
 
@@ -78,12 +80,42 @@ impl Watched {
 /// lock is released (`Notice::deliver`).
 pub(crate) struct Notice(Listener, Vec<rp_breaker_change>);
 
+/// A breaker's changes waiting their turn to reach its callback (first in, first out).
+type Queue = VecDeque<(Listener, rp_breaker_change)>;
+
+thread_local! {
+    /// On this thread, the handles whose changes are being delivered and their changes waiting.
+    static DELIVERING: RefCell<Vec<(*const rp_breaker, Queue)>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Notice {
-    /// Calls the callback once per change, in order; `breaker` is the handle C holds. Call it with
-    /// no lock held.
+    /// Calls the callback once per change, in order; `breaker` is the handle C holds. All of the
+    /// call's changes are queued before the first is handed over, and the changes a callback makes
+    /// (calling the breaker again) are handed over after them, by the outermost delivery: the
+    /// callback hears a breaker's changes in the order they happened. Call it with no lock held.
     pub(crate) fn deliver(self, breaker: *const rp_breaker) {
-        let Notice(Listener(callback, user_data), changes) = self;
-        for change in changes {
+        let Notice(listener, changes) = self;
+        let nested = DELIVERING.with_borrow_mut(|d| match d.iter_mut().find(|(b, _)| *b == breaker) {
+            Some((_, queue)) => {
+                queue.extend(changes.iter().map(|&c| (listener, c)));
+                true
+            }
+            None => {
+                d.push((breaker, changes.iter().map(|&c| (listener, c)).collect()));
+                false
+            }
+        });
+        if nested {
+            return; // a change a callback made: the delivery under way hands it over
+        }
+        while let Some((Listener(callback, user_data), change)) = DELIVERING.with_borrow_mut(|d| {
+            let at = d.iter().position(|(b, _)| *b == breaker)?;
+            let next = d[at].1.pop_front();
+            if next.is_none() {
+                d.swap_remove(at);
+            }
+            next
+        }) {
             // SAFETY: the callback and user_data were registered by the host for this breaker
             // (`rp_breaker_on_change`'s contract); the handle's lock is not held.
             unsafe { callback(user_data, breaker.cast_mut(), change) }

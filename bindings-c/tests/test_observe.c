@@ -59,6 +59,7 @@ typedef struct {
     rp_result stats_rc[MAX_HEARD];
     uint32_t attempts[MAX_HEARD], retries[MAX_HEARD];
     int answer_canary;               /* when set, a canary is answered (success) from inside the callback */
+    int fail_after_timeout;          /* when set, on a timed-out canary the next canary's failure is recorded */
 } heard;
 
 static void hear(void *user_data, rp_breaker *breaker, rp_breaker_change change) {
@@ -79,6 +80,10 @@ static void hear(void *user_data, rp_breaker *breaker, rp_breaker_change change)
     if (h->answer_canary && change.rule == RP_BREAKER_CHANGE_CANARY) {
         h->answer_canary = 0;
         rp_breaker_record(breaker, h->now_ms, RP_BREAKER_OUTCOME_SUCCESS); /* a nested change */
+    }
+    if (h->fail_after_timeout && change.rule == RP_BREAKER_CHANGE_CANARY_TIMED_OUT) {
+        h->fail_after_timeout = 0;
+        rp_breaker_record(breaker, h->now_ms + 1, RP_BREAKER_OUTCOME_FAILURE); /* a nested change */
     }
 }
 
@@ -219,6 +224,34 @@ static void the_callback_may_call_the_breaker_again(void **state) {
     assert_heard(&h, 1, 0, b, OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
     assert_heard(&h, 2, 0, b, HALF_OPEN, CLOSED, RP_BREAKER_CHANGE_CANARY_SUCCEEDED);
     assert_last(b, 1, HALF_OPEN, CLOSED, RP_BREAKER_CHANGE_CANARY_SUCCEEDED); /* the nested call was the last */
+    rp_breaker_free(b);
+}
+
+/* A change the callback makes during a call that made two reaches it after both: the canary sent at
+ * 101 timed out at 151; the permit at 252 finds it (half-open -> open) and sends the next canary
+ * (open -> half-open); told of the first, the callback records that canary's failure at 253, a
+ * third change (half-open -> open), handed over after the call's second. */
+static void a_change_made_during_a_call_that_made_two_comes_after_both(void **state) {
+    (void)state;
+    rp_breaker *b = breaker_from("{\"volume_threshold\": 1, \"sleep_window_ms\": 100, \"canary_timeout_ms\": 50}");
+    heard h = {0};
+    OK(rp_breaker_on_change(b, hear, &h));
+    OK(rp_breaker_record(b, 0, RP_BREAKER_OUTCOME_FAILURE));
+    rp_breaker_verdict v;
+    OK(rp_breaker_permit(b, 101, &v));
+    assert_true(v.canary);
+    assert_int_equal(h.count, 2);
+    h.fail_after_timeout = 1;
+    h.now_ms = 252;
+    OK(rp_breaker_permit(b, 252, &v));
+    assert_true(v.canary);
+    assert_int_equal(h.count, 5);
+    assert_change(&h.changes[2], HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_TIMED_OUT);
+    assert_change(&h.changes[3], OPEN, HALF_OPEN, RP_BREAKER_CHANGE_CANARY);
+    assert_change(&h.changes[4], HALF_OPEN, OPEN, RP_BREAKER_CHANGE_CANARY_FAILED);
+    rp_breaker_state s;
+    OK(rp_breaker_state_at(b, 253, &s));
+    assert_int_equal(s, OPEN);
     rp_breaker_free(b);
 }
 
@@ -536,6 +569,7 @@ int main(void) {
         cmocka_unit_test(each_state_change_reaches_the_callback_once_with_its_rule),
         cmocka_unit_test(a_failed_canary_and_a_timed_out_then_replaced_one),
         cmocka_unit_test(the_callback_may_call_the_breaker_again),
+        cmocka_unit_test(a_change_made_during_a_call_that_made_two_comes_after_both),
         cmocka_unit_test(null_unregisters_and_a_new_callback_replaces_the_old),
         cmocka_unit_test(misuse_of_the_change_functions_is_a_typed_error),
         cmocka_unit_test(a_run_hands_its_breaker_changes_to_the_callback_and_counts_what_it_did),

@@ -156,7 +156,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
 
     /** Reports each change the last call made, in order. */
     #report() {
-      for (const change of changesOf(this[HANDLE].lastChanges())) breakerChanged(this, this[CALLBACK], change)
+      breakerChanged(this, this[CALLBACK], changesOf(this[HANDLE].lastChanges()))
     }
 
     /**
@@ -202,7 +202,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
   function breakerStepChanged(breaker, changes) {
     const list = typeof changes === 'string' ? changesOf(changes) : changes
     if (list === null || list === undefined || list.length === 0 || !breakerObserved(breaker, breaker[CALLBACK])) return
-    for (const c of list) breakerChanged(breaker, breaker[CALLBACK], c)
+    breakerChanged(breaker, breaker[CALLBACK], list)
   }
 
   /** A verdict in the wire form (its keys are single words; anything else is the core's to refuse). */

@@ -44,8 +44,8 @@ const LISTENER_THREW = 'RETRYPOLICY_LISTENER_THREW'
 
 /**
  * Reports `e`, thrown by a listener (`which`: `onStateChange` or `'stateChange'`) of `breaker` on
- * the change `c`, without failing anything: a process warning (`process.emitWarning`: printed on
- * stderr unless the host listens to 'warning'; `name` RetryPolicyWarning, `code`
+ * the change `c`, without failing anything: a process warning (`process.emitWarning`: the
+ * 'warning' event, and Node prints it on stderr unless run with --no-warnings; `name` RetryPolicyWarning, `code`
  * RETRYPOLICY_LISTENER_THREW, `cause` the error, `breaker` and `change`), as Python logs the
  * callback's error on `retrypolicy.breaker`; where there is no process (a page), `console.error`.
  */
@@ -65,29 +65,28 @@ function breakerObserved(breaker, callback) {
 }
 
 /**
- * Reports `change` (`{from, to, rule}` in the core's names) of `breaker`: the channel's message
- * `{breaker, from, to, rule}`, OpenTelemetry's signals when instrumented, then `callback(change)`
- * and the 'stateChange' event (each with `this` the breaker). An error either throws is reported
- * as a process warning (listenerThrew), never thrown: the change stands and the call, or the run,
- * goes on. A change
- * a listener makes (calling the breaker again) is delivered once the one at hand has reached every
- * listener: each listener hears a breaker's changes in the order they happened.
+ * Reports `changes` (a call's list of `{from, to, rule}` in the core's names, in order) of
+ * `breaker`: for each, the channel's message `{breaker, from, to, rule}`, OpenTelemetry's signals
+ * when instrumented, then `callback(change)` and the 'stateChange' event (each with `this` the
+ * breaker). An error either throws is reported as a process warning (listenerThrew), never thrown:
+ * the change stands and the call, or the run, goes on. All of a call's changes are queued before
+ * the first is delivered, and a change a listener makes (calling the breaker again) is delivered
+ * after them: each listener hears a breaker's changes in the order they happened.
  */
-function breakerChanged(breaker, callback, change) {
-  const c = Object.freeze({ from: change.from, to: change.to, rule: change.rule })
+function breakerChanged(breaker, callback, changes) {
+  const frozen = changes.map((change) => [callback, Object.freeze({ from: change.from, to: change.to, rule: change.rule })])
   const queued = delivering.get(breaker)
   if (queued !== undefined) {
-    queued.push([callback, c]) // a change made by a listener of this breaker: delivered after the one at hand
-    return c
+    queued.push(...frozen) // changes made by a listener of this breaker: delivered after those queued
+    return
   }
-  const queue = [[callback, c]]
+  const queue = frozen
   delivering.set(breaker, queue)
   try {
     while (queue.length > 0) deliver(breaker, ...queue.shift())
   } finally {
     delivering.delete(breaker)
   }
-  return c
 }
 
 /** The changes of each breaker whose changes are being delivered, waiting their turn (first in, first out). */

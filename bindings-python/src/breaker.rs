@@ -2,7 +2,7 @@
 //! parameters) behind a lock, so one object may be shared by many threads. Arguments are converted
 //! before the lock is taken and nothing calls back into Python while it is held: a state change is
 //! reported (the `on_state_change` callback, the `retrypolicy.breaker` log, OpenTelemetry) after
-//! the lock is released, by `retrypolicy._observe.breaker_changed`.
+//! the lock is released, by `retrypolicy._observe.breaker_changes`.
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -141,18 +141,18 @@ fn callback(v: Option<Py<PyAny>>, py: Python<'_>) -> PyResult<Option<Py<PyAny>>>
     }
 }
 
-/// Reports each of `changes`, in order, made by a call on `breaker` whose lock is released by
-/// now, to `retrypolicy._observe.breaker_changed` (the callback, the log, OpenTelemetry); nothing
-/// when the call changed nothing. An exception the callback raises is that function's to handle.
+/// Reports `changes`, all made by one call on `breaker` whose lock is released by now, to
+/// `retrypolicy._observe.breaker_changes` (the callback, the log, OpenTelemetry, in order, those a
+/// callback makes after them); nothing when the call changed nothing. An exception the callback
+/// raises is that function's to handle.
 pub(crate) fn report(breaker: &Bound<'_, CircuitBreaker>, changes: &[core::BreakerChange]) -> PyResult<()> {
     if changes.is_empty() {
         return Ok(());
     }
     static HOOK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let hook = HOOK.import(breaker.py(), "retrypolicy._observe", "breaker_changed")?;
-    for &inner in changes {
-        hook.call1((breaker, BreakerChange { inner }))?;
-    }
+    let hook = HOOK.import(breaker.py(), "retrypolicy._observe", "breaker_changes")?;
+    let list: Vec<BreakerChange> = changes.iter().map(|&inner| BreakerChange { inner }).collect();
+    hook.call1((breaker, list))?;
     Ok(())
 }
 

@@ -69,6 +69,35 @@ def test_one_call_that_makes_two_changes_reports_both_in_order() -> None:
     assert [(c.from_state, c.to_state, c.rule) for c in b.last_changes] == seen
 
 
+def test_a_change_a_callback_makes_during_a_call_that_made_two_is_reported_after_both(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """On the first of ``permit(252)``'s two changes (the canary timed out) the callback records the
+    new canary's failure at 253: that third change is reported after the call's second."""
+    seen: list[tuple[str, str, str]] = []
+    b: rp.CircuitBreaker
+
+    def callback(old: str, new: str, rule: str) -> None:
+        seen.append((old, new, rule))
+        if rule == "canary_timed_out":
+            b.record(253, "failure")
+
+    b = rp.CircuitBreaker({**SMALL, "canary_timeout_ms": 50}, on_state_change=callback)
+    b.record(0, "failure")
+    assert b.permit(101).canary
+    seen.clear()
+    with caplog.at_level(logging.INFO, logger="retrypolicy.breaker"):
+        assert b.permit(252).canary
+    expected = [
+        ("half_open", "open", "canary_timed_out"),
+        ("open", "half_open", "breaker_canary"),
+        ("half_open", "open", "canary_failed"),
+    ]
+    assert seen == expected
+    assert [(r.breaker_from, r.breaker_to, r.breaker_rule) for r in caplog.records] == expected
+    assert b.state(253) == "open"
+
+
 def test_a_run_step_that_makes_two_changes_reports_both_in_order(caplog: pytest.LogCaptureFixture) -> None:
     """A breaker restored half-open (a canary sent at 0, never answered): the run's start at 200
     finds it timed out at 50 and, its 100 ms window over, sends this attempt as the next canary."""

@@ -5,6 +5,8 @@ to ``retrypolicy.otel`` when it is instrumented (``sink``). Nothing here imports
 from __future__ import annotations
 
 import logging
+import threading
+from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -26,6 +28,29 @@ class Sink(Protocol):
 
 sink: Sink | None = None
 """The OpenTelemetry recorder while instrumented, else None (the runners read it once per step)."""
+
+
+_delivering = threading.local()
+"""Per thread, ``queues``: the changes of each breaker (by id) being delivered, waiting their turn."""
+
+
+def breaker_changes(breaker: CircuitBreaker, changes: list[BreakerChange]) -> None:
+    """Reports ``changes``, all made by one call on ``breaker``, in order, each by
+    ``breaker_changed``. All of them are queued before the first is delivered, and the changes a
+    callback makes (calling the breaker again) are delivered after them: each listener hears a
+    breaker's changes in the order they happened."""
+    queues: dict[int, deque[BreakerChange]] = _delivering.__dict__.setdefault("queues", {})
+    queued = queues.get(id(breaker))
+    if queued is not None:
+        queued.extend(changes)  # made by a callback of this breaker: delivered after those queued
+        return
+    queue = deque(changes)
+    queues[id(breaker)] = queue
+    try:
+        while queue:
+            breaker_changed(breaker, queue.popleft())
+    finally:
+        del queues[id(breaker)]
 
 
 def breaker_changed(breaker: CircuitBreaker, change: BreakerChange) -> None:
