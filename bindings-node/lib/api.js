@@ -690,7 +690,7 @@ function makeApi(backend) {
   const version = native.version()
 
   /** OpenTelemetry for every run and breaker, optional: `instrument`, `uninstrument`, `isInstrumented`, `record` (./otel.js). */
-  const otel = makeOtel(version)
+  const otel = makeOtel(version, CircuitBreaker)
 
   return {
     version, RetryReason, ERROR_CODES, isRetryPolicyError, parseReason, reasonFlags, allowsNonIdempotentRetry,

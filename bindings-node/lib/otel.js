@@ -135,8 +135,8 @@ function loadApi() {
   }
 }
 
-/** The `otel` namespace; `version` names the meter's instrumentation scope version. */
-function makeOtel(version) {
+/** The `otel` namespace; `version` names the meter's instrumentation scope version, `CircuitBreaker` the class of a `record` breaker. */
+function makeOtel(version, CircuitBreaker) {
   /**
    * Records every run's and breaker's signals from now on: on the meter `retrypolicy` of
    * `meterProvider` (default: the global one, `api.metrics`, read at each record, so an SDK
@@ -175,7 +175,9 @@ function makeOtel(version) {
   function record(step, options) {
     if (step === null || typeof step !== 'object') throw invalidType('step', 'a step of a Run', step)
     if (options !== undefined && options !== null && typeof options !== 'object') throw invalidType('options', 'an options object {http?, breaker?}', options)
-    observers.sink?.step(step, options?.http === true, options?.breaker ?? undefined)
+    const breaker = options?.breaker ?? undefined
+    if (breaker !== undefined && !(breaker instanceof CircuitBreaker)) throw invalidType('breaker', "a CircuitBreaker (the run's) or undefined", breaker)
+    observers.sink?.step(step, options?.http === true, breaker)
   }
 
   return Object.freeze({ instrument, uninstrument, isInstrumented, record, SCOPE })

@@ -368,6 +368,11 @@ test('instrument refuses what is not the API or a meter provider, naming the opt
   assert.throws(() => rp.otel.instrument({ api: otelApi, meterProvider: {} }), (e) => e.code === 'invalid_type' && e.field === 'meterProvider')
   assert.throws(() => rp.otel.instrument(5), (e) => e.code === 'invalid_type' && e.field === 'options')
   assert.throws(() => rp.otel.record(null), (e) => e.code === 'invalid_type' && e.field === 'step')
+  // a breaker's name where the breaker goes: refused (before: recorded under the name "default")
+  const step = new rp.Run({ rules: { decide: { operation: KV_GET } }, timeoutMs: 10_000 }).start(10)
+  assert.throws(() => rp.otel.record(step, { breaker: 'kv' }), (e) => e.code === 'invalid_type' && e.field === 'breaker')
+  assert.throws(() => rp.otel.record(step, { breaker: { name: 'kv' } }), (e) => e.code === 'invalid_type' && e.field === 'breaker')
+  rp.otel.record(step, { breaker: new rp.CircuitBreaker() }) // a breaker is fine
 })
 
 /** The @opentelemetry modules loaded (require's cache) in a fresh process after `code` (CommonJS, awaited; `rp` the package). */

@@ -355,6 +355,19 @@ def test_two_named_breakers_keep_their_own_gauge_points(telemetry: Telemetry) ->
     assert info.value.field == "name"
 
 
+def test_record_refuses_a_breaker_that_is_not_one_naming_the_field(telemetry: Telemetry) -> None:
+    """A breaker's name where the breaker goes is a typed error (before: an AttributeError)."""
+    b = rp.CircuitBreaker({"volume_threshold": 1, "sleep_window_ms": 100})
+    b.record(0, "failure")
+    run = rp.Run({"rules": {"decide": {"operation": {"service": "kv", "operation": "get"}}}, "timeout_ms": 10000}, breaker=b)
+    step = run.start(10)  # kept back by the open breaker
+    with pytest.raises(rp.InvalidTypeError) as info:
+        otel.record(step, breaker="kv")  # type: ignore[arg-type]
+    assert info.value.field == "breaker"
+    assert info.value.code == "invalid_type"
+    otel.record(step, breaker=b)  # the breaker itself is fine
+
+
 def test_nothing_is_recorded_once_uninstrumented(telemetry: Telemetry) -> None:
     assert otel.is_instrumented()
     otel.uninstrument()

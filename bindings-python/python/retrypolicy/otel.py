@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from opentelemetry import metrics, trace
 
 from . import _observe
+from .errors import InvalidTypeError
 from ._lowlevel import BreakerChange, CircuitBreaker, RunStep, __version__
 
 if TYPE_CHECKING:
@@ -138,7 +139,12 @@ def record(step: RunStep, *, http: bool = False, breaker: CircuitBreaker | None 
     """Records one step of a ``retrypolicy.Run`` the host drives itself (``http``: its rules are
     the HTTP ones, so a retry event carries ``http.request.resend_count``; ``breaker``: the run's,
     whose name a breaker rejection carries), as the runners do for theirs; nothing when not
-    instrumented. A breaker's state change is recorded by the breaker."""
+    instrumented. A breaker's state change is recorded by the breaker. A ``breaker`` that is not a
+    ``CircuitBreaker`` (or None) is an ``InvalidTypeError`` naming ``breaker``."""
+    if breaker is not None and not isinstance(breaker, CircuitBreaker):
+        raise InvalidTypeError(
+            f"breaker: expected a CircuitBreaker (the run's) or None, found {type(breaker).__name__}", field="breaker"
+        )
     sink = _observe.sink
     if sink is not None:
         sink.step(step, http, breaker)
