@@ -583,8 +583,8 @@ typedef struct rp_run_step {
    */
   struct rp_breaker_verdict breaker;
   /**
-   * What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_GIVE_UP or
-   * RP_RUN_SIGNAL_NONE.
+   * What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_BREAKER_WAIT,
+   * RP_RUN_SIGNAL_GIVE_UP or RP_RUN_SIGNAL_NONE.
    */
   rp_run_signal signal;
 } rp_run_step;
@@ -1800,7 +1800,7 @@ typedef struct rp_grpc_hedging_params {
 #define RP_RUN_END_CANCELLED 5
 
 /**
- * Neither a retry nor a give-up: a send, a wait for the breaker, an end that succeeded, was final
+ * Neither a retry, a wait for the breaker nor a give-up: a send, an end that succeeded, was final
  * or cancelled.
  */
 #define RP_RUN_SIGNAL_NONE 0
@@ -1814,6 +1814,11 @@ typedef struct rp_grpc_hedging_params {
  * The end of a run that gave up or timed out.
  */
 #define RP_RUN_SIGNAL_GIVE_UP 2
+
+/**
+ * A wait for the breaker's window: the breaker kept the next attempt back.
+ */
+#define RP_RUN_SIGNAL_BREAKER_WAIT 3
 
 #define RP_AWS_MODE_STANDARD 0
 

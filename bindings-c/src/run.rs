@@ -111,18 +111,21 @@ pub const RP_RUN_END_CANCELLED: rp_run_end = rp_run_end(5);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct rp_run_signal(pub u32);
 
-/// Neither a retry nor a give-up: a send, a wait for the breaker, an end that succeeded, was final
+/// Neither a retry, a wait for the breaker nor a give-up: a send, an end that succeeded, was final
 /// or cancelled.
 pub const RP_RUN_SIGNAL_NONE: rp_run_signal = rp_run_signal(0);
 /// A wait after a failed attempt: a retry decided.
 pub const RP_RUN_SIGNAL_RETRY: rp_run_signal = rp_run_signal(1);
 /// The end of a run that gave up or timed out.
 pub const RP_RUN_SIGNAL_GIVE_UP: rp_run_signal = rp_run_signal(2);
+/// A wait for the breaker's window: the breaker kept the next attempt back.
+pub const RP_RUN_SIGNAL_BREAKER_WAIT: rp_run_signal = rp_run_signal(3);
 
 c_enum!(rp_run_signal <=> RunSignal, [
     (RP_RUN_SIGNAL_NONE => RunSignal::None),
     (RP_RUN_SIGNAL_RETRY => RunSignal::Retry),
     (RP_RUN_SIGNAL_GIVE_UP => RunSignal::GiveUp),
+    (RP_RUN_SIGNAL_BREAKER_WAIT => RunSignal::BreakerWait),
 ]);
 
 c_enum!(rp_run_action <=> RunAction, [
@@ -180,8 +183,8 @@ pub struct rp_run_step {
     pub has_breaker: CBool,
     /// The breaker's verdict when `has_breaker`.
     pub breaker: rp_breaker_verdict,
-    /// What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_GIVE_UP or
-    /// RP_RUN_SIGNAL_NONE.
+    /// What the step is for an observer: RP_RUN_SIGNAL_RETRY, RP_RUN_SIGNAL_BREAKER_WAIT,
+    /// RP_RUN_SIGNAL_GIVE_UP or RP_RUN_SIGNAL_NONE.
     pub signal: rp_run_signal,
 }
 

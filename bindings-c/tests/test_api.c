@@ -789,7 +789,7 @@ static void every_constant_has_a_name_that_parses_back(void **state) {
     round_trip("breaker rule", RP_ENUM_BREAKER_RULE, 5);
     round_trip("run action", RP_ENUM_RUN_ACTION, 3);
     round_trip("run end", RP_ENUM_RUN_END, 6);
-    round_trip("run signal", RP_ENUM_RUN_SIGNAL, 3);
+    round_trip("run signal", RP_ENUM_RUN_SIGNAL, 4);
     round_trip("breaker change rule", RP_ENUM_BREAKER_CHANGE_RULE, 6);
     const char *text;
     OK(rp_enum_name(RP_ENUM_REASON, RP_REASON_KV_LOCKED, &text));

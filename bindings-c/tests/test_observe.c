@@ -394,7 +394,7 @@ static void a_run_hands_its_breaker_changes_to_the_callback_and_counts_what_it_d
     h.event = 3, h.now_ms = 11;
     OK(rp_run_wait_ended(run, 11.0, NAN, &s));
     assert_string_equal(s.rule, "breaker_wait");
-    assert_int_equal(s.signal, RP_RUN_SIGNAL_NONE); /* a wait for the breaker is no retry */
+    assert_int_equal(s.signal, RP_RUN_SIGNAL_BREAKER_WAIT); /* a wait for the breaker is no retry */
     h.event = 4, h.now_ms = 111;
     OK(rp_run_wait_ended(run, 111.0, NAN, &s));
     assert_true(s.breaker.canary);

@@ -95,7 +95,7 @@ function seededDraws(seed) {
 /** The options every runner shares, checked, with their defaults (and the testing switch's). */
 function runnerOptions(o) {
   if (o === null || typeof o !== 'object') throw invalidType('options', 'an options object', o)
-  for (const k of ['classify', 'onRetry', 'onGiveUp', 'onStats', 'clock', 'random', 'sleep', 'now']) {
+  for (const k of ['classify', 'onRetry', 'onBreakerWait', 'onGiveUp', 'onStats', 'clock', 'random', 'sleep', 'now']) {
     if (o[k] !== undefined && typeof o[k] !== 'function') throw invalidType(k, 'a function', o[k])
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw invalidType('signal', 'an AbortSignal', o.signal)
@@ -109,6 +109,7 @@ function runnerOptions(o) {
     random: o.random ?? (testing.seed === undefined ? Math.random : seededDraws(testing.seed)),
     signal: o.signal,
     onRetry: o.onRetry,
+    onBreakerWait: o.onBreakerWait,
     onGiveUp: o.onGiveUp,
     onStats: o.onStats,
     breaker: o.breaker, // the run's breaker, whose name a rejection's metric carries
@@ -355,11 +356,11 @@ async function drive(runner, start, o, send, discard) {
     if (step.end === 'succeeded' || step.end === 'final') return ended(step, result)
     try {
       if (channel?.hasSubscribers) channel.publish({ runner, step, decision: step.decision, error: result, attempt: step.attempt })
-      if (step.action === 'done') {
-        o.onGiveUp?.(step, result)
-        break
-      }
-      o.onRetry?.(step, result)
+      // Each hook fires on its signal, the core's (RunSignal): none of them on a final or cancelled end.
+      if (step.signal === 'retry') o.onRetry?.(step, result)
+      else if (step.signal === 'breaker_wait') o.onBreakerWait?.(step, result)
+      else if (step.signal === 'give_up') o.onGiveUp?.(step, result)
+      if (step.action === 'done') break
       await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)
       step = run.waitEnded(o.clock(), o.random())

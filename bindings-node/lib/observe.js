@@ -68,8 +68,8 @@ function breakerObserved(breaker, callback) {
  * Reports `changes` (a call's list of `{from, to, rule}` in the core's names, in order) of
  * `breaker`: for each, the channel's message `{breaker, from, to, rule}`, OpenTelemetry's signals
  * when instrumented, then `callback(change)` and the 'stateChange' event (each with `this` the
- * breaker). An error either throws is reported as a process warning (listenerThrew), never thrown:
- * the change stands and the call, or the run, goes on. All of a call's changes are queued before
+ * breaker). An error any of them throws is reported as a process warning (listenerThrew), never
+ * thrown: the change stands, the listeners after it still hear it, and the call, or the run, goes on. All of a call's changes are queued before
  * the first is delivered, and a change a listener makes (calling the breaker again) is delivered
  * after them: each listener hears a breaker's changes in the order they happened.
  */
@@ -103,9 +103,12 @@ function deliver(breaker, callback, c) {
       listenerThrew(e, breaker, c, 'onStateChange')
     }
   }
-  if (breaker.listenerCount(STATE_CHANGE) > 0) {
+  // Each listener on its own (not `emit`, which stops at the first that throws): one listener's
+  // error is its warning, and the listeners after it still hear the change. A `once` listener is
+  // its wrapper here, which removes itself as `emit` would.
+  for (const listener of breaker.rawListeners(STATE_CHANGE)) {
     try {
-      breaker.emit(STATE_CHANGE, c)
+      listener.call(breaker, c)
     } catch (e) {
       listenerThrew(e, breaker, c, "'stateChange' listener")
     }

@@ -4,7 +4,7 @@
 import type { MillisInput, Operation, Policy, PolicyDocument, RetryReasonInput, RetryReasonName, RetryStrategy } from './retrypolicy.js'
 import type { HttpStepDecision } from './http.js'
 import type { MongoDecision, MongoError, MongoOperation, TransactionAction, TransactionActionOf } from './mongodb.js'
-import type { BreakerChange, BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, RetryBudget } from './budget.js'
+import type { BreakerChange, BreakerVerdict, BudgetedDecision, BudgetVerdict, CircuitBreaker, CircuitOpenError, RetryBudget } from './budget.js'
 import type { GrpcAttempt, GrpcJitter, GrpcRetryDecision, GrpcRetryPolicyDocument } from './grpc.js'
 import type { AwsDecision, AwsError, AwsRetryDocument, aws } from './aws.js'
 
@@ -90,8 +90,8 @@ export type RunOutcome =
 /** How a run ended. */
 export type RunEnd = 'succeeded' | 'final' | 'gave_up' | 'timed_out' | 'cancelled'
 
-/** What a step is for an observer's signals: a retry, a give-up, or neither (the core's `RunSignal`). */
-export type RunSignal = 'retry' | 'give_up' | 'none'
+/** What a step is for an observer's signals and which hook fires: a retry, a wait for the breaker, a give-up, or neither (the core's `RunSignal`). */
+export type RunSignal = 'retry' | 'breaker_wait' | 'give_up' | 'none'
 
 /** What every step carries. */
 interface RunStepBase {
@@ -220,9 +220,9 @@ export interface DecisionMessage {
 export interface RunnerOptions<R = RunWaitStep, G = RunDoneStep> {
   /** Cancels the wait and the run: the promise rejects with the signal's reason. */
   signal?: AbortSignal
-  /** Called before each wait, with the decision to retry (retry, retryFetch: the wait step, its `delayMs` a number). */
+  /** Called before each wait after a failed attempt (the step's signal `retry`), with the decision to retry (retry, retryFetch: the wait step, its `delayMs` a number); not before a wait for the breaker (`onBreakerWait`). */
   onRetry?: (step: R, error: unknown) => void
-  /** Called when the run gives up, with the decision that ended it (retry, retryFetch: the done step). */
+  /** Called when the run gives up or times out (the step's signal `give_up`), with the decision that ended it (retry, retryFetch: the done step); not on a final failure or a cancel. */
   onGiveUp?: (step: G, error: unknown) => void
   /**
    * retry, retryFetch: called once the run is over, whatever its end (succeeded, final, gave up,
@@ -272,6 +272,11 @@ export interface GuardOptions {
    * (or ends the run); each sent attempt's end is recorded (a final failure counts as a success).
    */
   breaker?: CircuitBreaker | null
+  /**
+   * Called before each wait for the breaker's window (the step's signal `breaker_wait`), with the
+   * wait step and the breaker's refusal; `onRetry` is not (a breaker wait is no retry).
+   */
+  onBreakerWait?: (step: RunWaitStep, error: CircuitOpenError) => void
 }
 
 /** Maps a thrown error to the reason to retry for, or null/undefined: surface it now. */

@@ -124,6 +124,7 @@ test('retry with a breaker: it opens at its volume threshold, refused attempts s
   const t = fakeTime()
   const calls = []
   const refusals = []
+  const retried = []
   const result = await rp.retry(
     async () => {
       calls.push(t.now)
@@ -132,7 +133,8 @@ test('retry with a breaker: it opens at its volume threshold, refused attempts s
     },
     {
       operation: KV_GET, timeoutMs: 60_000, breaker, classify: (e) => e.reason, clock: t.clock, sleep: t.sleep,
-      onRetry: (d, e) => e instanceof rp.CircuitOpenError && refusals.push([t.now, d.reason, e.verdict.rule]),
+      onRetry: (d, e) => retried.push([d.signal, e.reason]),
+      onBreakerWait: (d, e) => refusals.push([t.now, d.reason, e instanceof rp.CircuitOpenError && e.verdict.rule, d.signal]),
     },
   )
   assert.equal(result, 'served')
@@ -140,7 +142,9 @@ test('retry with a breaker: it opens at its volume threshold, refused attempts s
   const [opened, canary1, canary2] = [calls[3], calls[4], calls[5]]
   assert.ok(canary1 - opened > 1000, `first canary ${canary1 - opened} ms after the circuit opened`)
   assert.ok(canary2 - canary1 > 1000, `second canary ${canary2 - canary1} ms after the first failed`)
-  assert.ok(refusals.length > 0 && refusals.every(([, reason, rule]) => reason === 'CIRCUIT_BREAKER_OPEN' && rule === 'breaker_open'))
+  // onRetry hears the five failures, each retried; a wait for the breaker is onBreakerWait's alone (the core's signal).
+  assert.deepEqual(retried, Array(5).fill(['retry', 'KV_TEMPORARY_FAILURE']))
+  assert.ok(refusals.length > 0 && refusals.every(([, reason, rule, signal]) => reason === 'CIRCUIT_BREAKER_OPEN' && rule === 'breaker_open' && signal === 'breaker_wait'))
   assert.ok(refusals.every(([at]) => (at >= opened && at < canary1) || (at >= canary1 && at < canary2)))
   assert.equal(breaker.state(t.now), 'closed')
 })

@@ -114,8 +114,11 @@ test('success needs no decision; an error classified null surfaces at once, unto
   assert.equal(await rp.retry(async ({ attempt }) => attempt * 10, { operation: GET, timeoutMs: 100 }), 10)
   const boom = new Error('bad input')
   let calls = 0
-  await assert.rejects(rp.retry(async () => { calls++; throw boom }, { operation: GET, timeoutMs: 1000 }), (e) => e === boom && e.retryStep === undefined && e.retryDecision === undefined)
+  const hooked = []
+  const hooks = { onRetry: () => hooked.push('retry'), onBreakerWait: () => hooked.push('breaker_wait'), onGiveUp: () => hooked.push('give_up') }
+  await assert.rejects(rp.retry(async () => { calls++; throw boom }, { operation: GET, timeoutMs: 1000, ...hooks }), (e) => e === boom && e.retryStep === undefined && e.retryDecision === undefined)
   assert.equal(calls, 1)
+  assert.deepEqual(hooked, [], 'a final failure is no give-up: no hook fires')
 })
 
 test('giving up: not idempotent → the last error with the decision; the deadline → RetryTimeoutError with the cause', async () => {

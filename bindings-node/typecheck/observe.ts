@@ -42,7 +42,7 @@ diagnostics.subscribe(DECISION_CHANNEL, (m) => console.log((m as DecisionMessage
 const run = new Run({ rules: { decide: { operation: { service: 'kv', operation: 'get' } } }, timeoutMs: 2500 }, { breaker })
 const step = run.start(0)
 for (const c of step.breakerChanges) console.log(c.from)
-const signal: 'retry' | 'give_up' | 'none' = step.signal
+const signal: 'retry' | 'breaker_wait' | 'give_up' | 'none' = step.signal
 console.log(signal)
 const stats: RunStats = run.stats
 const waited: number = stats.waitedMs

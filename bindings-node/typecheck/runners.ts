@@ -43,6 +43,8 @@ async function loadProfile(id: string, signal: AbortSignal): Promise<{ name: str
       // onRetry gets the wait step (its delay a number), onGiveUp the done step (its end).
       onRetry: (step, err) => console.log(`attempt ${step.attempt} after ${step.delayMs.toFixed()} ms`, err),
       onGiveUp: (d) => console.log(d.rule, d.section, d.end.toUpperCase()),
+      // onBreakerWait gets the wait step and the breaker's refusal (its verdict typed).
+      onBreakerWait: (step, err) => console.log(step.delayMs.toFixed(), err.verdict.rule),
     },
   )
 }
@@ -121,6 +123,8 @@ void retryFetch('https://example.invalid/', undefined, { maxAttempts: 2, onGiveU
 // @ts-expect-error: a wait step is never done
 void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, onRetry: (step) => step.action === 'done' })
 const session: TransactionSession = { startTransaction() {}, async commitTransaction() {}, async abortTransaction() {} }
+// @ts-expect-error: onBreakerWait's error is a CircuitOpenError, which has no status
+void retry(async () => 1, { operation: { service: 'search' }, timeoutMs: 100, onBreakerWait: (_step, err) => err.status })
 // @ts-expect-error: a transaction's onRetry never gets its raise action
 void mongodb.runTransaction(session, async () => 1, { onRetry: (a) => a.action === 'raise' })
 // @ts-expect-error: runTransaction makes no RunStats, so it takes no onStats

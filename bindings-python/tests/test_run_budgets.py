@@ -82,9 +82,10 @@ def test_a_breaker_opens_after_its_volume_and_lets_one_canary_through_after_the_
     t, server = FakeTime(), Server(failures=4)
     breaker = rp.CircuitBreaker(BREAKER)
     reasons: list[rp.RetryReason] = []
+    waits: list[rp.RunStep] = []
     runner = Retrying(
         GET, timeout=2.5, clock=t.clock, sleep=t.sleep, random=lambda: 0.5, breaker=breaker,
-        on_retry=lambda d, e: reasons.append(d.reason),
+        on_retry=lambda d, e: reasons.append(d.reason), on_breaker_wait=waits.append,
     )
     assert runner(server) == "ok"
     # Four failures trip it (4 outcomes, 100% failed); refused attempts wait without reaching the
@@ -93,6 +94,12 @@ def test_a_breaker_opens_after_its_volume_and_lets_one_canary_through_after_the_
     # machine's own (it never spins), after which the canary goes out.
     assert server.attempts == 5
     assert reasons == [rp.RetryReason.SOCKET_CLOSED_WHILE_IN_FLIGHT] * 4
+    stats = runner.statistics
+    assert stats is not None and stats.retries == len(reasons)  # on_retry fires on the core's retry signal alone
+    # The wait for the breaker's window goes to on_breaker_wait (the core's breaker_wait signal).
+    assert [(w.signal, w.rule, w.reason, w.delay_ms) for w in waits] == [
+        ("breaker_wait", "breaker_wait", rp.RetryReason.CIRCUIT_BREAKER_OPEN, round(t.sleeps[4] * 1000))
+    ]
     assert t.sleeps[:4] == [0.001, 0.002, 0.004, 0.008] and len(t.sleeps) == 5
     assert t.sleeps[4] + 0.008 >= 1.0  # opened at the fourth failure, the canary goes out after 1 s
     assert breaker.state(int(t.now * 1000)) == "closed"
@@ -101,8 +108,11 @@ def test_a_breaker_opens_after_its_volume_and_lets_one_canary_through_after_the_
 def test_an_open_breaker_keeps_every_attempt_from_the_server_until_time_runs_out() -> None:
     t, server = FakeTime(), Server()
     breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    given_up: list[tuple[rp.Decision, Exception]] = []
     with pytest.raises(RetryTimeoutError) as info:
-        Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, breaker=breaker)(server)
+        Retrying(GET, timeout=0.5, clock=t.clock, sleep=t.sleep, breaker=breaker, on_give_up=lambda d, e: given_up.append((d, e)))(server)
+    # A give-up with no attempt sent: the hook gets the error the run raises.
+    assert given_up == [(info.value.retry_decision, info.value)]
     # The window (1 s) outlasts the run (0.5 s): it ends at once, timed out, never spinning.
     assert server.attempts == 0 and t.sleeps == []
     assert info.value.__cause__ is None and info.value.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
@@ -113,8 +123,13 @@ def test_an_open_breaker_keeps_every_attempt_from_the_server_until_time_runs_out
 def test_a_fail_fast_strategy_gives_up_on_an_open_breaker_with_circuit_open_error() -> None:
     t, server = FakeTime(), Server()
     breaker = rp.CircuitBreaker.restore(BREAKER, {"state": "open", "since_ms": 100_000, "total": 4, "failures": 4, "window_start_ms": 100_000})
+    given_up: list[Exception] = []
     with pytest.raises(CircuitOpenError) as info:
-        Retrying(GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=breaker, strategy=rp.FailFast())(server)
+        Retrying(
+            GET, timeout=5, clock=t.clock, sleep=t.sleep, breaker=breaker, strategy=rp.FailFast(),
+            on_give_up=lambda d, e: given_up.append(e),
+        )(server)
+    assert given_up == [info.value]
     assert server.attempts == 0 and t.sleeps == [] and info.value.reason is rp.RetryReason.CIRCUIT_BREAKER_OPEN
 
 
@@ -225,7 +240,13 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
         return httpx.Response(status[0])
 
     breaker = rp.CircuitBreaker({"volume_threshold": 2, "sleep_window_ms": 1000})
-    transport = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=4, breaker=breaker)
+    heard: list[tuple[str, Any]] = []
+    hooks: Any = {
+        "on_retry": lambda step, r: heard.append(("retry", step["delay_ms"])),
+        "on_breaker_wait": lambda step: heard.append((step.signal, step.delay_ms)),
+        "on_give_up": lambda step, r: heard.append(("give_up", None if step is None else step["rule"])),
+    }
+    transport = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, max_attempts=4, breaker=breaker, **hooks)
     with httpx.Client(transport=transport) as client:
         response = client.get("http://127.0.0.1/x")
         # Two 503s trip it; attempts 3 and 4 each wait for the breaker's window, go out as its
@@ -233,17 +254,42 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
         assert response.status_code == 503 and hits[0] == 4
         assert response.extensions["retrypolicy"]["rule"] == "max_attempts_reached"
         assert t.sleeps == [0.1, 0.2, 0.801, 0.4, 0.601]  # backoff, then the rest of the 1 s window
+        # Each hook on its signal: the breaker's waits are no retries.
+        assert heard == [
+            ("retry", 100), ("retry", 200), ("breaker_wait", 801), ("retry", 400), ("breaker_wait", 601),
+            ("give_up", "max_attempts_reached"),
+        ]
         t.now += 2.0
         status[0] = 200
         assert client.get("http://127.0.0.1/x").status_code == 200  # the canary
         assert hits[0] == 5 and breaker.state(int(t.now * 1000)) == "closed"
     # A breaker whose window outlasts the deadline: nothing is sent, CircuitOpenError is raised.
-    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, deadline=0.5, breaker=breaker)
+    heard.clear()
+    held = RetryTransport(httpx.MockTransport(server), clock=t.clock, sleep=t.sleep, deadline=0.5, breaker=breaker, **hooks)
     breaker.record(int(t.now * 1000), "failure")
     breaker.record(int(t.now * 1000), "failure")
     with httpx.Client(transport=held) as client, pytest.raises(HttpCircuitOpenError) as info:
         client.get("http://127.0.0.1/x")
     assert hits[0] == 5 and isinstance(info.value, httpx.TransportError) and isinstance(info.value, CircuitOpenError)
+    assert heard == [("give_up", None)]  # the breaker ended the run: no HTTP step
+
+
+def test_the_httpx_transport_calls_no_give_up_hook_for_a_final_response() -> None:
+    import httpx
+
+    from retrypolicy.httpx import RetryTransport
+
+    heard: list[str] = []
+    transport = RetryTransport(
+        httpx.MockTransport(lambda request: httpx.Response(404)), sleep=lambda s: None,
+        on_retry=lambda step, r: heard.append("retry"), on_breaker_wait=lambda step: heard.append("breaker_wait"),
+        on_give_up=lambda step, r: heard.append("give_up"),
+    )
+    with httpx.Client(transport=transport) as client:
+        response = client.get("http://127.0.0.1/x")
+    # A 404 is the server's final answer (the core's end "final", signal none): nothing gave up.
+    assert response.status_code == 404 and response.extensions["retrypolicy"]["rule"] != "max_attempts_reached"
+    assert heard == []
 
 
 def test_the_httpx_transports_tell_the_budget_and_refund_a_retry_that_succeeded() -> None:

@@ -143,7 +143,7 @@ def test_a_run_reports_the_changes_its_steps_made_with_no_lock_held() -> None:
     steps = [run.start(0), run.attempt_ended({"kind": "kv", "status": 0x86}, 10), run.wait_ended(11), run.wait_ended(111)]
     run.succeeded(120)
     assert [[c.rule for c in s.breaker_changes] for s in steps] == [[], ["breaker_tripped"], [], ["breaker_canary"]]
-    assert [s.signal for s in steps] == ["none", "retry", "none", "none"]  # the breaker's wait is no retry
+    assert [s.signal for s in steps] == ["none", "retry", "breaker_wait", "none"]  # the breaker's wait is no retry
     assert seen == [  # the breaker's own state, read in the callback, is already the new one
         ("closed", "open", "breaker_tripped", "open"),
         ("open", "half_open", "breaker_canary", "half_open"),
@@ -286,9 +286,14 @@ def test_the_timeout_and_circuit_open_errors_carry_the_statistics() -> None:
 
 def test_a_final_failure_is_raised_untouched() -> None:
     error = ValueError("not retryable")
+    heard: list[str] = []
     with pytest.raises(ValueError) as info:
-        Retrying(KV_GET, timeout=1, sleep=lambda s: None)(failing(error))
+        Retrying(
+            KV_GET, timeout=1, sleep=lambda s: None, on_retry=lambda d, e: heard.append("retry"),
+            on_breaker_wait=lambda step: heard.append("breaker_wait"), on_give_up=lambda d, e: heard.append("give_up"),
+        )(failing(error))
     assert info.value is error and not hasattr(error, "retry_stats")
+    assert heard == []  # a final failure is no give-up: no hook fires
 
 
 def test_statistics_are_per_thread() -> None:

@@ -155,9 +155,10 @@ fn a_run_reports_the_breaker_changes_it_caused_and_counts_what_it_did() {
     let s = run.wait_ended(Clock::at(11.0), guards(&mut b)).unwrap();
     assert_eq!(
         (s.rule, s.delay_ms, s.breaker_changes, s.signal),
-        ("breaker_wait", Some(100), NONE, RunSignal::None),
+        ("breaker_wait", Some(100), NONE, RunSignal::BreakerWait),
         "a wait for the breaker's window is no retry"
     );
+    assert_eq!(s.signal.name(), "breaker_wait");
     let s = run.wait_ended(Clock::at(111.0), guards(&mut b)).unwrap();
     assert_eq!(
         (s.attempt, s.breaker_changes),

@@ -23,7 +23,11 @@ error is raised (its ``retry_step`` and ``retry_stats`` attributes, and a note o
 them back. The request body is read into memory before the first attempt so that it can be sent
 again; every discarded response is closed.
 
-Logging, on ``logger`` (``retrypolicy``): each retry and the end of a run that did not give up at
+Hooks fire on the core's ``step.signal``: ``on_retry(step, result)`` on ``retry``,
+``on_breaker_wait(run_step)`` on ``breaker_wait`` and ``on_give_up(step, result)`` on ``give_up``
+(gave up or timed out; not on a final response).
+
+Logging, on ``logger`` (``retrypolicy``): each retry, breaker wait and the end of a run that did not give up at
 ``log_level`` (DEBUG), a give-up or timeout at ``give_up_log_level`` (INFO), with the runners'
 record attributes (``retry_function`` is ``"GET https://..."``, ``retry_error_type`` the transport
 error's class or None for a response) and ``retry_http_status``. When ``retrypolicy.otel`` is
@@ -56,14 +60,28 @@ from .run import _Skipped, is_testing
 if TYPE_CHECKING:
     from typing import Unpack
 
-__all__ = ["AsyncRetryTransport", "CircuitOpenError", "RetryTransport", "TransportOptions", "stats_of", "step_of"]
+__all__ = [
+    "AsyncRetryTransport",
+    "BreakerWaitHook",
+    "CircuitOpenError",
+    "RetryStepHook",
+    "RetryTransport",
+    "StepHook",
+    "TransportOptions",
+    "stats_of",
+    "step_of",
+]
 
 Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
-StepHook = Callable[[_http.Step, Result], None]
-"""Called with the core's step (``http.Step``, a dict) and the attempt's response or error."""
+StepHook = Callable[[Union[_http.Step, None], Result], None]
+"""``on_give_up``: called with the core's HTTP step that ended the run (``http.Step``, a dict; None
+when the breaker ended it) and the last response or error (the ``CircuitOpenError`` when no
+attempt was sent)."""
 RetryStepHook = Callable[[_http.RetryStep, Result], None]
 """``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
+BreakerWaitHook = Callable[[RunStep], None]
+"""``on_breaker_wait``: called with the run's step that waits for the breaker's window."""
 
 
 class CircuitOpenError(_CircuitOpenError, httpx.TransportError):
@@ -83,6 +101,7 @@ class TransportOptions(TypedDict, total=False):
     now: Callable[[], float]
     random: Callable[[], float]
     on_retry: RetryStepHook | None
+    on_breaker_wait: BreakerWaitHook | None
     on_give_up: StepHook | None
     logger: logging.Logger
     log_level: int
@@ -103,14 +122,6 @@ def stats_of(result: httpx.Response | BaseException) -> RunStats | None:
     ``extensions["retrypolicy_stats"]``) or the error it raised (its ``retry_stats``); else None."""
     stats = result.extensions.get("retrypolicy_stats") if isinstance(result, httpx.Response) else getattr(result, "retry_stats", None)
     return stats if isinstance(stats, RunStats) else None
-
-
-def _seen(step: RunStep, breaker: CircuitBreaker | None) -> RunStep:
-    """``step`` of a run over ``breaker``, recorded for OpenTelemetry when instrumented
-    (``retrypolicy.otel``; HTTP rules)."""
-    if (sink := _observe.sink) is not None:
-        sink.step(step, True, breaker)
-    return step
 
 
 def _outcome(result: Result) -> Outcome:
@@ -147,6 +158,7 @@ class _Steps:
         self.now = options.get("now", time.time)
         self.random = options.get("random", _random.random)
         self.on_retry = options.get("on_retry")
+        self.on_breaker_wait = options.get("on_breaker_wait")
         self.on_give_up = options.get("on_give_up")
         self.logger = options.get("logger", LOGGER)
         self.log_level = options.get("log_level", logging.DEBUG)
@@ -164,11 +176,23 @@ class _Steps:
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
         clock: Callable[[], float] = _Skipped(self.clock) if is_testing() else self.clock
         run, step = config.start(clock() * 1000, self.budget, self.breaker)
-        return run, _seen(step, self.breaker), clock
+        return run, self._seen(request, step), clock
 
-    def waited(self, run: Run, clock: Callable[[], float]) -> RunStep:
+    def waited(self, request: httpx.Request, run: Run, clock: Callable[[], float]) -> RunStep:
         """The wait is over at ``clock``'s time: the next step."""
-        return _seen(run.wait_ended(clock() * 1000), self.breaker)
+        return self._seen(request, run.wait_ended(clock() * 1000))
+
+    def _seen(self, request: httpx.Request, step: RunStep) -> RunStep:
+        """``step`` of the run of ``request``, recorded for OpenTelemetry when instrumented
+        (``retrypolicy.otel``; HTTP rules); a wait for the breaker's window (the core's signal)
+        logged and told to ``on_breaker_wait``."""
+        if (sink := _observe.sink) is not None:
+            sink.step(step, True, self.breaker)
+        if step.signal == "breaker_wait":
+            self._log(self.log_level, request, step, None)
+            if self.on_breaker_wait is not None:
+                self.on_breaker_wait(step)
+        return step
 
     def _log(self, level: int, request: httpx.Request, step: RunStep, result: Result | None) -> None:
         """Logs ``step`` of the run of ``request`` after the attempt's ``result``."""
@@ -182,13 +206,11 @@ class _Steps:
         calls the hooks; a response the run will not return is closed by the caller."""
         outcome = _outcome(result)
         now = self.now() + (clock.skipped if isinstance(clock, _Skipped) else 0.0)
-        step = _seen(run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)), self.breaker)
-        if step.action == "wait":
+        step = self._seen(request, run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)))
+        if step.signal == "retry":  # the core's: a wait for the breaker is no retry
             self._log(self.log_level, request, step, result)
             if self.on_retry is not None:
                 self.on_retry(cast(_http.RetryStep, step.decision), result)
-        elif step.end != "succeeded" and self.on_give_up is not None:
-            self.on_give_up(cast(_http.Step, step.decision), result)
         return step
 
     def finish(
@@ -200,17 +222,26 @@ class _Steps:
         self._log(self.give_up_log_level if step.signal == "give_up" else self.log_level, request, step, result)
         stats = run.stats
         if answered is None or result is None:
-            raise CircuitOpenError(step, stats)
+            error = CircuitOpenError(step, stats)
+            self._gave_up(step, error)
+            raise error
         decision = cast(Union[_http.Step, None], answered.decision)
         if isinstance(result, httpx.Response):
             result.extensions["retrypolicy"] = decision
             result.extensions["retrypolicy_stats"] = stats
+            self._gave_up(step, result)
             return result
         setattr(result, "retry_step", decision)
         setattr(result, "retry_stats", stats)
         if hasattr(result, "add_note"):
             result.add_note(f"retrypolicy: stopped after {step.attempt} attempts ({step.rule})")
+        self._gave_up(step, result)
         raise result
+
+    def _gave_up(self, step: RunStep, result: Result) -> None:
+        """Calls ``on_give_up`` when the run's last step gave up or timed out (the core's signal)."""
+        if self.on_give_up is not None and step.signal == "give_up":
+            self.on_give_up(cast(Union[_http.Step, None], step.decision), result)
 
     def abandon(self, run: Run, result: Result | None, exc: BaseException, clock: Callable[[], float]) -> None:
         """``exc`` leaves the run: it is cancelled; a transport error it was handling is its context."""
@@ -246,7 +277,7 @@ class RetryTransport(httpx.BaseTransport):
                         clock.skip(step.delay_ms)
                     else:
                         self.sleep((step.delay_ms or 0) / 1000)
-                    step = steps.waited(run, clock)
+                    step = steps.waited(request, run, clock)
                     continue
                 try:
                     result = send(self.transport, request, step.timeout_ms)
@@ -296,7 +327,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                         await self.sleep((step.delay_ms or 0) / 1000)
                     elif clock.skip(step.delay_ms):
                         await asyncio.sleep(0)  # now and then, the loop's other tasks run
-                    step = steps.waited(run, clock)
+                    step = steps.waited(request, run, clock)
                     continue
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)

@@ -19,7 +19,14 @@ statistics as ``retry_stats`` (``stats_of``) and, on Python 3.11+, a note; no ti
 wait for its window; with no attempt ever sent, a give-up raises ``CircuitOpenError``. After a
 call, ``runner.statistics`` is what the last call through it in this thread did (``RunStats``).
 
-Logging, on ``logger`` (``retrypolicy``): each retry at ``log_level`` (DEBUG), a give-up or timeout at
+Hooks fire on the core's ``step.signal``, never by the runner's own judgement: ``on_retry(decision,
+exc)`` on ``retry`` (a wait after a failed attempt; as many calls as ``statistics.retries``),
+``on_breaker_wait(step)`` on ``breaker_wait`` (a wait for the breaker's window) and
+``on_give_up(decision, exc)`` on ``give_up`` (the run gave up or timed out; ``exc`` the last
+failure, or the ``CircuitOpenError`` when no attempt was sent). A final failure, a success and a
+cancel fire none of them.
+
+Logging, on ``logger`` (``retrypolicy``): each retry and breaker wait at ``log_level`` (DEBUG), a give-up or timeout at
 ``give_up_log_level`` (INFO), with ``retry_function``, ``retry_error_type``, ``retry_reason``,
 ``retry_rule``, ``retry_delay_ms``, ``retry_attempt``, ``retry_attempts`` and ``retry_end`` as record
 attributes. When ``retrypolicy.otel.instrument()`` was called, each step records its OpenTelemetry
@@ -74,6 +81,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncRetrying",
+    "BreakerWaitHook",
     "CircuitOpenError",
     "Classifier",
     "Hook",
@@ -102,6 +110,9 @@ Hook = Callable[[Decision, Exception], None]
 """Called with the decision and the error it was made for."""
 RetryHook = Callable[[RetryDecision, Exception], None]
 """``on_retry``: called with the decision to retry (its ``delay_ms`` an int) and the error."""
+BreakerWaitHook = Callable[[RunStep], None]
+"""``on_breaker_wait``: called with the step that waits for the breaker's window (its ``breaker``
+verdict, ``delay_ms`` and ``reason`` ``CIRCUIT_BREAKER_OPEN``)."""
 
 _instant = False
 
@@ -161,6 +172,7 @@ class RunOptions(TypedDict, total=False):
     attempt_timeout: float | timedelta | None
     classify: Classifier
     on_retry: RetryHook | None
+    on_breaker_wait: BreakerWaitHook | None
     on_give_up: Hook | None
     clock: Callable[[], float]
     random: Callable[[], float]
@@ -198,6 +210,7 @@ class _Runner(Generic[SleepT]):
         # The default classifier's answer for a network error depends on its type alone: kept.
         self._by_type = BY_TYPE if self.classify is default_classifier else {}
         self.on_retry = options.get("on_retry")
+        self.on_breaker_wait = options.get("on_breaker_wait")
         self.on_give_up = options.get("on_give_up")
         self.clock = options.get("clock", time.monotonic)
         self.random = options.get("random", _random.random)
@@ -229,13 +242,20 @@ class _Runner(Generic[SleepT]):
         return step
 
     def _report(self, step: RunStep, exc: Exception, fn: object) -> None:
-        """On a wait: logs the retry after the failure ``exc`` of ``fn``, and calls ``on_retry``."""
-        if step.action != "wait":
+        """On a retry (the core's signal): logs it after the failure ``exc`` of ``fn``, and calls ``on_retry``."""
+        if step.signal != "retry":
             return
         if self.logger.isEnabledFor(self.log_level):
             log_step(self.logger, self.log_level, step, name_of(fn), type_name(exc), step.decision)
         if self.on_retry is not None:
             self.on_retry(cast(RetryDecision, step.decision), exc)
+
+    def _breaker_wait(self, step: RunStep, fn: object) -> None:
+        """On a wait for the breaker's window (the core's signal): logs it and calls ``on_breaker_wait``."""
+        if self.logger.isEnabledFor(self.log_level):
+            log_step(self.logger, self.log_level, step, name_of(fn), None)
+        if self.on_breaker_wait is not None:
+            self.on_breaker_wait(step)
 
     def _ended(self, run: Run, step: RunStep, last: Exception | None, fn: object) -> BaseException:
         """The exception that ends a run of ``fn`` that did not succeed: a give-up or timeout
@@ -258,13 +278,16 @@ class _Runner(Generic[SleepT]):
             # The decision describes the give-up unless the run overrode a retry (max_attempts_reached).
             told = decision if decision is not None and not decision.is_retry else None
             log_step(self.logger, self.give_up_log_level, step, name_of(fn), error_type, told)
-        if self.on_give_up is not None and decision is not None and last is not None:
-            self.on_give_up(decision, last)
+        error: Exception
         if step.end == "timed_out":
             error = RetryTimeoutError(step, last, decision, stats)
             error.__cause__ = last
-            return error
-        return last if last is not None else CircuitOpenError(step, stats)
+        else:
+            error = last if last is not None else CircuitOpenError(step, stats)
+        if self.on_give_up is not None and step.signal == "give_up" and decision is not None:
+            # The last failure, or the breaker's refusal when no attempt was sent.
+            self.on_give_up(decision, last if last is not None else error)
+        return error
 
 
 
@@ -296,6 +319,8 @@ class Retrying(_Runner[Callable[[float], object]]):
         try:
             while (action := step.action) != "done":
                 if action == "wait":
+                    if step.signal == "breaker_wait":
+                        self._breaker_wait(step, fn)
                     if skipped is None:
                         self.sleep((step.delay_ms or 0) / 1000)
                     else:
@@ -368,6 +393,8 @@ class AsyncRetrying(_Runner[Callable[[float], Awaitable[object]]]):
         try:
             while (action := step.action) != "done":
                 if action == "wait":
+                    if step.signal == "breaker_wait":
+                        self._breaker_wait(step, fn)
                     if skipped is None:
                         await self.sleep((step.delay_ms or 0) / 1000)
                     elif skipped.skip(step.delay_ms):

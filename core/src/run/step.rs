@@ -265,8 +265,8 @@ pub struct RunStep {
     /// The changes of the breaker's state this step's call made (asking it, telling it the
     /// attempt's end, or releasing a cancelled canary), in order: one state-change event each.
     pub breaker_changes: Vec<BreakerChange>,
-    /// What the step is for an observer (a retry, a give-up, or neither): what a metric or span
-    /// event records it as.
+    /// What the step is for an observer (a retry, a wait for the breaker, a give-up, or neither):
+    /// what a metric or span event records it as and which runner hook fires.
     pub signal: RunSignal,
 }
 
@@ -275,10 +275,14 @@ pub struct RunStep {
 #[serde(rename_all = "snake_case")]
 pub enum RunSignal {
     /// A wait after a failed attempt: a retry decided (a wait for the breaker's window is not).
+    /// The runners' on-retry hooks fire on this signal alone.
     Retry,
-    /// The end of a run that gave up or timed out.
+    /// A wait for the breaker's window: the breaker kept the next attempt back. The runners'
+    /// on-breaker-wait hooks fire on it.
+    BreakerWait,
+    /// The end of a run that gave up or timed out. The runners' on-give-up hooks fire on it.
     GiveUp,
-    /// Anything else: a send, a wait for the breaker, an end that succeeded, was final or cancelled.
+    /// Anything else: a send, an end that succeeded, was final or cancelled.
     #[default]
     None,
 }
@@ -288,7 +292,8 @@ impl RunSignal {
     pub fn of(step: &RunStep) -> RunSignal {
         let breaker_wait = step.breaker.is_some_and(|b| !b.permitted);
         match (step.action, step.end) {
-            (RunAction::Wait, _) if !breaker_wait => RunSignal::Retry,
+            (RunAction::Wait, _) if breaker_wait => RunSignal::BreakerWait,
+            (RunAction::Wait, _) => RunSignal::Retry,
             (RunAction::Done, Some(RunEnd::GaveUp | RunEnd::TimedOut)) => RunSignal::GiveUp,
             _ => RunSignal::None,
         }
@@ -298,6 +303,7 @@ impl RunSignal {
     pub fn name(self) -> &'static str {
         match self {
             RunSignal::Retry => "retry",
+            RunSignal::BreakerWait => "breaker_wait",
             RunSignal::GiveUp => "give_up",
             RunSignal::None => "none",
         }
