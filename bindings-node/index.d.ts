@@ -177,9 +177,6 @@ export declare class RunHandle {
  */
 export declare function awsDecide(config: AwsRetryConfigHandle | undefined | null, attempts: unknown, error: unknown, random: unknown, verdict: unknown): string
 
-/** The policy's best-effort delay after `attempt` retries; jitter needs a draw in [0, 1). */
-export declare function backoffDelay(policy: PolicyHandle | undefined | null, attempt: unknown, random: unknown, previousDelayMs: unknown): number | bigint
-
 /**
  * The core's JSON API: `function` by its fixture name, JSON text in and out. A `request` (a
  * camelCase object, read as `decide` reads it) and a `policy` handle go into the input as
@@ -199,29 +196,8 @@ export interface ClassificationObject {
   surfaceAs: string | null
 }
 
-/** Classifies the first error code of an analytics response. */
-export declare function classifyAnalytics(code: unknown): ClassificationObject
-
-/** Classifies a failure the SDK observed itself, by name. */
-export declare function classifyDispatch(failure: unknown): ClassificationObject
-
 /** Classifies a KV status (a number or a `"0x.."` string) for a KV operation name. */
 export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
-
-/** Classifies the first error of a query response: its code, message and `retry` flag. */
-export declare function classifyQuery(code: unknown, message: unknown, retry: unknown, policy?: PolicyHandle | undefined | null): ClassificationObject
-
-/** Classifies a search response's HTTP status. */
-export declare function classifySearch(status: unknown): ClassificationObject
-
-/** Classifies a views response from its HTTP status and body. */
-export declare function classifyViews(status: unknown, body: unknown): ClassificationObject
-
-/** RFC 0049's controlled backoff in milliseconds after `attempt` retries. */
-export declare function controlledBackoff(attempt: unknown): number | bigint
-
-/** A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout. */
-export declare function decideAfterStrategy(request: unknown, reason: unknown, retryAfter: unknown, make: unknown): unknown
 
 /**
  * Decides with a host strategy, asked when no earlier rule decides: the caller's function (handed

@@ -181,20 +181,8 @@ export function backendOf(wasm) {
     },
     decideWith: (request, reason, ph, strategy, strategyPh, make) =>
       made(wasm.decideWith(request, reason, policy(ph), strategy, policy(strategyPh)), make),
-    decideAfterStrategy: (request, reason, retryAfterMs, make) =>
-      made(call('decide_after_strategy', { request: requestWire(request), reason, retry_after_ms: retryAfterMs }), make),
     classifyKv: (operation, status, map, ph) =>
       classification(call('classify_kv', { operation, status: finite(status, 'status'), error_map: map?.document, compat: compat(ph) })),
-    classifyQuery: (code, message, retry, ph) => classification(call('classify_query', { code: finite(code, 'code'), message, retry, compat: compat(ph) })),
-    classifyAnalytics: (code) => classification(call('classify_analytics', { code: finite(code, 'code') })),
-    classifySearch: (status) => classification(call('classify_search', { http_status: finite(status, 'httpStatus') })),
-    classifyViews: (status, body) => classification(call('classify_views', { http_status: finite(status, 'httpStatus'), body })),
-    classifyDispatch: (failure) => classification(call('classify_dispatch', { failure })),
-    controlledBackoff: (attempt) => millis(call('controlled_backoff', { attempt: finite(attempt, 'attempt') }).delay_ms),
-    backoffDelay(ph, attempt, random, previousDelayMs) {
-      const { backoff, jitter } = JSON.parse(policy(ph).toJson())
-      return millis(call('backoff', { backoff, jitter, attempt, random, previous_delay_ms: previousDelayMs }).delay_ms)
-    },
     requestFromJson: (text) => JSON.stringify(wasm.requestFromJson(text)),
     BudgetHandle: wasm.BudgetHandle,
     BreakerHandle: wasm.BreakerHandle,

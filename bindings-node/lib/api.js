@@ -22,11 +22,7 @@
 //   decideWith(request, reason, ph, strategy, strategyPh, make) → make(...)
 //                                             strategy: a function (request, reason) → ms | null, or
 //                                             'best_effort' (with strategyPh) or 'fail_fast'
-//   decideAfterStrategy(request, reason, retryAfterMs, make) → make(...)
-//   classifyKv(operation, status, errorMapHandle?, ph?), classifyQuery(code, message, retry, ph?),
-//   classifyAnalytics(code), classifySearch(status), classifyViews(status, body),
-//   classifyDispatch(failure) → classification
-//   controlledBackoff(attempt), backoffDelay(ph, attempt, random, previousDelayMs) → ms
+//   classifyKv(operation, status, errorMapHandle?, ph?) → classification
 //   requestFromJson(text) → the request's wire form as text
 //   new BudgetHandle(documentText, stateText?), new BreakerHandle(documentText, stateText?): see ./budget.js;
 //     a BreakerHandle's lastChanges() → the changes its last permit or record made, in order, as
@@ -154,8 +150,7 @@ function emitterClass() {
 
 /** The backend interface's members (above), each a function or a class. */
 const BACKEND = Object.freeze(['version', 'reasonNames', 'errorCodes', 'callJson', 'PolicyHandle', 'ErrorMapHandle',
-  'decide', 'decideWith', 'decideAfterStrategy', 'classifyKv', 'classifyQuery', 'classifyAnalytics', 'classifySearch',
-  'classifyViews', 'classifyDispatch', 'controlledBackoff', 'backoffDelay', 'requestFromJson', 'BudgetHandle',
+  'decide', 'decideWith', 'classifyKv', 'requestFromJson', 'BudgetHandle',
   'BreakerHandle', 'RunHandle',
   // gRPC (./grpc.js) and AWS (./aws.js): the handles of validated documents and limiters, each decision function.
   'GrpcServiceConfigHandle', 'GrpcRetryPolicyHandle', 'GrpcHedgingPolicyHandle', 'grpcRetry', 'grpcHedge',
@@ -253,6 +248,10 @@ function makeApi(backend) {
     }
   }
 
+  let rfcDefault
+  /** The backend's handle of the RFC default policy, made once when first needed. */
+  const defaultPolicy = () => (rfcDefault ??= new native.PolicyHandle('{}'))
+
   /** The addon's handle of a Policy, or undefined for none (the RFC default). */
   function policyHandle(policy) {
     if (policy === undefined || policy === null) return undefined
@@ -337,9 +336,13 @@ function makeApi(backend) {
     return fromWire(api('decide_before_strategy', { reason }, { request, policy }).decision)
   }
 
+  /** A decision in the wire form as the API returns it (`decision`'s shape). */
+  const fromWireDecision = (w) =>
+    decision(w.action === 'retry', wireMillis(w.delay_ms), w.capped, w.then_cancel, w.reason, w.rule, w.section, w.cause, w.attempts, w.idempotent)
+
   /** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
   const decideAfterStrategy = (request, reason, retryAfterMs) =>
-    native.decideAfterStrategy(request, reason, retryAfterMs, decision)
+    fromWireDecision(api('decide_after_strategy', { reason, retry_after_ms: retryAfterMs }, { request }))
 
   /** Best effort's answer for `request` and `reason` under `policy`: a delay in ms, or null (do not retry). */
   const bestEffortDelay = (request, reason, policy) =>
@@ -395,32 +398,53 @@ function makeApi(backend) {
     return Object.freeze(native.classifyKv(operation, status, errorMapHandle(errorMap), policyHandle(policy)))
   }
 
+  /** The core's classification in the wire form as the API returns it: frozen, camelCase. */
+  const classification = (c) => Object.freeze({ reason: c.reason ?? null, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
+
+  /** A policy's compatibility options, read once per policy; none for no policy (the core's default). */
+  const compats = new WeakMap()
+  function compat(policy) {
+    const ph = policyHandle(policy)
+    if (ph === undefined) return undefined
+    if (!compats.has(ph)) compats.set(ph, JSON.parse(ph.toJson()).compat)
+    return compats.get(ph)
+  }
+
+  /** `v`, unless it is NaN or ±Infinity: the core's `out_of_range` error naming `field` (JSON text would carry it as a string). */
+  function finite(v, field) {
+    if (typeof v !== 'number' || Number.isFinite(v)) return v
+    throw typedError('out_of_range', field, `${v} is out of range: expected a finite number`)
+  }
+
   /** Classifies the first error of a query response (`options.retry`: the error's "retry" flag). */
   function classifyQuery(code, message, opts) {
     const { retry, policy } = options(opts)
-    return Object.freeze(native.classifyQuery(code, message, retry, policyHandle(policy)))
+    return classification(api('classify_query', { code: finite(code, 'code'), message, retry, compat: compat(policy) }))
   }
 
   /** Classifies the first error of an analytics response. */
-  const classifyAnalytics = (code) => Object.freeze(native.classifyAnalytics(code))
+  const classifyAnalytics = (code) => classification(api('classify_analytics', { code: finite(code, 'code') }))
 
   /** Classifies a search response's HTTP status. */
-  const classifySearch = (httpStatus) => Object.freeze(native.classifySearch(httpStatus))
+  const classifySearch = (httpStatus) => classification(api('classify_search', { http_status: finite(httpStatus, 'httpStatus') }))
 
   /** Classifies a views response from its HTTP status and body text. */
-  const classifyViews = (httpStatus, body) => Object.freeze(native.classifyViews(httpStatus, body))
+  const classifyViews = (httpStatus, body) =>
+    classification(api('classify_views', { http_status: finite(httpStatus, 'httpStatus'), body }))
 
   /** Names the reason for a failure the SDK observed itself ("socket_closed_while_in_flight", ...). */
-  const classifyDispatch = (failure) => Object.freeze(native.classifyDispatch(failure))
+  const classifyDispatch = (failure) => classification(api('classify_dispatch', { failure }))
 
   // ---- backoff, wire form, simulation ------------------------------------------------------------
 
   /** RFC 0049's controlled backoff (always-retry reasons) in ms after `attempt` retries. */
-  const controlledBackoffMs = (attempt) => native.controlledBackoff(attempt)
+  const controlledBackoffMs = (attempt) => wireMillis(api('controlled_backoff', { attempt: finite(attempt, 'attempt') }).delay_ms)
 
   /** The policy's best-effort delay in ms after `attempt` retries; jitter needs a draw in [0, 1). */
-  const backoffDelayMs = (policy, attempt, random, previousDelayMs) =>
-    native.backoffDelay(policyHandle(policy), attempt, random, previousDelayMs)
+  function backoffDelayMs(policy, attempt, random, previousDelayMs) {
+    const { backoff, jitter } = JSON.parse((policyHandle(policy) ?? defaultPolicy()).toJson())
+    return wireMillis(api('backoff', { backoff, jitter, attempt, random, previous_delay_ms: previousDelayMs }).delay_ms)
+  }
 
   /** A request from the wire form (snake_case, `*_ms` numbers or decimal strings), as a camelCase object. */
   function requestFromJson(document) {

@@ -34,11 +34,6 @@ fn classified(env: &Env, body: impl FnOnce() -> Res<Classification>) -> napi::Re
     })
 }
 
-/// An HTTP status argument.
-fn http_status(v: Unknown) -> Res<u16> {
-    convert::whole(&Js(v), "httpStatus", u64::from(u16::MAX), None).map(|s| s as u16)
-}
-
 /// Classifies a KV status (a number or a `"0x.."` string) for a KV operation name.
 #[napi(catch_unwind)]
 pub fn classify_kv(
@@ -60,68 +55,5 @@ pub fn classify_kv(
             error_map.map(|h| &h.map),
             compat,
         ))
-    })
-}
-
-/// Classifies the first error of a query response: its code, message and `retry` flag.
-#[napi(catch_unwind)]
-pub fn classify_query(
-    env: Env,
-    code: Unknown,
-    message: Unknown,
-    retry: Unknown,
-    policy: Option<&PolicyHandle>,
-) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        let code = convert::u32_or(&Js(code), "code", None)?;
-        let message = convert::text(&Js(message), "message")?;
-        let retry = convert::opt_bool(&Js(retry), "retry")?.unwrap_or(false);
-        Ok(retrypolicy::classify_query(
-            code,
-            &message,
-            retry,
-            &policy::or_default(policy).compat,
-        ))
-    })
-}
-
-/// Classifies the first error code of an analytics response.
-#[napi(catch_unwind)]
-pub fn classify_analytics(env: Env, code: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        Ok(retrypolicy::classify_analytics(convert::u32_or(
-            &Js(code),
-            "code",
-            None,
-        )?))
-    })
-}
-
-/// Classifies a search response's HTTP status.
-#[napi(catch_unwind)]
-pub fn classify_search(env: Env, status: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || Ok(retrypolicy::classify_search(http_status(status)?)))
-}
-
-/// Classifies a views response from its HTTP status and body.
-#[napi(catch_unwind)]
-pub fn classify_views(env: Env, status: Unknown, body: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        let status = http_status(status)?;
-        Ok(retrypolicy::classify_views(
-            status,
-            &convert::text(&Js(body), "body")?,
-        ))
-    })
-}
-
-/// Classifies a failure the SDK observed itself, by name.
-#[napi(catch_unwind)]
-pub fn classify_dispatch(env: Env, failure: Unknown) -> napi::Result<ClassificationObject> {
-    classified(&env, || {
-        Ok(retrypolicy::classify_dispatch(convert::name(
-            &Js(failure),
-            "failure",
-        )?))
     })
 }

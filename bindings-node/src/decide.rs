@@ -1,6 +1,6 @@
 //! `decide` and its host strategies: a request, a reason and a policy in, the core's decision out.
 
-use napi::bindgen_prelude::{BigInt, Either, Env, Unknown, ValueType};
+use napi::bindgen_prelude::{Env, Unknown, ValueType};
 use napi_derive::napi;
 use retrypolicy::{FailFast, RetryStrategy, StrategyKind};
 
@@ -9,7 +9,7 @@ use crate::decision;
 use crate::errors::{run, Res};
 use crate::policy::{or_default, PolicyHandle};
 use crate::request::{self, Fields};
-use crate::strategy::{self, HostStrategy};
+use crate::strategy::HostStrategy;
 
 /// Decides with the built-in strategies: the body of the raw `decide` export (`raw.rs`). The
 /// JavaScript layer passes the request's fields as arguments, because reading them from the
@@ -52,50 +52,5 @@ pub fn decide_with<'a>(
         };
         let d = retrypolicy::decide_with(&r, why, or_default(policy), Some(host));
         decision::build(&make, &function.outcome(d.map_err(Into::into))?)
-    })
-}
-
-/// A host strategy's answer (milliseconds, or null to decline) as the decision, capped to the timeout.
-#[napi(catch_unwind)]
-pub fn decide_after_strategy<'a>(
-    env: Env,
-    request: Unknown<'a>,
-    reason: Unknown<'a>,
-    retry_after: Unknown<'a>,
-    make: Unknown<'a>,
-) -> napi::Result<Unknown<'a>> {
-    run(&env, || {
-        let r = request::from_object(request)?;
-        let why = convert::reason(&Js(reason), "reason")?;
-        let verdict = strategy::verdict(retry_after, "retryAfterMs")?;
-        decision::build(&make, &retrypolicy::decide_after_strategy(&r, why, verdict))
-    })
-}
-
-/// RFC 0049's controlled backoff in milliseconds after `attempt` retries.
-#[napi(catch_unwind)]
-pub fn controlled_backoff(env: Env, attempt: Unknown) -> napi::Result<Either<f64, BigInt>> {
-    run(&env, || {
-        let attempt = convert::u32_or(&Js(attempt), "attempt", None)?;
-        Ok(convert::millis_out(retrypolicy::controlled_backoff(attempt)))
-    })
-}
-
-/// The policy's best-effort delay after `attempt` retries; jitter needs a draw in [0, 1).
-#[napi(catch_unwind)]
-pub fn backoff_delay(
-    env: Env,
-    policy: Option<&PolicyHandle>,
-    attempt: Unknown,
-    random: Unknown,
-    previous_delay_ms: Unknown,
-) -> napi::Result<Either<f64, BigInt>> {
-    run(&env, || {
-        let p = or_default(policy);
-        let attempt = convert::u32_or(&Js(attempt), "attempt", None)?;
-        let random = convert::opt_draw(&Js(random), "random")?;
-        let previous = convert::opt_millis(&Js(previous_delay_ms), "previousDelayMs")?;
-        let delay = retrypolicy::backoff_delay(&p.backoff, p.jitter, attempt, random, previous)?;
-        Ok(convert::millis_out(delay))
     })
 }
