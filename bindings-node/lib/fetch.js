@@ -42,10 +42,13 @@ function makeRetryFetch(prepare) {
       }
     }
     const cancelBody = (r) => (r !== undefined && r === response ? response.body?.cancel().catch(() => {}) : undefined)
-    /** Before a wait: the discarded response's body is cancelled; a body sent once refuses the retry. */
+    /**
+     * Before a wait: the discarded response's body is cancelled; a body sent once refuses the retry
+     * (the step's signal `retry`: a wait for the breaker sends nothing again, the body is still unsent).
+     */
     const discard = async (r, step) => {
       await cancelBody(r)
-      if (sent.once) throw new BodyNotReplayableError(step, r, maxBodyBytes)
+      if (sent.once && step.signal === 'retry') throw new BodyNotReplayableError(step, r, maxBodyBytes)
     }
     let step, result, stats
     try {

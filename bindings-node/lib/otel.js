@@ -8,7 +8,7 @@
 // by a direct `permit`/`record`. A host that drives a `Run` itself hands each step to `record`.
 // The names, units and attributes are the table of spec-fixtures/observability.json (README,
 // "Observability"), shared with the Python binding. Conversion only: what each step records is
-// read off the core's step (its action, its signal: retry, give_up or none, its end, reason, rule,
+// read off the core's step (its action, its signal: retry, breaker_wait, give_up or none, its end, reason, rule,
 // delay, the budget's and breaker's verdicts), nothing decided here.
 
 const SCOPE = 'retrypolicy'

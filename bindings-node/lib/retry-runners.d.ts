@@ -115,7 +115,7 @@ interface RunStepBase {
   readonly breaker: BreakerVerdict | null
   /** The changes of the breaker's state this step's call made (asking it, telling it the attempt's end, releasing a cancelled canary), in order; empty for none; the breaker reports each too. */
   readonly breakerChanges: readonly BreakerChange[]
-  /** What the step is for an observer (the core decides it): `retry` (a wait after a failed attempt), `give_up` (an end that gave up or timed out) or `none`. */
+  /** What the step is for an observer (the core decides it): `retry` (a wait after a failed attempt: `onRetry`), `breaker_wait` (a wait for the breaker's window: `onBreakerWait`), `give_up` (an end that gave up or timed out: `onGiveUp`) or `none`. */
   readonly signal: RunSignal
 }
 

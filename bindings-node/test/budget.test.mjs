@@ -176,6 +176,29 @@ test("retryFetch with a budget and a breaker: a 503 storm ends with the core's s
   assert.equal(sent, 5) // nothing more was sent
 })
 
+test('retryFetch: a wait for the breaker before any attempt leaves a streamed body unsent; it goes once after the wait', async () => {
+  const t = fakeTime()
+  const breaker = new rp.CircuitBreaker({ volume_threshold: 1, sleep_window_ms: 1000 })
+  breaker.record(t.now, 'failure') // open: the first attempt waits for the window
+  const big = 'x'.repeat(100)
+  const bodies = []
+  const fetch = async (_input, init) => {
+    let text = ''
+    for await (const chunk of init.body) text += new TextDecoder().decode(chunk)
+    bodies.push(text)
+    return new Response('ok', { status: 200 })
+  }
+  const body = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(big)), c.close()) })
+  const waits = []
+  const response = await rp.retryFetch('http://127.0.0.1:9/', { method: 'PUT', body, duplex: 'half' }, {
+    fetch, maxBodyBytes: 10, timeoutMs: 5000, breaker, clock: t.clock, sleep: t.sleep, onBreakerWait: (step) => waits.push(step.signal),
+  })
+  // The body cannot be replayed (100 bytes over maxBodyBytes 10), but it was never sent before the wait.
+  assert.equal(response.status, 200)
+  assert.deepEqual(bodies, [big])
+  assert.deepEqual(waits, ['breaker_wait'])
+})
+
 test('runners refuse a budget or breaker that is not one', async () => {
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, budget: 5 }), (e) => e.code === 'invalid_type' && e.field === 'budget')
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, breaker: {} }), (e) => e.code === 'invalid_type' && e.field === 'breaker')

@@ -274,6 +274,47 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
     assert heard == [("give_up", None)]  # the breaker ended the run: no HTTP step
 
 
+def test_the_httpx_transport_returns_the_last_response_readable_when_the_breaker_ends_the_run_after_a_wait() -> None:
+    import httpx
+
+    from retrypolicy.httpx import RetryTransport, stats_of
+
+    t = FakeTime()
+    breaker = rp.CircuitBreaker({"volume_threshold": 1, "sleep_window_ms": 60_000})
+    heard: list[tuple[Any, int, bool]] = []
+    transport = RetryTransport(
+        httpx.MockTransport(lambda request: httpx.Response(503, stream=httpx.ByteStream(b"busy"))),
+        clock=t.clock, sleep=t.sleep, random=lambda: 0.5, deadline=5.0, breaker=breaker,
+        on_give_up=lambda step, r: heard.append((step, getattr(r, "status_code", 0), getattr(r, "is_closed", False))),
+    )
+    with httpx.Client(transport=transport) as client:
+        response = client.get("http://127.0.0.1/x")
+    # The 503 trips the breaker; after the retry's wait its 60 s window outlasts the deadline, so
+    # the run ends there: the last response is returned, its body still readable (it was closed
+    # before the wait, and reading it raised httpx.StreamClosed).
+    stats = stats_of(response)
+    assert stats is not None and stats.end == "timed_out" and stats.attempts == 1
+    assert response.status_code == 503 and response.text == "busy"
+    assert heard == [(None, 503, False)]  # no HTTP decision ended the run; the hook saw it open
+
+
+def test_the_give_up_hook_hears_a_deadline_that_passed_during_a_wait() -> None:
+    t = FakeTime()
+    given_up: list[tuple[rp.Decision | None, str]] = []
+
+    def overshoot(seconds: float) -> None:
+        t.now += seconds + 5.0  # the process stalled: the wait ends past the 2 s deadline
+
+    with pytest.raises(RetryTimeoutError) as info:
+        Retrying(
+            GET, timeout=2, clock=t.clock, sleep=overshoot, random=lambda: 0.5,
+            on_give_up=lambda d, e: given_up.append((d, type(e).__name__)),
+        )(Server())
+    # The core ends the run at wait_ended (deadline_passed, signal give_up) with no decision.
+    assert info.value.step.rule == "deadline_passed" and info.value.step.signal == "give_up"
+    assert given_up == [(None, "ConnectionResetError")]  # the last failure, as for every give-up after an attempt
+
+
 def test_the_httpx_transport_calls_no_give_up_hook_for_a_final_response() -> None:
     import httpx
 

@@ -40,9 +40,10 @@ def log_retry(decision: RetryDecision, exc: Exception) -> None:
     print(f"retrying in {decision.delay_ms / 1000} s: {exc!r}")
 
 
-def log_give_up(decision: Decision, exc: Exception) -> None:
-    """An on_give_up hook: either kind of decision (a retry whose delay would pass the timeout)."""
-    print(f"giving up ({decision.cause or decision.rule}): {exc!r}")
+def log_give_up(decision: Decision | None, exc: Exception) -> None:
+    """An on_give_up hook: either kind of decision (a retry whose delay would pass the timeout), or
+    None when none ended the run (the deadline passed during a wait)."""
+    print(f"giving up ({decision.cause or decision.rule if decision else 'deadline passed'}): {exc!r}")
 
 
 def log_http_retry(step: retrypolicy.http.Step, result: httpx.Response | httpx.TransportError) -> None:
@@ -51,9 +52,21 @@ def log_http_retry(step: retrypolicy.http.Step, result: httpx.Response | httpx.T
         print(f"HTTP retry in {step['delay_ms'] / 1000} s after {result!r}")
 
 
+def log_breaker_wait(step: retrypolicy.RunStep) -> None:
+    """An on_breaker_wait hook (runners and transports): the step waiting for the breaker's window."""
+    print(f"breaker open: waiting {step.delay_ms} ms ({step.signal}, {step.rule})")
+
+
+def log_http_give_up(step: retrypolicy.http.Step | None, result: httpx.Response | httpx.TransportError) -> None:
+    """An on_give_up hook of the httpx transports: no HTTP step when the breaker or a passed deadline ended the run."""
+    print(f"HTTP gave up ({step['rule'] if step else 'no HTTP decision'}): {result!r}")
+
+
 def give_up() -> str:
     """A non-idempotent upsert whose connection closed in flight is not retried."""
-    runner = Retrying(Operation.kv("upsert"), timeout=1.0, on_retry=log_retry, on_give_up=log_give_up)
+    runner = Retrying(
+        Operation.kv("upsert"), timeout=1.0, on_retry=log_retry, on_breaker_wait=log_breaker_wait, on_give_up=log_give_up
+    )
 
     def upsert(key: str, value: int) -> int:
         raise ConnectionResetError(f"{key}={value}")
@@ -112,7 +125,10 @@ async def main() -> None:
     moved: int = mongodb.run_transaction(Session(), transfer)
     print(moved)
     shared = retrypolicy.RetryBudget({"kind": "token_bucket", "max_tokens": 10, "token_ratio": 0.1})
-    transport = RetryTransport(deadline=5.0, max_attempts=3, on_retry=log_http_retry, breaker=retrypolicy.CircuitBreaker(), budget=shared)
+    transport = RetryTransport(
+        deadline=5.0, max_attempts=3, on_retry=log_http_retry, on_breaker_wait=log_breaker_wait,
+        on_give_up=log_http_give_up, breaker=retrypolicy.CircuitBreaker(), budget=shared,
+    )
     # The submodules as attributes of the package.
     reason = retrypolicy.http.classify(status=503)["retry_reason"]
     assert reason == "SERVICE_RESPONSE_CODE_INDICATED" and retrypolicy.run.is_testing()

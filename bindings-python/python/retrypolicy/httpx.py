@@ -76,8 +76,8 @@ Result = Union[httpx.Response, httpx.TransportError]
 """What one attempt produced."""
 StepHook = Callable[[Union[_http.Step, None], Result], None]
 """``on_give_up``: called with the core's HTTP step that ended the run (``http.Step``, a dict; None
-when the breaker ended it) and the last response or error (the ``CircuitOpenError`` when no
-attempt was sent)."""
+when the run ended without an HTTP decision: the breaker's refusal, or the deadline passing during
+a wait) and the last response or error (the ``CircuitOpenError`` when no attempt was sent)."""
 RetryStepHook = Callable[[_http.RetryStep, Result], None]
 """``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
 BreakerWaitHook = Callable[[RunStep], None]
@@ -184,15 +184,18 @@ class _Steps:
 
     def _seen(self, request: httpx.Request, step: RunStep) -> RunStep:
         """``step`` of the run of ``request``, recorded for OpenTelemetry when instrumented
-        (``retrypolicy.otel``; HTTP rules); a wait for the breaker's window (the core's signal)
-        logged and told to ``on_breaker_wait``."""
+        (``retrypolicy.otel``; HTTP rules)."""
         if (sink := _observe.sink) is not None:
             sink.step(step, True, self.breaker)
+        return step
+
+    def before_wait(self, request: httpx.Request, step: RunStep) -> None:
+        """Before the wait ``step`` of the run of ``request``: a wait for the breaker's window (the
+        core's signal) logged and told to ``on_breaker_wait`` (a retry was, by ``after``)."""
         if step.signal == "breaker_wait":
             self._log(self.log_level, request, step, None)
             if self.on_breaker_wait is not None:
                 self.on_breaker_wait(step)
-        return step
 
     def _log(self, level: int, request: httpx.Request, step: RunStep, result: Result | None) -> None:
         """Logs ``step`` of the run of ``request`` after the attempt's ``result``."""
@@ -273,19 +276,20 @@ class RetryTransport(httpx.BaseTransport):
         try:
             while (action := step.action) != "done":
                 if action == "wait":
+                    steps.before_wait(request, step)
                     if isinstance(clock, _Skipped):
                         clock.skip(step.delay_ms)
                     else:
                         self.sleep((step.delay_ms or 0) / 1000)
                     step = steps.waited(request, run, clock)
                     continue
+                if isinstance(result, httpx.Response):
+                    result.close()  # the response the run discarded, closed once another attempt goes
                 try:
                     result = send(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
                 step = answered = steps.after(request, run, result, clock)
-                if step.action == "wait" and isinstance(result, httpx.Response):
-                    result.close()
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc, clock)
@@ -323,19 +327,20 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         try:
             while (action := step.action) != "done":
                 if action == "wait":
+                    steps.before_wait(request, step)
                     if not isinstance(clock, _Skipped):
                         await self.sleep((step.delay_ms or 0) / 1000)
                     elif clock.skip(step.delay_ms):
                         await asyncio.sleep(0)  # now and then, the loop's other tasks run
                     step = steps.waited(request, run, clock)
                     continue
+                if isinstance(result, httpx.Response):
+                    await result.aclose()  # the response the run discarded, closed once another attempt goes
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
                 step = answered = steps.after(request, run, result, clock)
-                if step.action == "wait" and isinstance(result, httpx.Response):
-                    await result.aclose()
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc, clock)

@@ -22,8 +22,10 @@ call, ``runner.statistics`` is what the last call through it in this thread did 
 Hooks fire on the core's ``step.signal``, never by the runner's own judgement: ``on_retry(decision,
 exc)`` on ``retry`` (a wait after a failed attempt; as many calls as ``statistics.retries``),
 ``on_breaker_wait(step)`` on ``breaker_wait`` (a wait for the breaker's window) and
-``on_give_up(decision, exc)`` on ``give_up`` (the run gave up or timed out; ``exc`` the last
-failure, or the ``CircuitOpenError`` when no attempt was sent). A final failure, a success and a
+``on_give_up(decision, exc)`` on ``give_up`` (the run gave up or timed out; ``decision`` None when
+no decision ended it, the deadline passing during a wait; ``exc`` the last failure, or when no
+attempt was sent the error the run raises: ``CircuitOpenError``, or ``RetryTimeoutError`` at the
+deadline). A final failure, a success and a
 cancel fire none of them.
 
 Logging, on ``logger`` (``retrypolicy``): each retry and breaker wait at ``log_level`` (DEBUG), a give-up or timeout at
@@ -106,8 +108,9 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 SleepT = TypeVar("SleepT")
 
-Hook = Callable[[Decision, Exception], None]
-"""Called with the decision and the error it was made for."""
+Hook = Callable[[Decision | None, Exception], None]
+"""``on_give_up``: called with the decision that ended the run (None when none did: the deadline
+passed during a wait) and the error it was made for."""
 RetryHook = Callable[[RetryDecision, Exception], None]
 """``on_retry``: called with the decision to retry (its ``delay_ms`` an int) and the error."""
 BreakerWaitHook = Callable[[RunStep], None]
@@ -284,8 +287,8 @@ class _Runner(Generic[SleepT]):
             error.__cause__ = last
         else:
             error = last if last is not None else CircuitOpenError(step, stats)
-        if self.on_give_up is not None and step.signal == "give_up" and decision is not None:
-            # The last failure, or the breaker's refusal when no attempt was sent.
+        if self.on_give_up is not None and step.signal == "give_up":
+            # The last failure, or the error the run raises when no attempt was sent.
             self.on_give_up(decision, last if last is not None else error)
         return error
 
