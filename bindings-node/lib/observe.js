@@ -96,22 +96,24 @@ const delivering = new WeakMap()
 function deliver(breaker, callback, c) {
   if (breakerChannel?.hasSubscribers) breakerChannel.publish({ breaker, from: c.from, to: c.to, rule: c.rule })
   observers.sink?.breakerChanged(c, breaker.name)
-  if (callback !== undefined) {
-    try {
-      callback.call(breaker, c)
-    } catch (e) {
-      listenerThrew(e, breaker, c, 'onStateChange')
-    }
-  }
+  if (callback !== undefined) tell(callback, breaker, c, 'onStateChange')
   // Each listener on its own (not `emit`, which stops at the first that throws): one listener's
   // error is its warning, and the listeners after it still hear the change. A `once` listener is
   // its wrapper here, which removes itself as `emit` would.
-  for (const listener of breaker.rawListeners(STATE_CHANGE)) {
-    try {
-      listener.call(breaker, c)
-    } catch (e) {
-      listenerThrew(e, breaker, c, "'stateChange' listener")
-    }
+  for (const listener of breaker.rawListeners(STATE_CHANGE)) tell(listener, breaker, c, "'stateChange' listener")
+}
+
+/**
+ * Calls `listener` (`which`) of `breaker` with the change `c`: what it throws, or the rejection of
+ * the promise it returns (an async listener), is its warning (listenerThrew), never an uncaught
+ * error or an unhandled rejection.
+ */
+function tell(listener, breaker, c, which) {
+  try {
+    const answer = listener.call(breaker, c)
+    if (typeof answer?.then === 'function') answer.then(undefined, (e) => listenerThrew(e, breaker, c, which))
+  } catch (e) {
+    listenerThrew(e, breaker, c, which)
   }
 }
 

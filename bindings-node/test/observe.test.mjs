@@ -214,6 +214,7 @@ test(`[${which}] what a breaker's listener throws is a process warning, never a 
     process.on('warning', (w) => console.log([w.name, w.code, w.cause.message, w.change.rule, w.breaker === breaker].join(' ')))
     const breaker = new rp.CircuitBreaker({ volume_threshold: 1 }, { onStateChange: () => { throw new Error('from the callback') } })
     breaker.on('stateChange', () => { throw new Error('from the listener') })
+    breaker.on('stateChange', async () => { throw new Error('from an async listener') })
     breaker.once('stateChange', (c) => console.log('the next listener heard ' + c.rule))
     breaker.record(0, 'failure')
     console.log('returned ' + breaker.state(0) + ', once-listeners left ' + breaker.listenerCount('stateChange'))`
@@ -221,9 +222,10 @@ test(`[${which}] what a breaker's listener throws is a process warning, never a 
   assert.equal(r.status, 0, r.stderr)
   const heard = [
     'the next listener heard breaker_tripped', // one listener's error does not stop the next
-    'returned open, once-listeners left 1',
+    'returned open, once-listeners left 2',
     'RetryPolicyWarning RETRYPOLICY_LISTENER_THREW from the callback breaker_tripped true',
     'RetryPolicyWarning RETRYPOLICY_LISTENER_THREW from the listener breaker_tripped true',
+    'RetryPolicyWarning RETRYPOLICY_LISTENER_THREW from an async listener breaker_tripped true', // its rejection: no crash
   ]
   assert.deepEqual(r.stdout.trim().split('\n'), heard)
   // A 'warning' listener does not stop Node's own printer: the warning is on stderr too.
