@@ -342,7 +342,7 @@ function makeApi(backend) {
 
   /** A host strategy's answer (ms, or null for "do not retry") as the decision, capped to the timeout. */
   const decideAfterStrategy = (request, reason, retryAfterMs) =>
-    fromWireDecision(api('decide_after_strategy', { reason, retry_after_ms: retryAfterMs }, { request }))
+    fromWireDecision(api('decide_after_strategy', { reason, retry_after_ms: finite(retryAfterMs, 'retryAfterMs') }, { request }))
 
   /** Best effort's answer for `request` and `reason` under `policy`: a delay in ms, or null (do not retry). */
   const bestEffortDelay = (request, reason, policy) =>
@@ -401,19 +401,26 @@ function makeApi(backend) {
   /** The core's classification in the wire form as the API returns it: frozen, camelCase. */
   const classification = (c) => Object.freeze({ reason: c.reason ?? null, rule: c.rule, section: c.section, surfaceAs: c.surface_as ?? null })
 
-  /** A policy's compatibility options, read once per policy; none for no policy (the core's default). */
-  const compats = new WeakMap()
-  function compat(policy) {
-    const ph = policyHandle(policy)
-    if (ph === undefined) return undefined
-    if (!compats.has(ph)) compats.set(ph, JSON.parse(ph.toJson()).compat)
-    return compats.get(ph)
+  /** A policy's normalized document, read once per policy handle. */
+  const documents = new WeakMap()
+  function policyDocument(ph) {
+    if (!documents.has(ph)) documents.set(ph, JSON.parse(ph.toJson()))
+    return documents.get(ph)
   }
 
-  /** `v`, unless it is NaN or ±Infinity: the core's `out_of_range` error naming `field` (JSON text would carry it as a string). */
-  function finite(v, field) {
+  /** A policy's compatibility options; none for no policy (the core's default). */
+  function compat(policy) {
+    const ph = policyHandle(policy)
+    return ph === undefined ? undefined : policyDocument(ph).compat
+  }
+
+  /**
+   * `v`, unless it is NaN or ±Infinity: then `code` (the core's `out_of_range` unless given) naming
+   * `field`, as the addon's typed readers had it (JSON text would carry it as a string).
+   */
+  function finite(v, field, code = 'out_of_range') {
     if (typeof v !== 'number' || Number.isFinite(v)) return v
-    throw typedError('out_of_range', field, `${v} is out of range: expected a finite number`)
+    throw typedError(code, field, `${v} is out of range: expected a finite number`)
   }
 
   /** Classifies the first error of a query response (`options.retry`: the error's "retry" flag). */
@@ -442,8 +449,10 @@ function makeApi(backend) {
 
   /** The policy's best-effort delay in ms after `attempt` retries; jitter needs a draw in [0, 1). */
   function backoffDelayMs(policy, attempt, random, previousDelayMs) {
-    const { backoff, jitter } = JSON.parse((policyHandle(policy) ?? defaultPolicy()).toJson())
-    return wireMillis(api('backoff', { backoff, jitter, attempt, random, previous_delay_ms: previousDelayMs }).delay_ms)
+    const { backoff, jitter } = policyDocument(policyHandle(policy) ?? defaultPolicy())
+    const doc = { backoff, jitter, attempt: finite(attempt, 'attempt'), random: finite(random, 'random', 'invalid_random'),
+      previous_delay_ms: finite(previousDelayMs, 'previousDelayMs') }
+    return wireMillis(api('backoff', doc).delay_ms)
   }
 
   /** A request from the wire form (snake_case, `*_ms` numbers or decimal strings), as a camelCase object. */

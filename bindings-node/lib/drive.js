@@ -356,10 +356,11 @@ async function drive(runner, start, o, send, discard) {
     if (step.end === 'succeeded' || step.end === 'final') return ended(step, result)
     try {
       if (channel?.hasSubscribers) channel.publish({ runner, step, decision: step.decision, error: result, attempt: step.attempt })
-      // Each hook fires on its signal, the core's (RunSignal): none of them on a final or cancelled end.
-      if (step.signal === 'retry') o.onRetry?.(step, result)
-      else if (step.signal === 'breaker_wait') o.onBreakerWait?.(step, result)
-      else if (step.signal === 'give_up') o.onGiveUp?.(step, result)
+      // Each hook fires on its signal, the core's (RunSignal): none of them on a final or cancelled
+      // end. An async hook is awaited: its rejection cancels the run as a throw does.
+      if (step.signal === 'retry') await o.onRetry?.(step, result)
+      else if (step.signal === 'breaker_wait') await o.onBreakerWait?.(step, result)
+      else if (step.signal === 'give_up') await o.onGiveUp?.(step, result)
       if (step.action === 'done') break
       await discard?.(result, step)
       await pause(o.sleep, step.delayMs, o.signal)

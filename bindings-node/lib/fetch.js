@@ -26,6 +26,7 @@ function makeRetryFetch(prepare) {
     const sent = await replayable(input, init, maxBodyBytes)
     const caller = anySignal([o.signal, init?.signal])
     let response
+    let discarded // the response whose body was cancelled before a wait
     const attempt = async (step) => {
       response = undefined
       // unref'd, and not cleared: it bounds the response's body too
@@ -47,6 +48,7 @@ function makeRetryFetch(prepare) {
      * (the step's signal `retry`: a wait for the breaker sends nothing again, the body is still unsent).
      */
     const discard = async (r, step) => {
+      if (r !== undefined && r === response) discarded = r
       await cancelBody(r)
       if (sent.once && step.signal === 'retry') throw new BodyNotReplayableError(step, r, maxBodyBytes)
     }
@@ -57,7 +59,9 @@ function makeRetryFetch(prepare) {
       await cancelBody(response) // no response is left unread behind an error
       throw e
     }
-    if (result === response && response !== undefined) return response // final, succeeded, or the last transient one
+    // Final, succeeded, or the last transient one; not one whose body was cancelled before the wait
+    // after which the run ended at its deadline (that one is the timeout's cause).
+    if (result === response && response !== undefined && response !== discarded) return response
     if (step.end === 'timed_out') throw new RetryTimeoutError(`retryFetch: gave up at the deadline after ${step.attempt} attempts`, step, result, stats)
     throw withDecision(result, step, stats)
   }

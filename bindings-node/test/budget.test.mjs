@@ -199,6 +199,23 @@ test('retryFetch: a wait for the breaker before any attempt leaves a streamed bo
   assert.deepEqual(waits, ['breaker_wait'])
 })
 
+test('retryFetch: a deadline that passes during the wait after a 503 is a RetryTimeoutError, not the cancelled 503', async () => {
+  const t = fakeTime()
+  let sent = 0
+  const fetch = async () => (sent++, new Response('busy', { status: 503 }))
+  const overshoot = async (ms) => void (t.now += ms + 5000) // the process stalled: the wait ends past the deadline
+  const heard = []
+  await assert.rejects(
+    rp.retryFetch('http://127.0.0.1:9/', undefined, {
+      timeoutMs: 1000, fetch, clock: t.clock, sleep: overshoot, onGiveUp: (step, r) => heard.push([step.rule, r.status]),
+    }),
+    // The 503's body was cancelled before the wait: returned, it could not be read ("Body is unusable").
+    (e) => e instanceof rp.RetryTimeoutError && e.retryStep.rule === 'deadline_passed' && e.cause instanceof Response && e.cause.status === 503,
+  )
+  assert.equal(sent, 1)
+  assert.deepEqual(heard, [['deadline_passed', 503]])
+})
+
 test('runners refuse a budget or breaker that is not one', async () => {
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, budget: 5 }), (e) => e.code === 'invalid_type' && e.field === 'budget')
   await assert.rejects(rp.retry(async () => 1, { operation: KV_GET, timeoutMs: 10, breaker: {} }), (e) => e.code === 'invalid_type' && e.field === 'breaker')

@@ -121,6 +121,28 @@ test('success needs no decision; an error classified null surfaces at once, unto
   assert.deepEqual(hooked, [], 'a final failure is no give-up: no hook fires')
 })
 
+test('an async hook is awaited: its rejection rejects the call, cancelling the run (no unhandled rejection)', async () => {
+  const reset = coded('ECONNRESET')
+  const hookError = new Error('the hook failed')
+  let calls = 0
+  let unhandled = 0
+  const count = () => unhandled++
+  process.on('unhandledRejection', count)
+  try {
+    await assert.rejects(
+      rp.retry(async () => { calls++; throw reset }, {
+        operation: GET, timeoutMs: 60_000, sleep: async () => {}, onRetry: async () => { throw hookError },
+      }),
+      (e) => e === hookError && e.cause === reset,
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    process.off('unhandledRejection', count)
+  }
+  assert.equal(calls, 1) // the run stopped at the hook: no second attempt
+  assert.equal(unhandled, 0)
+})
+
 test('giving up: not idempotent → the last error with the decision; the deadline → RetryTimeoutError with the cause', async () => {
   const reset = coded('ECONNRESET')
   let gaveUp

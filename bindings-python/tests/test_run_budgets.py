@@ -274,10 +274,10 @@ def test_the_httpx_transport_holds_requests_back_while_the_breaker_is_open() -> 
     assert heard == [("give_up", None)]  # the breaker ended the run: no HTTP step
 
 
-def test_the_httpx_transport_returns_the_last_response_readable_when_the_breaker_ends_the_run_after_a_wait() -> None:
+def test_the_httpx_transport_raises_a_timeout_when_the_breaker_ends_the_run_after_a_wait() -> None:
     import httpx
 
-    from retrypolicy.httpx import RetryTransport, stats_of
+    from retrypolicy.httpx import RetryTimeoutError as HttpRetryTimeoutError, RetryTransport, stats_of, step_of
 
     t = FakeTime()
     breaker = rp.CircuitBreaker({"volume_threshold": 1, "sleep_window_ms": 60_000})
@@ -287,15 +287,19 @@ def test_the_httpx_transport_returns_the_last_response_readable_when_the_breaker
         clock=t.clock, sleep=t.sleep, random=lambda: 0.5, deadline=5.0, breaker=breaker,
         on_give_up=lambda step, r: heard.append((step, getattr(r, "status_code", 0), getattr(r, "is_closed", False))),
     )
-    with httpx.Client(transport=transport) as client:
-        response = client.get("http://127.0.0.1/x")
+    with httpx.Client(transport=transport) as client, pytest.raises(HttpRetryTimeoutError) as info:
+        client.get("http://127.0.0.1/x")
     # The 503 trips the breaker; after the retry's wait its 60 s window outlasts the deadline, so
-    # the run ends there: the last response is returned, its body still readable (it was closed
-    # before the wait, and reading it raised httpx.StreamClosed).
-    stats = stats_of(response)
+    # the run ends there. The 503 was closed before the wait (its connection back in the pool), so
+    # the timeout is raised, naming it (it was returned closed: reading it raised httpx.StreamClosed).
+    error = info.value
+    assert isinstance(error, httpx.TimeoutException) and isinstance(error, RetryTimeoutError)
+    stats = stats_of(error)
     assert stats is not None and stats.end == "timed_out" and stats.attempts == 1
-    assert response.status_code == 503 and response.text == "busy"
-    assert heard == [(None, 503, False)]  # no HTTP decision ended the run; the hook saw it open
+    assert error.response.status_code == 503 and error.response.is_closed
+    retry_step = step_of(error)
+    assert error.step.rule == "breaker_open_at_deadline" and retry_step is not None and retry_step["action"] == "retry"
+    assert heard == [(None, 503, True)]  # no HTTP decision ended the run; the hook gets the last response
 
 
 def test_the_give_up_hook_hears_a_deadline_that_passed_during_a_wait() -> None:

@@ -19,8 +19,10 @@ outside 200-599 (600, 999) is the server's answer: it ends the run as a final re
 When the run stops, the last response is returned (``response.extensions["retrypolicy"]`` holds
 the HTTP loop's last step, ``["retrypolicy_stats"]`` the run's ``RunStats``) or the last transport
 error is raised (its ``retry_step`` and ``retry_stats`` attributes, and a note on Python 3.11+);
-``CircuitOpenError`` when the breaker kept every attempt back. ``step_of`` and ``stats_of`` read
-them back. The request body is read into memory before the first attempt so that it can be sent
+``CircuitOpenError`` when the breaker kept every attempt back, ``RetryTimeoutError`` (an
+``httpx.TimeoutException``) when the run ended at its deadline after the wait that followed a
+response it had discarded (closed before the wait, so its connection went back to the pool).
+``step_of`` and ``stats_of`` read them back. The request body is read into memory before the first attempt so that it can be sent
 again; every discarded response is closed.
 
 Hooks fire on the core's ``step.signal``: ``on_retry(step, result)`` on ``retry``,
@@ -51,6 +53,7 @@ from . import _observe
 from . import http as _http
 from ._classify import FINAL, MAYBE_SENT, NOT_SENT, TIMEOUT, Outcome
 from ._ending import CircuitOpenError as _CircuitOpenError
+from ._ending import RetryTimeoutError as _RetryTimeoutError
 from ._ending import abandon
 from ._httpx_deadline import bound, send, send_async
 from ._log import LOGGER, log_step, type_name
@@ -65,6 +68,7 @@ __all__ = [
     "BreakerWaitHook",
     "CircuitOpenError",
     "RetryStepHook",
+    "RetryTimeoutError",
     "RetryTransport",
     "StepHook",
     "TransportOptions",
@@ -87,6 +91,16 @@ BreakerWaitHook = Callable[[RunStep], None]
 class CircuitOpenError(_CircuitOpenError, httpx.TransportError):
     """The run gave up before any attempt was sent (the breaker kept each back): an
     ``httpx.TransportError`` for httpx clients, and the runners' ``run.CircuitOpenError``."""
+
+
+class RetryTimeoutError(_RetryTimeoutError, httpx.TimeoutException):
+    """The run ended at its deadline after a wait that followed a response it discarded (closed):
+    an ``httpx.TimeoutException`` for httpx clients, and the runners' ``run.RetryTimeoutError``;
+    ``response`` is that last response (its status and headers; its body was not read),
+    ``retry_step`` the HTTP step that decided the retry, ``retry_stats`` what the run did."""
+
+    response: httpx.Response
+    retry_step: _http.Step | None
 
 
 class TransportOptions(TypedDict, total=False):
@@ -229,6 +243,13 @@ class _Steps:
             self._gave_up(step, error)
             raise error
         decision = cast(Union[_http.Step, None], answered.decision)
+        if isinstance(result, httpx.Response) and step is not answered:
+            # Discarded before the wait after which the run ended (the deadline passed, or the
+            # breaker's window outlasts it): closed, so not returned; the timeout is raised.
+            timeout = RetryTimeoutError(step, None, None, stats)
+            timeout.response, timeout.retry_step = result, decision
+            self._gave_up(step, result)
+            raise timeout
         if isinstance(result, httpx.Response):
             result.extensions["retrypolicy"] = decision
             result.extensions["retrypolicy_stats"] = stats
@@ -283,13 +304,13 @@ class RetryTransport(httpx.BaseTransport):
                         self.sleep((step.delay_ms or 0) / 1000)
                     step = steps.waited(request, run, clock)
                     continue
-                if isinstance(result, httpx.Response):
-                    result.close()  # the response the run discarded, closed once another attempt goes
                 try:
                     result = send(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
                 step = answered = steps.after(request, run, result, clock)
+                if step.action == "wait" and isinstance(result, httpx.Response):
+                    result.close()  # discarded: its connection goes back to the pool before the wait
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc, clock)
@@ -334,13 +355,13 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                         await asyncio.sleep(0)  # now and then, the loop's other tasks run
                     step = steps.waited(request, run, clock)
                     continue
-                if isinstance(result, httpx.Response):
-                    await result.aclose()  # the response the run discarded, closed once another attempt goes
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)
                 except httpx.TransportError as exc:
                     result = exc
                 step = answered = steps.after(request, run, result, clock)
+                if step.action == "wait" and isinstance(result, httpx.Response):
+                    await result.aclose()  # discarded: its connection goes back to the pool before the wait
             return steps.finish(request, run, step, answered, result)
         except BaseException as exc:
             steps.abandon(run, result, exc, clock)
