@@ -46,11 +46,39 @@ function camelCased(v) {
   return Object.freeze(Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), k.endsWith('_ms') ? millis(x) : camelCased(x)])))
 }
 
+/** The core's error `{code, field, message}` as the module throws its own: a `RetryPolicyError`. */
+function failure({ code, field, message }) {
+  const e = Object.assign(new Error(message), { code, field })
+  e.name = 'RetryPolicyError'
+  return e
+}
+
+/**
+ * A stand-in for a member of a feature the module was built without (`uses`, from its tables:
+ * `{new | call | <static method>: error}`): a class whose constructor and static methods throw,
+ * or a function that throws, each the core's not-built error for that use.
+ */
+function standIn(uses) {
+  const thrower = (error) => () => {
+    throw failure(error)
+  }
+  if (uses.call !== undefined) return thrower(uses.call)
+  const StandIn = class {
+    constructor() {
+      thrower(uses.new)()
+    }
+  }
+  for (const [use, error] of Object.entries(uses)) if (use !== 'new') StandIn[use] = thrower(error)
+  return StandIn
+}
+
 /** The facade's backend over `wasm`, an initialised wasm-bindgen module of this crate. */
 export function backendOf(wasm) {
   const tables = JSON.parse(wasm.tables())
   /** The JSON API's functions this module was built without (the HTTP module's): called as they are, they throw the core's not-built error. */
   const unbuilt = new Set(tables.unbuilt)
+  /** The module's member `name`, or for a feature it was built without a stand-in whose every use throws the core's not-built error. */
+  const member = (name) => wasm[name] ?? standIn(tables.unbuilt_members[name])
   let defaultPolicy
   /** The module's policy for a PolicyHandle, or the RFC default for none. */
   const policy = (ph) => (ph === undefined || ph === null ? (defaultPolicy ??= wasm.Policy.parse('{}')) : ph.policy)
@@ -72,7 +100,7 @@ export function backendOf(wasm) {
   class ErrorMapHandle {
     /** Parses `text`. */
     constructor(text) {
-      const map = wasm.ErrorMap.parse(text)
+      const map = member('ErrorMap').parse(text)
       this.document = JSON.parse(map.toJson())
       map.free()
     }
@@ -109,9 +137,9 @@ export function backendOf(wasm) {
   // export without the bucket, or passes standard mode's defaults (each made once, when first needed;
   // in a module without the feature, making it throws the not-built error naming the function).
   const none = {}
-  const retryPolicy = (ph) => ph ?? (none.retry ??= wasm.GrpcRetryPolicyHandle.none())
-  const hedgingPolicy = (ph) => ph ?? (none.hedging ??= wasm.GrpcHedgingPolicyHandle.none())
-  const awsConfig = (ch) => ch ?? (none.aws ??= wasm.AwsRetryConfigHandle.standard())
+  const retryPolicy = (ph) => ph ?? (none.retry ??= member('GrpcRetryPolicyHandle').none())
+  const hedgingPolicy = (ph) => ph ?? (none.hedging ??= member('GrpcHedgingPolicyHandle').none())
+  const awsConfig = (ch) => ch ?? (none.aws ??= member('AwsRetryConfigHandle').standard())
 
   /** The core's run machine, bound at construction to its strategy, budget and breaker. */
   class RunHandle {
@@ -184,20 +212,20 @@ export function backendOf(wasm) {
     classifyKv: (operation, status, map, ph) =>
       classification(call('classify_kv', { operation, status: finite(status, 'status'), error_map: map?.document, compat: compat(ph) })),
     requestFromJson: (text) => JSON.stringify(wasm.requestFromJson(text)),
-    BudgetHandle: wasm.BudgetHandle,
-    BreakerHandle: wasm.BreakerHandle,
+    BudgetHandle: member('BudgetHandle'),
+    BreakerHandle: member('BreakerHandle'),
     RunHandle,
-    GrpcServiceConfigHandle: wasm.GrpcServiceConfigHandle,
-    GrpcRetryPolicyHandle: wasm.GrpcRetryPolicyHandle,
-    GrpcHedgingPolicyHandle: wasm.GrpcHedgingPolicyHandle,
+    GrpcServiceConfigHandle: member('GrpcServiceConfigHandle'),
+    GrpcRetryPolicyHandle: member('GrpcRetryPolicyHandle'),
+    GrpcHedgingPolicyHandle: member('GrpcHedgingPolicyHandle'),
     grpcRetry: (ph, state, attempt, random, jitter, bucket, nowMs) => (bucket === undefined
-      ? wasm.grpcRetry(retryPolicy(ph), state, attempt, random, jitter, nowMs)
-      : wasm.grpcRetryThrottled(retryPolicy(ph), state, attempt, random, jitter, bucket, nowMs)),
+      ? member('grpcRetry')(retryPolicy(ph), state, attempt, random, jitter, nowMs)
+      : member('grpcRetryThrottled')(retryPolicy(ph), state, attempt, random, jitter, bucket, nowMs)),
     grpcHedge: (ph, state, event, bucket, nowMs) => (bucket === undefined
-      ? wasm.grpcHedge(hedgingPolicy(ph), state, event, nowMs)
-      : wasm.grpcHedgeThrottled(hedgingPolicy(ph), state, event, bucket, nowMs)),
-    AwsRetryConfigHandle: wasm.AwsRetryConfigHandle,
-    awsDecide: (ch, attempts, error, random, verdict) => wasm.awsDecide(awsConfig(ch), attempts, error, random, verdict),
-    RateLimiterHandle: wasm.RateLimiterHandle,
+      ? member('grpcHedge')(hedgingPolicy(ph), state, event, nowMs)
+      : member('grpcHedgeThrottled')(hedgingPolicy(ph), state, event, bucket, nowMs)),
+    AwsRetryConfigHandle: member('AwsRetryConfigHandle'),
+    awsDecide: (ch, attempts, error, random, verdict) => member('awsDecide')(awsConfig(ch), attempts, error, random, verdict),
+    RateLimiterHandle: member('RateLimiterHandle'),
   }
 }
