@@ -145,12 +145,11 @@ export declare class RunHandle {
    */
   start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /**
-   * The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
-   * for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
-   * with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` or `aws` outcome's error
-   * (a `grpc` outcome's attempt: its status, pushback, committed, reach) as JSON text in the wire form.
+   * The attempt ended with `outcome` (JSON text in the wire form) at `nowMs`: wait, or done.
+   * `strategy` is the host strategy for `decide` rules (a function `(request, reason) => ms |
+   * null`, a built-in strategy's name with `strategyPolicy` for best effort, or none).
    */
-  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy: unknown | undefined | null, strategyPolicy: PolicyHandle | undefined | null, mongoError: unknown, make?: unknown | undefined | null): unknown
+  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /**
    * The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
    * `strategy` (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.

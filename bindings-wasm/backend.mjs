@@ -128,10 +128,6 @@ export function backendOf(wasm) {
     return (request, reason) => strategy({ previousReasons: [], ...camelCased(request) }, reason)
   }
 
-  /** A `grpc` or `aws` outcome as the module reads it: its attempt or its error as the facade's JSON `text`. */
-  const documentOutcome = (outcome, text) =>
-    outcome?.kind === 'grpc' ? { kind: 'grpc', attempt: text } : outcome?.kind === 'aws' ? { kind: 'aws', error: text } : outcome
-
   // gRPC and AWS: wasm-bindgen takes no optional reference, so a call without a policy, a bucket or
   // a configuration passes the module's "none" policy (which grpcHedge refuses by name), goes to the
   // export without the bucket, or passes standard mode's defaults (each made once, when first needed;
@@ -161,10 +157,9 @@ export function backendOf(wasm) {
       return RunHandle.step(() => this.run.start(nowMs, random))
     }
 
-    /** The step after an attempt's `outcome`; a MongoDB or AWS error, or a gRPC attempt, comes as JSON text. */
-    attemptEnded(_budget, _breaker, outcome, nowMs, random, nowUnixMs, _strategy, _strategyPolicy, mongoError) {
-      const o = outcome?.kind === 'mongodb' ? { ...outcome, error: mongoError } : documentOutcome(outcome, mongoError)
-      return RunHandle.step(() => this.run.attemptEnded(o, nowMs, random, nowUnixMs))
+    /** The step after an attempt's outcome (JSON text in the wire form). */
+    attemptEnded(_budget, _breaker, outcomeText, nowMs, random, nowUnixMs) {
+      return RunHandle.step(() => this.run.attemptEnded(outcomeText, nowMs, random, nowUnixMs))
     }
 
     /** The step after a wait. */

@@ -29,8 +29,8 @@
 //     JSON text (`[{"from", "to", "rule"}, ...]`, `[]` for none)
 //   new RunHandle(configText, strategy, strategyPh, budgetHandle, breakerHandle), the core's run
 //     machine; its events start(budget, breaker, nowMs, random, strategy, strategyPh),
-//     attemptEnded(budget, breaker, outcome, nowMs, random, nowUnixMs, strategy, strategyPh,
-//     mongoErrorText), waitEnded(budget, breaker, nowMs, random, strategy, strategyPh),
+//     attemptEnded(budget, breaker, outcomeText, nowMs, random, nowUnixMs, strategy, strategyPh)
+//     (the outcome as JSON text in the wire form), waitEnded(budget, breaker, nowMs, random, strategy, strategyPh),
 //     cancel(budget, breaker, nowMs) → a camelCase step (its breakerChanges and signal included); attemptsSent;
 //     statsJson() → the core's RunStats as JSON text in the wire form. The strategy, budget and
 //     breaker are the same on every event of a run: a backend may bind them at construction
@@ -588,28 +588,10 @@ function makeApi(backend) {
     return documentText(wire, 'config')
   }
 
-  /** The properties of each outcome kind but `kind` (a `grpc` outcome's are its attempt's, which the core reads whole). */
-  const OUTCOME_KEYS = {
-    success: [], final: [], timeout: [], reason: ['reason', 'timeout'], network: ['sent'], http: ['status', 'retryAfter'],
-    kv: ['status'], mongodb: ['error'], aws: ['error'],
-  }
-
-  /**
-   * A `mongodb` or `aws` outcome's error, or a `grpc` outcome's attempt (its other properties), as
-   * JSON text in the wire form; a property the outcome's kind does not have is `unknown_field`, as
-   * in JSON.
-   */
-  function outcomeDocument(outcome) {
-    const keys = Object.hasOwn(OUTCOME_KEYS, outcome?.kind ?? '') ? OUTCOME_KEYS[outcome.kind] : undefined
-    const extra = keys && Object.keys(outcome).find((k) => k !== 'kind' && !keys.includes(k))
-    if (extra) throw typedError('unknown_field', `outcome.${extra}`, `unknown field: a ${outcome.kind} outcome has ${keys.join(', ') || 'no other property'}`)
-    if (outcome?.kind === 'grpc') {
-      const { kind: _kind, ...attempt } = outcome
-      return documentText(toWire(attempt, 'outcome'), 'outcome')
-    }
-    if (outcome?.kind === 'aws' && outcome.error === undefined) throw typedError('missing_field', 'outcome.error', 'missing field: an aws outcome names its error')
-    if (outcome?.kind !== 'mongodb' && outcome?.kind !== 'aws') return undefined
-    return documentText(toWire(outcome.error, 'outcome.error'), 'outcome.error')
+  /** An attempt's outcome (`{kind, ...}`) as JSON text in the wire form, as the backend's run reads it. */
+  function outcomeText(outcome) {
+    object(outcome, 'outcome', 'an outcome object {kind, ...}')
+    return documentText(toWire(outcome, 'outcome'), 'outcome')
   }
 
   /** The core's errors renamed to the camelCase names the caller wrote (inside an AWS retry document, its own snake_case). */
@@ -667,9 +649,8 @@ function makeApi(backend) {
     attemptEnded(outcome, nowMs, random, nowUnixMs) {
       let step
       try {
-        const error = outcomeDocument(outcome)
-        step = this.#h.attemptEnded(this.#budget, this.#breaker, outcome, nowMs, random, nowUnixMs, this.#strategy,
-          this.#strategyPolicy, error)
+        step = this.#h.attemptEnded(this.#budget, this.#breaker, outcomeText(outcome), nowMs, random, nowUnixMs,
+          this.#strategy, this.#strategyPolicy)
       } catch (e) {
         throw camelError(e)
       }

@@ -10,7 +10,6 @@ use retrypolicy::aws::{
     self as core, AdaptiveRateLimiter, AwsError, AwsRetryConfig, AwsRetryDocument, RateLimiterConfig,
     RateLimiterDocument, RateLimiterSnapshot,
 };
-use retrypolicy::run::Outcome;
 use retrypolicy::Error as CoreError;
 use serde::Serialize;
 use serde_json::Value;
@@ -155,11 +154,4 @@ impl RateLimiterHandle {
     pub fn to_json(&self) -> String {
         json(&self.limiter.config().to_document())
     }
-}
-
-/// A run's `aws` outcome from its error's JSON text (the wire form); errors name `outcome.error.<field>`.
-pub(crate) fn run_outcome(text: Unknown) -> Res<Outcome> {
-    Ok(Outcome::Aws {
-        error: document(text, "outcome.error")?,
-    })
 }

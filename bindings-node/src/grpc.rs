@@ -11,7 +11,6 @@ use retrypolicy::grpc::{
     HedgingPolicy, HedgingPolicyDocument, MethodPolicy, RetryPolicy, RetryPolicyDocument, ServiceConfig,
     ServiceConfigDocument, DEFAULT_MAX_ATTEMPTS_CAP,
 };
-use retrypolicy::run::Outcome;
 use retrypolicy::Error as CoreError;
 use serde::Serialize;
 
@@ -222,17 +221,5 @@ pub fn grpc_hedge(
             &event,
             bucket,
         )?))
-    })
-}
-
-/// A run's `grpc` outcome from its attempt's JSON text (`{status, pushback?, committed?, reach?}`,
-/// the wire form); errors name `outcome.<field>`.
-pub(crate) fn run_outcome(text: Unknown) -> Res<Outcome> {
-    let a: GrpcAttempt = document(text, "outcome")?;
-    Ok(Outcome::Grpc {
-        status: a.status,
-        pushback: a.pushback,
-        committed: a.committed,
-        reach: a.reach,
     })
 }

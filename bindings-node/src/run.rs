@@ -1,5 +1,6 @@
 //! The core's retry run machine held by JavaScript: `RunHandle` converts each event (the clock, a
-//! draw, an attempt's outcome object) into the core's types, lends the budget and breaker handles
+//! draw, an attempt's outcome as JSON text in the wire form, read by the wire crate's
+//! `outcome_from_json` as the wasm module reads it) into the core's types, lends the budget and breaker handles
 //! the JavaScript layer passes with each call (budget first, then breaker) and hands back the step
 //! as a plain object (camelCase keys, no JSON text per event): built by the caller's `make` when it
 //! passes one, else here through N-API. `RunConfigHandle` is a configuration checked once, from
@@ -9,16 +10,14 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::ptr;
 
-use napi::bindgen_prelude::{
-    Env, JavaScriptClassExt, JsObjectValue, JsValue, Null, Object, Unknown, ValueType,
-};
+use napi::bindgen_prelude::{Env, JavaScriptClassExt, JsValue, Null, Unknown, ValueType};
 use napi::{check_status, sys};
 use napi_derive::napi;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunAction, RunConfig, RunDecision, RunStep};
 use retrypolicy::serde_form::ms::MAX_SAFE;
 use retrypolicy::{
-    BreakerVerdict, BudgetVerdict, BudgetedDecision, Error as CoreError, FailFast, MongoError, Request,
-    RetryReason, RetryStrategy, StrategyKind, StrategyVerdict,
+    BreakerVerdict, BudgetVerdict, BudgetedDecision, Error as CoreError, FailFast, Request, RetryReason,
+    RetryStrategy, StrategyKind, StrategyVerdict,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -74,10 +73,9 @@ impl RunHandle {
         })
     }
 
-    /// The attempt ended with `outcome` at `nowMs`: wait, or done. `strategy` is the host strategy
-    /// for `decide` rules (a function `(request, reason) => ms | null`, a built-in strategy's name
-    /// with `strategyPolicy` for best effort, or none); `mongoError` is a `mongodb` or `aws` outcome's error
-    /// (a `grpc` outcome's attempt: its status, pushback, committed, reach) as JSON text in the wire form.
+    /// The attempt ended with `outcome` (JSON text in the wire form) at `nowMs`: wait, or done.
+    /// `strategy` is the host strategy for `decide` rules (a function `(request, reason) => ms |
+    /// null`, a built-in strategy's name with `strategyPolicy` for best effort, or none).
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn attempt_ended<'a>(
@@ -91,11 +89,10 @@ impl RunHandle {
         now_unix_ms: Unknown<'a>,
         strategy: Option<Unknown<'a>>,
         strategy_policy: Option<&PolicyHandle>,
-        mongo_error: Unknown<'a>,
         make: Option<Unknown<'a>>,
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
-            let outcome = read_outcome(outcome, mongo_error)?;
+            let outcome = read_outcome(outcome)?;
             let unix = convert::opt_millis(&Js(now_unix_ms), "nowUnixMs")?;
             let clock = clock(now_ms, random, unix)?;
             let guards = guards(budget, breaker);
@@ -323,81 +320,11 @@ fn clock_only(now_ms: Unknown) -> Res<Clock> {
     Ok(Clock::at(now(now_ms)?))
 }
 
-/// The names of the outcome kinds, for the error naming an unknown one.
-const KINDS: &str = "success, final, reason, network, http, kv, mongodb, grpc, aws or timeout";
-
-/// An attempt's outcome: `{kind, ...}` with the kind's own properties; errors name `outcome.<property>`.
-fn read_outcome(v: Unknown, mongo_error: Unknown) -> Res<Outcome> {
-    let js = Js(v);
-    if js.kind()? != ValueType::Object {
-        return Err(js.wrong_type("outcome", "an outcome object {kind, ...}"));
-    }
-    // SAFETY: the value is an object.
-    let obj: Object = unsafe { v.cast() }?;
-    let get =
-        |name: &std::ffi::CStr| -> Res<Js> { Ok(Js(obj.get_c_named_property_unchecked::<Unknown>(name)?)) };
-    // A property the kind needs, left out: missing_field, as in JSON.
-    let need = |name: &std::ffi::CStr, field: &str| -> Res<Js> {
-        let v = get(name)?;
-        match v.is_undefined()? {
-            true => Err(CoreError::MissingField {
-                field: field.to_owned(),
-            }
-            .into()),
-            false => Ok(v),
-        }
-    };
-    let kind = convert::with_str(&need(c"kind", "outcome.kind")?, "outcome.kind", |s| {
-        Ok(s.to_owned())
-    })?;
-    Ok(match kind.as_str() {
-        "success" => Outcome::Success,
-        "final" => Outcome::Final,
-        "timeout" => Outcome::Timeout,
-        "reason" => Outcome::Reason {
-            reason: convert::reason(&need(c"reason", "outcome.reason")?, "outcome.reason")?,
-            timeout: convert::opt_bool(&get(c"timeout")?, "outcome.timeout")?.unwrap_or(false),
-        },
-        "network" => Outcome::Network {
-            sent: convert::opt_bool(&get(c"sent")?, "outcome.sent")?,
-        },
-        "http" => Outcome::Http {
-            status: convert::whole(
-                &need(c"status", "outcome.status")?,
-                "outcome.status",
-                u64::from(u16::MAX),
-                None,
-            )? as u16,
-            retry_after: get(c"retryAfter")?
-                .opt(|v| convert::with_str(v, "outcome.retryAfter", |s| Ok(s.to_owned())))?,
-        },
-        "kv" => Outcome::Kv {
-            status: convert::status(&need(c"status", "outcome.status")?, "outcome.status")?,
-        },
-        "mongodb" => {
-            let error: MongoError = convert::with_str(&Js(mongo_error), "outcome.error", |s| {
-                retrypolicy_wire::from_json_str(s).map_err(|e| {
-                    let f = e.field().to_owned();
-                    e.with_field(&if f.is_empty() {
-                        "outcome.error".to_owned()
-                    } else {
-                        format!("outcome.error.{f}")
-                    })
-                    .into()
-                })
-            })?;
-            Outcome::Mongodb { error }
-        }
-        "grpc" => crate::grpc::run_outcome(mongo_error)?,
-        "aws" => crate::aws::run_outcome(mongo_error)?,
-        other => {
-            return Err(CoreError::UnknownName {
-                field: "outcome.kind".to_owned(),
-                value: other.to_owned(),
-                expected: KINDS.to_owned(),
-            }
-            .into())
-        }
+/// An attempt's outcome from its JSON text in the wire form (`{kind, ...}`, the facade writes it);
+/// errors name `outcome.<field>`.
+fn read_outcome(text: Unknown) -> Res<Outcome> {
+    convert::with_str(&Js(text), "outcome", |s| {
+        Ok(retrypolicy_wire::outcome_from_json(s)?)
     })
 }
 

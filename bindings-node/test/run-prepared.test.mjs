@@ -171,15 +171,16 @@ test('steps built by make equal the steps built in Rust, for every kind of step'
     const [mine, first] = new addon.RunConfigHandle(text).start(b1, k1, 0, 0.5, undefined, undefined, (...a) => [a[15], makeStep(...a.slice(0, 15))])
     const theirs = new addon.RunHandle(text)
     const steps = [[first, theirs.start(b2, k2, 0, 0.5)]]
-    const outcomes = given ?? (config.rules.http ? [{ kind: 'http', status: 503 }, { kind: 'http', status: 429, retryAfter: '1' }] : [network, { kind: 'timeout' }, network, network])
+    // each outcome as the facade hands it over: JSON text in the wire form
+    const outcomes = given ?? (config.rules.http ? [{ kind: 'http', status: 503 }, { kind: 'http', status: 429, retry_after: '1' }] : [network, { kind: 'timeout' }, network, network])
     let now = 0
     for (let i = 0; steps.at(-1)[1].action !== 'done' && i < 40; i++) {
       const [, last] = steps.at(-1)
       now += 10
       if (last.action === 'send') {
-        const o = outcomes[i % outcomes.length]
-        steps.push([mine.attemptEnded(b1, k1, o, now, 0.5, 0, undefined, undefined, undefined, makeStep),
-          theirs.attemptEnded(b2, k2, o, now, 0.5, 0, undefined, undefined, undefined)])
+        const o = JSON.stringify(outcomes[i % outcomes.length])
+        steps.push([mine.attemptEnded(b1, k1, o, now, 0.5, 0, undefined, undefined, makeStep),
+          theirs.attemptEnded(b2, k2, o, now, 0.5, 0, undefined, undefined)])
       } else {
         now += Number(last.delayMs)
         steps.push([mine.waitEnded(b1, k1, now, 0.5, undefined, undefined, makeStep), theirs.waitEnded(b2, k2, now, 0.5)])

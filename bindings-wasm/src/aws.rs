@@ -8,7 +8,6 @@ use retrypolicy::aws::{
     self as core, AdaptiveRateLimiter, AwsError, AwsRetryConfig, AwsRetryDocument, RateLimiterConfig,
     RateLimiterDocument, RateLimiterSnapshot,
 };
-use retrypolicy::run::Outcome;
 use retrypolicy::Error;
 use wasm_bindgen::prelude::*;
 
@@ -135,11 +134,4 @@ impl RateLimiterHandle {
     pub fn to_json(&self) -> String {
         json_text(&self.0.config().to_document())
     }
-}
-
-/// A run's `aws` outcome from its error's JSON text (the wire form); errors name `outcome.error.<field>`.
-pub(crate) fn run_outcome(text: &str) -> Result<Outcome, Error> {
-    Ok(Outcome::Aws {
-        error: parsed(text, "outcome.error")?,
-    })
 }

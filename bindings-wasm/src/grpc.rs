@@ -9,7 +9,6 @@ use retrypolicy::grpc::{
     HedgingPolicy, HedgingPolicyDocument, MethodPolicy, RetryPolicy, RetryPolicyDocument, ServiceConfig,
     ServiceConfigDocument, DEFAULT_MAX_ATTEMPTS_CAP,
 };
-use retrypolicy::run::Outcome;
 use retrypolicy::{Error, RetryBudget};
 use wasm_bindgen::prelude::*;
 
@@ -240,16 +239,4 @@ pub fn grpc_hedge_throttled(
     now_ms: JsValue,
 ) -> Fallible<String> {
     hedge(policy, state, event, Some(throttling), now_ms)
-}
-
-/// A run's `grpc` outcome from its attempt's JSON text (`{status, pushback?, committed?, reach?}`,
-/// the wire form); errors name `outcome.<field>`.
-pub(crate) fn run_outcome(text: &str) -> Result<Outcome, Error> {
-    let a: GrpcAttempt = parsed(text, "outcome")?;
-    Ok(Outcome::Grpc {
-        status: a.status,
-        pushback: a.pushback,
-        committed: a.committed,
-        reach: a.reach,
-    })
 }

@@ -1,19 +1,13 @@
 //! The core's retry run machine as a JavaScript object: the configuration is read once (JSON text
-//! in the wire form, as the facade writes it), each event's outcome is read property by property,
-//! and each answer goes out as a plain object in the step's JSON form. The run holds the budget and
+//! in the wire form, as the facade writes it), each event's outcome too (the wire crate's
+//! `outcome_from_json`), and each answer goes out as a plain object in the step's JSON form. The run holds the budget and
 //! breaker it shares with other runs and lends them to the machine for each call, budget first.
 
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 
 use js_sys::Function;
-#[cfg(not(all(feature = "couchbase", feature = "mongodb", feature = "grpc", feature = "aws")))]
-use retrypolicy::features::not_built;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig, RunStep};
-#[cfg(feature = "couchbase")]
-use retrypolicy::serde_form::status;
-#[cfg(feature = "mongodb")]
-use retrypolicy::MongoError;
 use retrypolicy::{
     BestEffort, CircuitBreaker, Error, FailFast, Request, RetryBudget, RetryReason, RetryStrategy,
     StrategyKind, StrategyVerdict,
@@ -24,117 +18,22 @@ use wasm_bindgen::prelude::*;
 use crate::budget::{BreakerHandle, BudgetHandle};
 use crate::errors::Fallible;
 use crate::policy::Policy;
-use crate::read::{count, flag, invalid_type, millis, name, number, optional, reason, required, text};
+use crate::read::{millis, name, number, optional, text};
 use crate::to_js;
 
 /// A step as a plain object in its JSON form, through `serde_json::Value`, whose conversions the
-/// wire crate's `run` already puts in the module. With the MongoDB error read from JSON text (see
-/// `read_outcome`) this took the module from 294.8 to 289.3 KB gzipped, against serde-wasm-bindgen
-/// conversions of the step's and the error's types (measured with `make size`'s gzip -9).
+/// wire crate's `run` already puts in the module. With the MongoDB error read from JSON text (now
+/// the whole outcome, `read_outcome`) this took the module from 294.8 to 289.3 KB gzipped, against
+/// serde-wasm-bindgen conversions of the step's and the error's types (measured with `make size`'s gzip -9).
 fn step_js(step: &RunStep) -> JsValue {
     to_js(&serde_json::to_value(step).unwrap_or_default())
 }
 
-// Typed getters, as for requests: the glue names each property, no key string crosses per read.
-#[wasm_bindgen]
-extern "C" {
-    /// An attempt's outcome as JavaScript passes it, read through its properties.
-    pub type OutcomeFields;
-    #[wasm_bindgen(method, getter, catch)]
-    fn kind(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn status(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter = retryAfter, catch)]
-    fn retry_after(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn sent(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn reason(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn timeout(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    fn error(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-    /// A `grpc` outcome's attempt as JSON text (the facade writes it: its status, pushback, ...).
-    #[wasm_bindgen(method, getter, catch)]
-    fn attempt(this: &OutcomeFields) -> Result<JsValue, JsValue>;
-}
-
-/// The outcome kinds, for the error naming an unknown one.
-const KINDS: &str = "success, final, reason, network, http, kv, mongodb, grpc, aws or timeout";
-
-/// An outcome: `{kind, ...}` with the kind's own properties (`status`, `retryAfter`, `sent`,
-/// `reason`, `timeout`, `error`); errors name `outcome.<property>`.
+/// An attempt's outcome from its JSON text in the wire form (`{kind, ...}`, the facade writes it);
+/// errors name `outcome.<field>`; a kind of a feature this module was built without is the core's
+/// not-built error.
 fn read_outcome(v: &JsValue) -> Fallible<Outcome> {
-    if !v.is_object() {
-        return Err(invalid_type("outcome", "an outcome object {kind, ...}", v).into());
-    }
-    let o: &OutcomeFields = v.unchecked_ref();
-    let kind = text(&required(o.kind()?, "outcome.kind")?, "outcome.kind")?;
-    Ok(match kind.as_str() {
-        "success" => Outcome::Success,
-        "final" => Outcome::Final,
-        "timeout" => Outcome::Timeout,
-        "reason" => Outcome::Reason {
-            reason: reason(&required(o.reason()?, "outcome.reason")?, "outcome.reason")?,
-            timeout: optional(&o.timeout()?, "outcome.timeout", flag)?.unwrap_or(false),
-        },
-        "network" => Outcome::Network {
-            sent: optional(&o.sent()?, "outcome.sent", flag)?,
-        },
-        "http" => Outcome::Http {
-            status: count(
-                &required(o.status()?, "outcome.status")?,
-                "outcome.status",
-                u16::MAX.into(),
-            )? as u16,
-            retry_after: optional(&o.retry_after()?, "outcome.retryAfter", text)?,
-        },
-        #[cfg(feature = "couchbase")]
-        "kv" => {
-            let s = required(o.status()?, "outcome.status")?;
-            let status = match s.as_string() {
-                Some(hex) => status::parse_text("outcome.status", &hex)?,
-                None => count(&s, "outcome.status", u16::MAX.into())? as u16,
-            };
-            Outcome::Kv { status }
-        }
-        #[cfg(feature = "mongodb")]
-        "mongodb" => {
-            // The driver's error as JSON text in the wire form (the facade writes it so, as the Node
-            // addon takes it): read by the wire crate's reader, already in the module, rather than a
-            // second deserializer for one type.
-            let text = text(&o.error()?, "outcome.error")?;
-            let error: MongoError = retrypolicy_wire::from_json_str(&text).map_err(|e| match e.field() {
-                "" => e.with_field("outcome.error"),
-                f => {
-                    let field = format!("outcome.error.{f}");
-                    e.with_field(&field)
-                }
-            })?;
-            Outcome::Mongodb { error }
-        }
-        // A gRPC attempt and an AWS error come as JSON text in the wire form, as a MongoDB error does.
-        #[cfg(feature = "grpc")]
-        "grpc" => crate::grpc::run_outcome(&text(&o.attempt()?, "outcome")?)?,
-        #[cfg(feature = "aws")]
-        "aws" => crate::aws::run_outcome(&text(&o.error()?, "outcome.error")?)?,
-        #[cfg(not(feature = "grpc"))]
-        "grpc" => return Err(not_built("outcome.kind", "grpc", "grpc").into()),
-        #[cfg(not(feature = "aws"))]
-        "aws" => return Err(not_built("outcome.kind", "aws", "aws").into()),
-        #[cfg(not(feature = "couchbase"))]
-        "kv" => return Err(not_built("outcome.kind", "kv", "couchbase").into()),
-        #[cfg(not(feature = "mongodb"))]
-        "mongodb" => return Err(not_built("outcome.kind", "mongodb", "mongodb").into()),
-        other => {
-            return Err(Error::UnknownName {
-                field: "outcome.kind".to_owned(),
-                value: other.to_owned(),
-                expected: KINDS.to_owned(),
-            }
-            .into())
-        }
-    })
+    Ok(retrypolicy_wire::outcome_from_json(&text(v, "outcome")?)?)
 }
 
 /// The host's strategy for `decide` rules: none (the policy's), a JavaScript function, or a

@@ -22,6 +22,36 @@ pub use runs::placed;
 use retrypolicy::BudgetVerdict;
 use retrypolicy::Policy;
 
+/// An attempt's outcome from its JSON text in the wire form (`{"kind": "http", "status": 503}`),
+/// as the Node addon and the wasm module take it; errors name `outcome.<field>`, and a kind of a
+/// feature this build leaves out is the core's not-built error naming the kind and the feature.
+pub fn outcome_from_json(text: &str) -> Result<retrypolicy::Outcome, Error> {
+    // One parse on the way that succeeds (the runners' every failed attempt comes this way); the
+    // kind is looked at only when the outcome is refused.
+    from_json_str(text).map_err(|e| {
+        let value: Option<serde_json::Value> = serde_json::from_str(text).ok();
+        let kind = value
+            .as_ref()
+            .and_then(|v| v.get("kind"))
+            .and_then(serde_json::Value::as_str);
+        match kind.and_then(|k| unbuilt_outcome_kind(k).map(|f| (k, f))) {
+            Some((kind, feature)) => retrypolicy::features::not_built("outcome.kind", kind, feature),
+            None => placed("outcome", e),
+        }
+    })
+}
+
+/// The feature an outcome of `kind` needs, when this build leaves it out.
+fn unbuilt_outcome_kind(kind: &str) -> Option<&'static str> {
+    match kind {
+        "kv" if !cfg!(feature = "couchbase") => Some("couchbase"),
+        "mongodb" if !cfg!(feature = "mongodb") => Some("mongodb"),
+        "grpc" if !cfg!(feature = "grpc") => Some("grpc"),
+        "aws" if !cfg!(feature = "aws") => Some("aws"),
+        _ => None,
+    }
+}
+
 /// Parses and validates a policy document.
 pub fn parse_policy(text: &str) -> Result<Policy, Error> {
     let policy: Policy = from_json_str(text)?;
@@ -50,4 +80,37 @@ pub fn budget_verdict_from_value(value: &serde_json::Value) -> Result<BudgetVerd
             })
         })?
         .verdict()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outcome_from_json;
+    use retrypolicy::Outcome;
+
+    #[test]
+    fn an_outcome_reads_from_its_wire_form_and_its_errors_name_the_field() {
+        let http = outcome_from_json(r#"{"kind": "http", "status": 429, "retry_after": "1"}"#).unwrap();
+        let want = Outcome::Http {
+            status: 429,
+            retry_after: Some("1".to_owned()),
+        };
+        assert_eq!(http, want);
+        let code_field = |text: &str| {
+            let e = outcome_from_json(text).unwrap_err();
+            (e.code(), e.field().to_owned())
+        };
+        assert_eq!(
+            code_field(r#"{"kind": "nope"}"#),
+            ("unknown_name", "outcome.kind".to_owned())
+        );
+        assert_eq!(code_field("{}"), ("missing_field", "outcome.kind".to_owned()));
+        assert_eq!(
+            code_field(r#"{"kind": "http", "status": 200, "readonly": false}"#),
+            ("unknown_field", "outcome.readonly".to_owned())
+        );
+        assert_eq!(
+            code_field(r#"{"kind": "http"}"#),
+            ("missing_field", "outcome.status".to_owned())
+        );
+    }
 }
