@@ -44,6 +44,7 @@
 
 const { typedError, invalidType, renamed } = require('./errors.js')
 const { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi } = require('./json.js')
+const { checkOutcomeReason } = require('./drive.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting } = require('./runners.js')
 const { BREAKER_CHANNEL } = require('./observe.js')
 const { makeOtel } = require('./otel.js')
@@ -591,7 +592,8 @@ function makeApi(backend) {
   /** An attempt's outcome (`{kind, ...}`) as JSON text in the wire form, as the backend's run reads it. */
   function outcomeText(outcome) {
     object(outcome, 'outcome', 'an outcome object {kind, ...}')
-    return documentText(toWire(outcome, 'outcome'), 'outcome')
+    checkOutcomeReason(outcome)
+    return documentText(toWire(outcome, 'outcome'), 'outcome', 'outcome')
   }
 
   /** The core's errors renamed to the camelCase names the caller wrote (inside an AWS retry document, its own snake_case). */

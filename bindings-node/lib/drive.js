@@ -157,11 +157,13 @@ Object.assign(makeStarted, { decision: makeStep.decision, budget: makeStep.budge
 
 /**
  * An outcome a runner made (./outcome.js: success, final, timeout, reason, network, http; no key
- * but `retryAfter` camelCase, no bigint, no NaN) as JSON text in the wire form. Not the facade's
- * `outcomeText`, which checks any caller's object (toWire, documentText): 1.9 µs a failed
- * attempt against 0.14 µs, of a run's 17 µs in bench/runners.mjs (BENCHMARKS.md).
+ * but `retryAfter` camelCase, a whole status; a reason is the caller's `classify` answer, checked
+ * to be a string) as JSON text in the wire form. Not the facade's `outcomeText`, which checks any
+ * caller's object (toWire, documentText): 1.9 µs a failed attempt against 0.14 µs, of a run's
+ * 17 µs in bench/runners.mjs (BENCHMARKS.md).
  */
 function runnerOutcomeText(outcome) {
+  checkOutcomeReason(outcome)
   const { retryAfter, ...wire } = outcome
   return JSON.stringify(retryAfter === undefined ? wire : { ...wire, retry_after: retryAfter })
 }
@@ -384,4 +386,9 @@ async function drive(runner, start, o, send, discard) {
   return ended(step, result)
 }
 
-module.exports = { DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, makeStep, runStarts, drive, setTesting, isTesting }
+/** Throws `invalid_type` naming `outcome.reason` for a `reason` outcome whose reason is given but not a string (a classifier's answer). */
+function checkOutcomeReason(outcome) {
+  if (outcome.kind === 'reason' && outcome.reason !== undefined && typeof outcome.reason !== 'string') throw invalidType('outcome.reason', 'a retry reason name', outcome.reason)
+}
+
+module.exports = { checkOutcomeReason, DECISION_CHANNEL, publishMessage, runnerOptions, checkRunNumbers, makeStep, runStarts, drive, setTesting, isTesting }

@@ -30,11 +30,14 @@ function checkJson(v, field, root = 'document', values = true, ancestors = new S
 /** Throws for a cycle or nesting past MAX_DEPTH only (the core refuses the values by field itself). */
 const checkShape = (v, field) => checkJson(v, field, field || 'document', false)
 
-/** A JSON document (text, or an object to serialize) as text; milliseconds past 2^53 − 1 go as decimal strings. */
-function documentText(doc, field) {
+/**
+ * A JSON document (text, or an object to serialize) as text; milliseconds past 2^53 − 1 go as
+ * decimal strings. Errors inside it name `path.<key>` (`path` empty: the bare key).
+ */
+function documentText(doc, field, path = '') {
   if (typeof doc === 'string') return doc
   if (typeof doc !== 'object' || doc === null) throw invalidType(field, 'a JSON document (string or object)', doc)
-  checkJson(doc, '', field)
+  checkJson(doc, path, field)
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
 }
 

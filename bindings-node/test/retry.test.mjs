@@ -121,6 +121,16 @@ test('success needs no decision; an error classified null surfaces at once, unto
   assert.deepEqual(hooked, [], 'a final failure is no give-up: no hook fires')
 })
 
+test("a classifier's answer that is not a reason name is a typed error naming outcome.reason, on every backend", async () => {
+  for (const answer of [1n, 5, Symbol('x'), new String('KV_TEMPORARY_FAILURE')]) {
+    await assert.rejects(
+      rp.retry(async () => { throw new Error('x') }, { operation: GET, timeoutMs: 1000, classify: () => answer }),
+      (e) => e.code === 'invalid_type' && e.field === 'outcome.reason',
+      String(typeof answer),
+    )
+  }
+})
+
 test('an async hook is awaited: its rejection rejects the call, cancelling the run (no unhandled rejection)', async () => {
   const reset = coded('ECONNRESET')
   const hookError = new Error('the hook failed')

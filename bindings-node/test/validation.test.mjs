@@ -62,6 +62,10 @@ const CASES = [
   ['outcome.reason left out', () => httpRun().attemptEnded({ kind: 'reason' }, 5), 'missing_field', 'outcome.reason'],
   ['outcome.status left out', () => httpRun().attemptEnded({ kind: 'http' }, 5), 'missing_field', 'outcome.status'],
   ['outcome.extra of aws', () => awsRun().attemptEnded({ kind: 'aws', error: { status: 500 }, extra: 1 }, 5), 'unknown_field', 'outcome.extra'],
+  // a value is named inside the outcome, and inside an outcome's error document
+  ['outcome.status NaN', () => httpRun().attemptEnded({ kind: 'http', status: NaN }, 5), 'out_of_range', 'outcome.status'],
+  ['outcome.reason a number', () => httpRun().attemptEnded({ kind: 'reason', reason: 5 }, 5), 'invalid_type', 'outcome.reason'],
+  ['outcome.error.bogus of aws', () => awsRun().attemptEnded({ kind: 'aws', error: { status: 500, bogus: 1 } }, 5), 'unknown_field', 'outcome.error.bogus'],
   // counts
   ['attempts -1', () => rp.decide(req({ attempts: -1 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],
   ['attempts 1.7', () => rp.decide(req({ attempts: 1.7 }), 'KV_LOCKED'), 'out_of_range', 'attempts'],

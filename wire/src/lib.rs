@@ -34,11 +34,30 @@ pub fn outcome_from_json(text: &str) -> Result<retrypolicy::Outcome, Error> {
             .as_ref()
             .and_then(|v| v.get("kind"))
             .and_then(serde_json::Value::as_str);
-        match kind.and_then(|k| unbuilt_outcome_kind(k).map(|f| (k, f))) {
-            Some((kind, feature)) => retrypolicy::features::not_built("outcome.kind", kind, feature),
+        if let Some((kind, feature)) = kind.and_then(|k| unbuilt_outcome_kind(k).map(|f| (k, f))) {
+            return retrypolicy::features::not_built("outcome.kind", kind, feature);
+        }
+        // The tagged enum reads a kind's fields buffered, which loses the path inside a nested
+        // document: the error of a MongoDB or AWS error document is found by reading it again.
+        let error = value.as_ref().and_then(|v| v.get("error"));
+        match error.and_then(|error| nested_error(kind, error)) {
+            Some(inner) => placed("outcome.error", inner),
             None => placed("outcome", e),
         }
     })
+}
+
+/// What reading `error`, the error document of an outcome of `kind`, refuses (None when it reads,
+/// or the kind has none).
+#[cfg_attr(not(any(feature = "mongodb", feature = "aws")), allow(unused_variables))]
+fn nested_error(kind: Option<&str>, error: &serde_json::Value) -> Option<Error> {
+    match kind {
+        #[cfg(feature = "mongodb")]
+        Some("mongodb") => from_json_value::<retrypolicy::MongoError>(error).err(),
+        #[cfg(feature = "aws")]
+        Some("aws") => from_json_value::<retrypolicy::aws::AwsError>(error).err(),
+        _ => None,
+    }
 }
 
 /// The feature an outcome of `kind` needs, when this build leaves it out.
@@ -111,6 +130,17 @@ mod tests {
         assert_eq!(
             code_field(r#"{"kind": "http"}"#),
             ("missing_field", "outcome.status".to_owned())
+        );
+        // A key inside an error document is named inside it.
+        #[cfg(feature = "mongodb")]
+        assert_eq!(
+            code_field(r#"{"kind": "mongodb", "error": {"bogus": 1}}"#),
+            ("unknown_field", "outcome.error.bogus".to_owned())
+        );
+        #[cfg(feature = "aws")]
+        assert_eq!(
+            code_field(r#"{"kind": "aws", "error": {"bogus": 1}}"#),
+            ("unknown_field", "outcome.error.bogus".to_owned())
         );
     }
 }

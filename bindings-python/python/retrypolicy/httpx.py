@@ -81,7 +81,9 @@ Result = Union[httpx.Response, httpx.TransportError]
 StepHook = Callable[[Union[_http.Step, None], Result], None]
 """``on_give_up``: called with the core's HTTP step that ended the run (``http.Step``, a dict; None
 when the run ended without an HTTP decision: the breaker's refusal, or the deadline passing during
-a wait) and the last response or error (the ``CircuitOpenError`` when no attempt was sent)."""
+a wait) and the last response or error (the ``CircuitOpenError`` when no attempt was sent; a
+response the run discarded before a wait after which it ended is closed: its status and headers
+remain)."""
 RetryStepHook = Callable[[_http.RetryStep, Result], None]
 """``on_retry``: called with the step to retry (its ``delay_ms`` an int) and the attempt's result."""
 BreakerWaitHook = Callable[[RunStep], None]
