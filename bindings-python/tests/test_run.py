@@ -429,3 +429,20 @@ def test_bad_inputs_raise_typed_errors_at_construction() -> None:
         Retrying(GET, timeout="2s")  # type: ignore[arg-type]
     with pytest.raises(rp.InvalidTypeError):
         AsyncRetrying("get", timeout=1)  # type: ignore[arg-type]
+
+
+def test_a_misspelled_option_is_a_type_error_naming_it_not_ignored() -> None:
+    from retrypolicy.httpx import AsyncRetryTransport, RetryTransport
+
+    options: dict[str, Any] = {"on_retyr": print}
+    for make, where in [
+        (lambda: Retrying(GET, timeout=1, **options), "Retrying"),
+        (lambda: AsyncRetrying(GET, timeout=1, **options), "AsyncRetrying"),
+        (lambda: retry(GET, timeout=1, **options), "retry"),
+        (lambda: RetryTransport(**options), "RetryTransport"),
+        (lambda: AsyncRetryTransport(**options), "AsyncRetryTransport"),
+    ]:
+        with pytest.raises(TypeError, match=rf"^{where}\(\) got an unexpected keyword argument 'on_retyr'$"):
+            make()
+    # Every option the runners document is taken.
+    Retrying(GET, timeout=1, on_retry=print, on_breaker_wait=print, on_give_up=print, max_attempts=2, log_level=10)

@@ -58,7 +58,7 @@ from ._ending import abandon
 from ._httpx_deadline import bound, send, send_async
 from ._log import LOGGER, log_step, type_name
 from ._lowlevel import CircuitBreaker, RetryBudget, Run, RunConfig, RunStats, RunStep
-from .run import _Skipped, is_testing
+from .run import _Skipped, is_testing, _only_known
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -159,7 +159,8 @@ def _outcome(result: Result) -> Outcome:
 class _Steps:
     """The run's configuration, and the host work around each step, shared by both transports."""
 
-    def __init__(self, **options: Unpack[TransportOptions]) -> None:
+    def __init__(self, where: str, **options: Unpack[TransportOptions]) -> None:
+        _only_known(dict(options), TransportOptions, where)
         deadline = options.get("deadline", 10.0)
         seconds = deadline.total_seconds() if isinstance(deadline, timedelta) else float(deadline)
         self.rules: dict[str, Any] = {}
@@ -287,7 +288,7 @@ class RetryTransport(httpx.BaseTransport):
         self.transport = transport if transport is not None else httpx.HTTPTransport()
         bound(self.transport)
         self.sleep = time.sleep if sleep is None else sleep
-        self.steps = _Steps(**options)
+        self.steps = _Steps(type(self).__name__, **options)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""
@@ -338,7 +339,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self.transport = transport if transport is not None else httpx.AsyncHTTPTransport()
         self.sleep = asyncio.sleep if sleep is None else sleep
-        self.steps = _Steps(**options)
+        self.steps = _Steps(type(self).__name__, **options)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Sends ``request``, again as the core decides; returns the last response or raises the last error."""

@@ -186,12 +186,22 @@ class RunOptions(TypedDict, total=False):
     breaker: CircuitBreaker | None
 
 
+def _only_known(options: dict[str, Any], allowed: Any, where: str, also: frozenset[str] = frozenset()) -> None:
+    """Raises ``TypeError`` for the first of ``options`` that neither the TypedDict ``allowed`` nor
+    ``also`` names, as Python does for an unknown keyword argument: a misspelled option is never ignored."""
+    names = allowed.__required_keys__ | allowed.__optional_keys__ | also
+    for name in options:
+        if name not in names:
+            raise TypeError(f"{where}() got an unexpected keyword argument {name!r}")
+
+
 class _Runner(Generic[SleepT]):
     """The inputs and the host work shared by the sync and async runners."""
 
     def __init__(
         self, operation: Operation, *, timeout: float | timedelta, sleep: SleepT, **options: Unpack[RunOptions]
     ) -> None:
+        _only_known(dict(options), RunOptions, type(self).__name__)
         timeout_ms = Request(operation, timeout=timeout).timeout_ms  # bad input raises here
         rules: dict[str, Any] = {"operation": json.loads(operation.to_json())}
         if (policy := options.get("policy")) is not None:
@@ -456,6 +466,8 @@ def _is_async(fn: Callable[..., Any]) -> bool:
 def retry(operation: Operation, *, timeout: float | timedelta, **options: Unpack[RunOptions]) -> Callable[[F], F]:
     """A decorator: each call of the function (sync, ``async def``, or an object with an ``async
     def __call__``) runs through a runner; a generator or async generator function is refused."""
+
+    _only_known(dict(options), RunOptions, "retry", frozenset({"sleep"}))  # sleep: the runner's own
 
     def decorate(fn: F) -> F:
         import inspect  # on decorating only (issue 30: weight)
