@@ -344,12 +344,12 @@ export declare function classifyKv(
   status: number | `0x${string}`,
   options?: ClassifyKvOptions,
 ): Classification
-/** Classifies the first error of a query response. */
 /** Options of `classifyQuery`. */
 export interface ClassifyQueryOptions extends ClassifyOptions {
   /** The error object's `"retry"` flag: retried as QUERY_ERROR_RETRYABLE (not for code 12016). */
   retry?: boolean | null
 }
+/** Classifies the first error of a query response: its code, message and `retry` flag. */
 export declare function classifyQuery(code: number, message?: string, options?: ClassifyQueryOptions): Classification
 /** Classifies the first error of an analytics response. */
 export declare function classifyAnalytics(code: number): Classification
