@@ -13,14 +13,6 @@ const millis = (v) => (typeof v === 'string' ? BigInt(v) : v)
 const jsonText = (doc) =>
   JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' || (typeof v === 'number' && !Number.isFinite(v)) ? String(v) : v))
 
-/** `v`, unless it is NaN or ±Infinity: the core's `out_of_range` error naming `field` (JSON text would carry it as a string). */
-function finite(v, field) {
-  if (typeof v !== 'number' || Number.isFinite(v)) return v
-  const e = Object.assign(new Error(`${field}: ${v} is out of range: expected a finite number`), { code: 'out_of_range', field })
-  e.name = 'RetryPolicyError'
-  throw e
-}
-
 /** What `f` returns; an error of the core's it throws names its field in camelCase, as the addon's do. */
 function camelErrors(f) {
   try {
@@ -205,7 +197,7 @@ export function backendOf(wasm) {
     decideWith: (request, reason, ph, strategy, strategyPh, make) =>
       made(wasm.decideWith(request, reason, policy(ph), strategy, policy(strategyPh)), make),
     classifyKv: (operation, status, map, ph) =>
-      classification(call('classify_kv', { operation, status: finite(status, 'status'), error_map: map?.document, compat: compat(ph) })),
+      classification(call('classify_kv', { operation, status, error_map: map?.document, compat: compat(ph) })),
     requestFromJson: (text) => JSON.stringify(wasm.requestFromJson(text)),
     BudgetHandle: member('BudgetHandle'),
     BreakerHandle: member('BreakerHandle'),

@@ -396,7 +396,7 @@ function makeApi(backend) {
   /** Classifies a KV response status (a number or a "0x.." string) for a KV operation name. */
   function classifyKv(operation, status, opts) {
     const { errorMap, policy } = options(opts)
-    return Object.freeze(native.classifyKv(operation, status, errorMapHandle(errorMap), policyHandle(policy)))
+    return Object.freeze(native.classifyKv(operation, finite(status, 'status'), errorMapHandle(errorMap), policyHandle(policy)))
   }
 
   /** The core's classification in the wire form as the API returns it: frozen, camelCase. */
