@@ -193,14 +193,14 @@ class _Steps:
             config = self.configs[request.method] = RunConfig({**self.config, "rules": {"http": rules}})
         clock: Callable[[], float] = _Skipped(self.clock) if is_testing() else self.clock
         run, step = config.start(clock() * 1000, self.budget, self.breaker)
-        return run, self._seen(request, step), clock
+        return run, self._seen(step), clock
 
-    def waited(self, request: httpx.Request, run: Run, clock: Callable[[], float]) -> RunStep:
+    def waited(self, run: Run, clock: Callable[[], float]) -> RunStep:
         """The wait is over at ``clock``'s time: the next step."""
-        return self._seen(request, run.wait_ended(clock() * 1000))
+        return self._seen(run.wait_ended(clock() * 1000))
 
-    def _seen(self, request: httpx.Request, step: RunStep) -> RunStep:
-        """``step`` of the run of ``request``, recorded for OpenTelemetry when instrumented
+    def _seen(self, step: RunStep) -> RunStep:
+        """``step`` of a run, recorded for OpenTelemetry when instrumented
         (``retrypolicy.otel``; HTTP rules)."""
         if (sink := _observe.sink) is not None:
             sink.step(step, True, self.breaker)
@@ -226,7 +226,7 @@ class _Steps:
         calls the hooks; a response the run will not return is closed by the caller."""
         outcome = _outcome(result)
         now = self.now() + (clock.skipped if isinstance(clock, _Skipped) else 0.0)
-        step = self._seen(request, run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)))
+        step = self._seen(run.attempt_ended(outcome, clock() * 1000, self.random(), int(now * 1000)))
         if step.signal == "retry":  # the core's: a wait for the breaker is no retry
             self._log(self.log_level, request, step, result)
             if self.on_retry is not None:
@@ -305,7 +305,7 @@ class RetryTransport(httpx.BaseTransport):
                         clock.skip(step.delay_ms)
                     else:
                         self.sleep((step.delay_ms or 0) / 1000)
-                    step = steps.waited(request, run, clock)
+                    step = steps.waited(run, clock)
                     continue
                 try:
                     result = send(self.transport, request, step.timeout_ms)
@@ -356,7 +356,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
                         await self.sleep((step.delay_ms or 0) / 1000)
                     elif clock.skip(step.delay_ms):
                         await asyncio.sleep(0)  # now and then, the loop's other tasks run
-                    step = steps.waited(request, run, clock)
+                    step = steps.waited(run, clock)
                     continue
                 try:
                     result = await send_async(self.transport, request, step.timeout_ms)
