@@ -9,116 +9,16 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** A validated AWS retry configuration (mode, behaviour, attempts, service, backoff cap, long polling). */
-export declare class AwsRetryConfigHandle {
-  /**
-   * A configuration from its document (JSON text; undefined: standard mode's defaults); errors
-   * name `config.<field>`.
-   */
-  constructor(documentText: unknown)
-  /** The normalized document as JSON text (every field of its mode set). */
-  toJson(): string
-}
-
-/** A circuit breaker with Couchbase's parameters. */
-export declare class BreakerHandle {
-  /** A breaker from its document (JSON text; `{}` is Couchbase's defaults), in the state `state` or closed. */
-  constructor(documentText: unknown, state: unknown)
-  /** Whether a request may be sent at `nowMs` (it may become the half-open canary): the verdict as JSON text. */
-  permit(nowMs: unknown): string
-  /** Records how a request ended: `success`, `failure` or `timeout`. */
-  record(nowMs: unknown, outcome: unknown): void
-  /**
-   * The changes of state the last `permit` or `record` made (directly, or in a run's step), in
-   * order, as JSON text (`[{"from", "to", "rule"}, ...]`; `[]` when it made none).
-   */
-  lastChanges(): string
-  /** The circuit's state at `nowMs` (`closed`, `open`, `half_open`); changes nothing. */
-  state(nowMs: unknown): string
-  /** The state as JSON text (`restore` reads it back). */
-  snapshot(): string
-  /** The normalized document as JSON text. */
-  toJson(): string
-}
-
-/** A retry budget (gRPC's token bucket, the AWS retry quota, or Finagle's percentage). */
-export declare class BudgetHandle {
-  /** A budget from its document (JSON text), in the state `state` (a snapshot's JSON text) or its initial one. */
-  constructor(documentText: unknown, state: unknown)
-  /** Whether a retry for `cause` may be sent at `nowMs` (changes nothing): the verdict as JSON text. */
-  permit(nowMs: unknown, retryCause: unknown): string
-  /** Asks for a retry and records it when permitted: the verdict as JSON text. */
-  tryRetry(nowMs: unknown, retryCause: unknown): string
-  /**
-   * Records an event (`request`, `success`, `failure`, `timeout`, `retry`); `afterRetry` belongs
-   * to a success (what the retry that succeeded repeated), `cause` to a retry.
-   */
-  record(nowMs: unknown, kind: unknown, afterRetry: unknown, retryCause: unknown): void
-  /** The state as JSON text (`restore` reads it back). */
-  snapshot(): string
-  /** The normalized document as JSON text (every field of its kind set). */
-  toJson(): string
-}
-
-/** A parsed KV error map (RFC 0013). */
-export declare class ErrorMapHandle {
-  /** Parses the server's error map document given as JSON text. */
-  constructor(text: unknown)
-}
-
-/** A validated `hedgingPolicy`. */
-export declare class GrpcHedgingPolicyHandle {
-  /** A hedging policy from gRPC's JSON text; errors name `hedgingPolicy.<field>`. */
-  constructor(documentText: unknown, maxAttemptsCap: unknown)
-  /** The validated policy as JSON text (`{kind: "hedging", max_attempts, hedging_delay_ns, ...}`). */
-  toJson(): string
-}
-
-/** A validated `retryPolicy`. */
-export declare class GrpcRetryPolicyHandle {
-  /** A retry policy from gRPC's JSON text; errors name `retryPolicy.<field>`. */
-  constructor(documentText: unknown, maxAttemptsCap: unknown)
-  /** The validated policy as JSON text (`{kind: "retry", max_attempts, initial_backoff_ns, ...}`). */
-  toJson(): string
-}
-
-/** A gRPC service config (its method configs and `retryThrottling`), validated. */
-export declare class GrpcServiceConfigHandle {
-  /**
-   * A service config from gRPC's JSON text, `maxAttemptsCap` capping every policy's `maxAttempts`;
-   * errors name the field (`methodConfig[0].retryPolicy.maxAttempts`).
-   */
-  constructor(documentText: unknown, maxAttemptsCap: unknown)
-  /** Which name matched `service`/`method`: `exact`, `service`, `default`, or none. */
-  matched(service: unknown, method: unknown): string | null
-  /** The policy for `service`/`method`: a retry or a hedging policy handle, or none. */
-  policyFor(service: unknown, method: unknown): GrpcRetryPolicyHandle | GrpcHedgingPolicyHandle | null
-  /** `retryThrottling` as a token bucket's budget document (JSON text), or none. */
-  throttling(): string | null
+/** One of the core's objects, of the kind it was made as. */
+export declare class ObjectHandle {
+  /** An object of `kind` from its arguments (JSON text). */
+  constructor(kind: string, args: string)
 }
 
 /** A validated policy. */
 export declare class PolicyHandle {
   /** Parses and validates a policy document given as JSON text. */
   constructor(text: unknown)
-  /** The normalized document as JSON text. */
-  toJson(): string
-}
-
-/** Adaptive mode's client-side rate limiter (the SDKs' token bucket with its CUBIC rate). */
-export declare class RateLimiterHandle {
-  /**
-   * A limiter from its document (JSON text; undefined: the SDKs' constants), in the state `state`
-   * (a snapshot's JSON text) or new at `startMs` (undefined: 0); errors name `limiter.<field>`,
-   * `state.<field>`.
-   */
-  constructor(documentText: unknown, state: unknown, startMs: unknown)
-  /** Asks for a token before an attempt at `nowMs`: the verdict (acquired, or the wait) as JSON text. */
-  acquire(nowMs: unknown): string
-  /** Tells the limiter a response arrived at `nowMs`, throttled or not: the rate update as JSON text. */
-  record(nowMs: unknown, throttled: unknown): string
-  /** The state as JSON text (the constructor's `state` reads it back). */
-  snapshot(): string
   /** The normalized document as JSON text. */
   toJson(): string
 }
@@ -132,7 +32,7 @@ export declare class RunConfigHandle {
    * call: what `make` returns, called as the run's events call it with the run as a 14th
    * argument (no array built through N-API); without `make`, `[run, its first step]`.
    */
-  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
+  start(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
 }
 
 /** One retry run: the core's machine, fed one event per call. */
@@ -143,38 +43,31 @@ export declare class RunHandle {
    * Starts the run at `nowMs`: the first step (send, wait for the breaker, or done). `strategy`
    * (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
    */
-  start(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
+  start(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /**
    * The attempt ended with `outcome` (JSON text in the wire form) at `nowMs`: wait, or done.
    * `strategy` is the host strategy for `decide` rules (a function `(request, reason) => ms |
    * null`, a built-in strategy's name with `strategyPolicy` for best effort, or none).
    */
-  attemptEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
+  attemptEnded(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, outcome: unknown, nowMs: unknown, random: unknown, nowUnixMs: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /**
    * The wait is over at `nowMs`: send the next attempt (or wait for the breaker, or done).
    * `strategy` (and `strategyPolicy`) as `attemptEnded` takes them: asked if the breaker refuses.
    */
-  waitEnded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
+  waitEnded(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, nowMs: unknown, random: unknown, strategy?: unknown | undefined | null, strategyPolicy?: PolicyHandle | undefined | null, make?: unknown | undefined | null): unknown
   /** The host cancelled the run at `nowMs`: done, cancelled (a canary out is released). */
-  cancel(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown, make?: unknown | undefined | null): unknown
+  cancel(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, nowMs: unknown, make?: unknown | undefined | null): unknown
   /**
    * The attempt of a `send` step succeeded at `nowMs`: the run is done (succeeded), and no step
    * is built for it (the runners return the attempt's result without reading one). The step's
    * breaker changes (a canary's success closing the circuit) as JSON text (a list), or null for none.
    */
-  succeeded(budget: BudgetHandle | undefined | null, breaker: BreakerHandle | undefined | null, nowMs: unknown): string | null
+  succeeded(budget: ObjectHandle | undefined | null, breaker: ObjectHandle | undefined | null, nowMs: unknown): string | null
   /** Attempts sent so far. */
   get attemptsSent(): number
   /** What the run did so far (the core's `RunStats`) as JSON text in the wire form. */
   statsJson(): string
 }
-
-/**
- * The decision after a failed attempt as JSON text: `config` none for standard mode's defaults,
- * `attempts` made (the failed one included), `error` JSON text in the wire form, the caller's draw,
- * and the retry quota's verdict on this retry (JSON text, as `tryRetry` gave it), if asked.
- */
-export declare function awsDecide(config: AwsRetryConfigHandle | undefined | null, attempts: unknown, error: unknown, random: unknown, verdict: unknown): string
 
 /**
  * The core's JSON API: `function` by its fixture name, JSON text in and out. A `request` (a
@@ -196,7 +89,7 @@ export interface ClassificationObject {
 }
 
 /** Classifies a KV status (a number or a `"0x.."` string) for a KV operation name. */
-export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ErrorMapHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
+export declare function classifyKv(operation: unknown, status: unknown, errorMap?: ObjectHandle | undefined | null, policy?: PolicyHandle | undefined | null): ClassificationObject
 
 /**
  * Decides with a host strategy, asked when no earlier rule decides: the caller's function (handed
@@ -209,18 +102,10 @@ export declare function decideWith(request: unknown, reason: unknown, policy: Po
 export declare function errorCodes(): Array<string>
 
 /**
- * One step of a hedged call (gRFC A6) as JSON text: `state` the previous step's (JSON text;
- * undefined: a call not started), `event` JSON text (`{"event": "attempt_ended", "attempt": {...}}`);
- * `throttling` the bucket lent for the step, at `nowMs`.
+ * Calls `method` on `target` (none: a function whose target is optional) with `args` (JSON
+ * text), `lent` the budget lent to the call: the answer as JSON text, or a new object.
  */
-export declare function grpcHedge(policy: GrpcHedgingPolicyHandle | undefined | null, state: unknown, event: unknown, throttling: BudgetHandle | undefined | null, nowMs: unknown): string
-
-/**
- * The decision for one attempt (gRFC A6) as JSON text: `policy` none for a method without a
- * retry policy; `state` and `attempt` JSON text in the wire form; `throttling` the bucket lent
- * for the call, told of the attempt and asked at `nowMs`.
- */
-export declare function grpcRetry(policy: GrpcRetryPolicyHandle | undefined | null, state: unknown, attempt: unknown, random: unknown, jitter: unknown, throttling: BudgetHandle | undefined | null, nowMs: unknown): string
+export declare function invoke(target: ObjectHandle | undefined | null, method: string, args: string, lent?: ObjectHandle | undefined | null): string | ObjectHandle
 
 /** The RFC 0049 reason names, in the core's table order. */
 export declare function reasonNames(): Array<string>

@@ -835,24 +835,15 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.AwsRetryConfigHandle = nativeBinding.AwsRetryConfigHandle
-module.exports.BreakerHandle = nativeBinding.BreakerHandle
-module.exports.BudgetHandle = nativeBinding.BudgetHandle
-module.exports.ErrorMapHandle = nativeBinding.ErrorMapHandle
-module.exports.GrpcHedgingPolicyHandle = nativeBinding.GrpcHedgingPolicyHandle
-module.exports.GrpcRetryPolicyHandle = nativeBinding.GrpcRetryPolicyHandle
-module.exports.GrpcServiceConfigHandle = nativeBinding.GrpcServiceConfigHandle
+module.exports.ObjectHandle = nativeBinding.ObjectHandle
 module.exports.PolicyHandle = nativeBinding.PolicyHandle
-module.exports.RateLimiterHandle = nativeBinding.RateLimiterHandle
 module.exports.RunConfigHandle = nativeBinding.RunConfigHandle
 module.exports.RunHandle = nativeBinding.RunHandle
-module.exports.awsDecide = nativeBinding.awsDecide
 module.exports.callJson = nativeBinding.callJson
 module.exports.classifyKv = nativeBinding.classifyKv
 module.exports.decideWith = nativeBinding.decideWith
 module.exports.errorCodes = nativeBinding.errorCodes
-module.exports.grpcHedge = nativeBinding.grpcHedge
-module.exports.grpcRetry = nativeBinding.grpcRetry
+module.exports.invoke = nativeBinding.invoke
 module.exports.reasonNames = nativeBinding.reasonNames
 module.exports.requestFromJson = nativeBinding.requestFromJson
 module.exports.version = nativeBinding.version

@@ -38,39 +38,11 @@ function camelCased(v) {
   return Object.freeze(Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), k.endsWith('_ms') ? millis(x) : camelCased(x)])))
 }
 
-/** The core's error `{code, field, message}` as the module throws its own: a `RetryPolicyError`. */
-function failure({ code, field, message }) {
-  const e = Object.assign(new Error(message), { code, field })
-  e.name = 'RetryPolicyError'
-  return e
-}
-
-/**
- * A stand-in for a member of a feature the module was built without (`uses`, from its tables:
- * `{new | call | <static method>: error}`): a class whose constructor and static methods throw,
- * or a function that throws, each the core's not-built error for that use.
- */
-function standIn(uses) {
-  const thrower = (error) => () => {
-    throw failure(error)
-  }
-  if (uses.call !== undefined) return thrower(uses.call)
-  const StandIn = class {
-    constructor() {
-      thrower(uses.new)()
-    }
-  }
-  for (const [use, error] of Object.entries(uses)) if (use !== 'new') StandIn[use] = thrower(error)
-  return StandIn
-}
-
 /** The facade's backend over `wasm`, an initialised wasm-bindgen module of this crate. */
 export function backendOf(wasm) {
   const tables = JSON.parse(wasm.tables())
   /** The JSON API's functions this module was built without (the HTTP module's): called as they are, they throw the core's not-built error. */
   const unbuilt = new Set(tables.unbuilt)
-  /** The module's member `name`, or for a feature it was built without a stand-in whose every use throws the core's not-built error. */
-  const member = (name) => wasm[name] ?? standIn(tables.unbuilt_members[name])
   let defaultPolicy
   /** The module's policy for a PolicyHandle, or the RFC default for none. */
   const policy = (ph) => (ph === undefined || ph === null ? (defaultPolicy ??= wasm.Policy.parse('{}')) : ph.policy)
@@ -88,19 +60,18 @@ export function backendOf(wasm) {
     }
   }
 
-  /** A parsed KV error map. */
-  class ErrorMapHandle {
-    /** Parses `text`. */
-    constructor(text) {
-      const map = member('ErrorMap').parse(text)
-      this.document = JSON.parse(map.toJson())
-      map.free()
-    }
-  }
-
   /** A decision in the wire form through the facade's `make`. */
   const made = (w, make) =>
     make(w.action === 'retry', millis(w.delay_ms), w.capped, w.then_cancel, w.reason, w.rule, w.section, w.cause, w.attempts, w.idempotent)
+
+  /** An absent object (wasm-bindgen takes no optional reference). */
+  const NONE = wasm.ObjectHandle.none()
+  /** An error map object's document, read once per map. */
+  const mapDocuments = new WeakMap()
+  const mapDocument = (map) => {
+    if (!mapDocuments.has(map)) mapDocuments.set(map, JSON.parse(wasm.invoke(map, 'to_json', '{}', NONE)))
+    return mapDocuments.get(map)
+  }
 
   /** A policy's compatibility options, read once per policy; none for no policy (the core's default). */
   const compat = (ph) => (ph === undefined || ph === null ? undefined : (ph.compat ??= JSON.parse(ph.toJson()).compat))
@@ -119,15 +90,6 @@ export function backendOf(wasm) {
     if (typeof strategy !== 'function') return strategy
     return (request, reason) => strategy({ previousReasons: [], ...camelCased(request) }, reason)
   }
-
-  // gRPC and AWS: wasm-bindgen takes no optional reference, so a call without a policy, a bucket or
-  // a configuration passes the module's "none" policy (which grpcHedge refuses by name), goes to the
-  // export without the bucket, or passes standard mode's defaults (each made once, when first needed;
-  // in a module without the feature, making it throws the not-built error naming the function).
-  const none = {}
-  const retryPolicy = (ph) => ph ?? (none.retry ??= member('GrpcRetryPolicyHandle').none())
-  const hedgingPolicy = (ph) => ph ?? (none.hedging ??= member('GrpcHedgingPolicyHandle').none())
-  const awsConfig = (ch) => ch ?? (none.aws ??= member('AwsRetryConfigHandle').standard())
 
   /** The core's run machine, bound at construction to its strategy, budget and breaker. */
   class RunHandle {
@@ -187,7 +149,6 @@ export function backendOf(wasm) {
       return wasm.call(fn, jsonText(input))
     },
     PolicyHandle,
-    ErrorMapHandle,
     decide(service, operation, readonly, method, timeoutMs, elapsedMs, attempts, idempotent, strategy, random,
       previousDelayMs, previousReasons, reason, ph, make) {
       const request = { service, operation, readonly, method, timeoutMs, elapsedMs, attempts, idempotent, strategy,
@@ -197,22 +158,10 @@ export function backendOf(wasm) {
     decideWith: (request, reason, ph, strategy, strategyPh, make) =>
       made(wasm.decideWith(request, reason, policy(ph), strategy, policy(strategyPh)), make),
     classifyKv: (operation, status, map, ph) =>
-      classification(call('classify_kv', { operation, status, error_map: map?.document, compat: compat(ph) })),
+      classification(call('classify_kv', { operation, status, error_map: map && mapDocument(map), compat: compat(ph) })),
     requestFromJson: (text) => JSON.stringify(wasm.requestFromJson(text)),
-    BudgetHandle: member('BudgetHandle'),
-    BreakerHandle: member('BreakerHandle'),
+    ObjectHandle: wasm.ObjectHandle,
+    invoke: (target, method, args, lent) => wasm.invoke(target ?? NONE, method, args, lent ?? NONE),
     RunHandle,
-    GrpcServiceConfigHandle: member('GrpcServiceConfigHandle'),
-    GrpcRetryPolicyHandle: member('GrpcRetryPolicyHandle'),
-    GrpcHedgingPolicyHandle: member('GrpcHedgingPolicyHandle'),
-    grpcRetry: (ph, state, attempt, random, jitter, bucket, nowMs) => (bucket === undefined
-      ? member('grpcRetry')(retryPolicy(ph), state, attempt, random, jitter, nowMs)
-      : member('grpcRetryThrottled')(retryPolicy(ph), state, attempt, random, jitter, bucket, nowMs)),
-    grpcHedge: (ph, state, event, bucket, nowMs) => (bucket === undefined
-      ? member('grpcHedge')(hedgingPolicy(ph), state, event, nowMs)
-      : member('grpcHedgeThrottled')(hedgingPolicy(ph), state, event, bucket, nowMs)),
-    AwsRetryConfigHandle: member('AwsRetryConfigHandle'),
-    awsDecide: (ch, attempts, error, random, verdict) => member('awsDecide')(awsConfig(ch), attempts, error, random, verdict),
-    RateLimiterHandle: member('RateLimiterHandle'),
   }
 }

@@ -16,18 +16,18 @@
 //   callJson(fn, text, request?, ph?) → text  the core's JSON API; a request object (read as decide
 //                                             reads it) and a policy go in as input.request, input.policy
 //   new PolicyHandle(text) .toJson()          a parsed policy document
-//   new ErrorMapHandle(text)                  a parsed KV error map
+//   new ObjectHandle(kind, argsText), invoke(object?, method, argsText, lent?) → JSON text or a new
+//                                             object: the core's objects a caller holds (budgets,
+//                                             breakers, KV error maps, gRPC's, AWS's), the wire
+//                                             crate's objects.rs; see json.js `objectsOf`
 //   decide(service, operation, readonly, method, timeoutMs, elapsedMs, attempts, idempotent, strategy,
 //          random, previousDelayMs, previousReasons, reason, ph, make) → make(...)
 //   decideWith(request, reason, ph, strategy, strategyPh, make) → make(...)
 //                                             strategy: a function (request, reason) → ms | null, or
 //                                             'best_effort' (with strategyPh) or 'fail_fast'
-//   classifyKv(operation, status, errorMapHandle?, ph?) → classification
+//   classifyKv(operation, status, errorMapObject?, ph?) → classification
 //   requestFromJson(text) → the request's wire form as text
-//   new BudgetHandle(documentText, stateText?), new BreakerHandle(documentText, stateText?): see ./budget.js;
-//     a BreakerHandle's lastChanges() → the changes its last permit or record made, in order, as
-//     JSON text (`[{"from", "to", "rule"}, ...]`, `[]` for none)
-//   new RunHandle(configText, strategy, strategyPh, budgetHandle, breakerHandle), the core's run
+//   new RunHandle(configText, strategy, strategyPh, budgetObject, breakerObject), the core's run
 //     machine; its events start(budget, breaker, nowMs, random, strategy, strategyPh),
 //     attemptEnded(budget, breaker, outcomeText, nowMs, random, nowUnixMs, strategy, strategyPh)
 //     (the outcome as JSON text in the wire form), waitEnded(budget, breaker, nowMs, random, strategy, strategyPh),
@@ -43,7 +43,7 @@
 // (it returns the step's breaker changes as JSON text of a list, or null for none).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi } = require('./json.js')
+const { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf } = require('./json.js')
 const { checkOutcomeReason } = require('./drive.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting } = require('./runners.js')
 const { BREAKER_CHANNEL } = require('./observe.js')
@@ -150,12 +150,8 @@ function emitterClass() {
 }
 
 /** The backend interface's members (above), each a function or a class. */
-const BACKEND = Object.freeze(['version', 'reasonNames', 'errorCodes', 'callJson', 'PolicyHandle', 'ErrorMapHandle',
-  'decide', 'decideWith', 'classifyKv', 'requestFromJson', 'BudgetHandle',
-  'BreakerHandle', 'RunHandle',
-  // gRPC (./grpc.js) and AWS (./aws.js): the handles of validated documents and limiters, each decision function.
-  'GrpcServiceConfigHandle', 'GrpcRetryPolicyHandle', 'GrpcHedgingPolicyHandle', 'grpcRetry', 'grpcHedge',
-  'AwsRetryConfigHandle', 'awsDecide', 'RateLimiterHandle'])
+const BACKEND = Object.freeze(['version', 'reasonNames', 'errorCodes', 'callJson', 'PolicyHandle', 'decide', 'decideWith',
+  'classifyKv', 'requestFromJson', 'ObjectHandle', 'invoke', 'RunHandle'])
 
 /** The whole public API over `backend` (the interface above); throws naming the first member it lacks. */
 function makeApi(backend) {
@@ -164,6 +160,8 @@ function makeApi(backend) {
   const native = backend
   const EventEmitter = emitterClass()
   const HANDLE = Symbol('retrypolicy.handle')
+  /** The core's objects a caller holds (budgets, breakers, error maps, gRPC's, AWS's): `{open, call}`. */
+  const objects = objectsOf(native)
 
   // ---- reasons and errors ------------------------------------------------------------------------
 
@@ -244,7 +242,7 @@ function makeApi(backend) {
   class ErrorMap {
     /** Parses the server's error map document (text or object). */
     constructor(document) {
-      Object.defineProperty(this, HANDLE, { value: new native.ErrorMapHandle(documentText(document, 'errorMap')) })
+      Object.defineProperty(this, HANDLE, { value: objects.open('error_map', { document: documentText(document, 'errorMap') }) })
       Object.freeze(this)
     }
   }
@@ -535,8 +533,7 @@ function makeApi(backend) {
 
   /** `RetryBudget`, `CircuitBreaker` (the addon's handles), and decide / explain with a budget's verdict. */
   const { RetryBudget, CircuitBreaker, decideWithBudget, explainWithBudget, budgetHandle, breakerHandle, breakerStepChanged } = budgets({
-    BudgetHandle: native.BudgetHandle,
-    BreakerHandle: native.BreakerHandle,
+    objects,
     budgeted: (fn, request, reason, policy, verdict) => api(fn, { reason, budget_verdict: verdict }, { request, policy }),
     EventEmitter,
   })
@@ -544,10 +541,10 @@ function makeApi(backend) {
   // ---- gRPC (gRFC A6) and the AWS SDKs' retry modes (./grpc.js, ./aws.js) ---------------------------
 
   /** `grpc.ServiceConfig`, `RetryPolicy`, `HedgingPolicy`, `retry`, `hedge`: a throttling bucket is a RetryBudget. */
-  const grpc = grpcApi({ native, budgetHandle })
+  const grpc = grpcApi({ objects, budgetHandle })
 
   /** `aws.RetryConfig`, `decide`, `AdaptiveRateLimiter`: the retry quota is a RetryBudget the host asks. */
-  const aws = awsApi({ native })
+  const aws = awsApi({ objects })
 
   // ---- the retry run: the core's machine, one event per call --------------------------------------
 

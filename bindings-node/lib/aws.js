@@ -1,6 +1,6 @@
 'use strict'
-// The AWS SDKs' retry modes, typed: the `aws` namespace over a backend's AWS members (the napi
-// addon's exports, or the wasm module's through its backend). Conversion only: the retry document,
+// The AWS SDKs' retry modes, typed: the `aws` namespace over the backend's objects (json.js
+// `objectsOf`; the wire crate's objects.rs). Conversion only: the retry document,
 // the limiter's document and its snapshot are the shared JSON form (snake_case, as every language
 // writes them); an attempt's error and the quota's verdict are camelCase objects, written here in
 // the wire form; answers come back camelCase and frozen. Every rule is the core's. Shared by both
@@ -26,18 +26,15 @@ function wireText(v, field, what) {
 /** An optional document (undefined or null: none) as JSON text. */
 const optionalText = (doc, field) => (doc === undefined || doc === null ? undefined : documentText(doc, field))
 
-/**
- * The `aws` namespace over the backend `native` (AwsRetryConfigHandle, awsDecide,
- * RateLimiterHandle).
- */
-function awsApi({ native }) {
+/** The `aws` namespace over the backend's `objects` (`{open, call}`). */
+function awsApi({ objects: { open, call } }) {
   /** A checked AWS retry configuration: standard (the default), adaptive or legacy mode; read-only. */
   class RetryConfig {
     /** A configuration from its document (`{mode?, behavior?, max_attempts?, service?, max_backoff_ms?, long_polling?}`, snake_case, or its text); none: standard mode's defaults. Errors name `config.<field>`. */
     constructor(document) {
-      const handle = new native.AwsRetryConfigHandle(optionalText(document, 'config'))
+      const handle = open('aws_retry_config', { document: optionalText(document, 'config') })
       Object.defineProperty(this, HANDLE, { value: handle })
-      const doc = JSON.parse(handle.toJson())
+      const doc = call(handle, 'to_json')
       const fields = { mode: doc.mode, behavior: doc.behavior ?? null, maxAttempts: doc.max_attempts, service: doc.service ?? null,
         maxBackoffMs: doc.max_backoff_ms ?? null, longPolling: doc.long_polling ?? null }
       for (const [k, v] of Object.entries(fields)) Object.defineProperty(this, k, { value: v, enumerable: true })
@@ -46,7 +43,7 @@ function awsApi({ native }) {
 
     /** The normalized document (version 1, every field of the mode set). */
     toJSON() {
-      return JSON.parse(this[HANDLE].toJson())
+      return call(this[HANDLE], 'to_json')
     }
   }
 
@@ -68,7 +65,7 @@ function awsApi({ native }) {
     const e = wireText(error, 'error', 'an error object {code?, status?, connectionError?, timeout?, ...}')
     const v = budgetVerdict === undefined || budgetVerdict === null ? undefined : wireText(budgetVerdict, 'budgetVerdict', 'a budget verdict')
     try {
-      return fromWire(JSON.parse(native.awsDecide(ch, attempts, e, random, v)))
+      return fromWire(call(ch, 'aws_decide', { attempts, error: e, random, budget_verdict: v }))
     } catch (err) {
       throw err instanceof Error && typeof err.code === 'string' && typeof err.field === 'string' ? renamed(err, camelPath(err.field)) : err
     }
@@ -90,32 +87,33 @@ function awsApi({ native }) {
   class AdaptiveRateLimiter {
     /** A limiter from its document (`{min_fill_rate?, beta?, scale_constant?, smoothing?}`; none: the SDKs' constants), created at `startMs` (default 0): off until the first throttled response. */
     constructor(document, startMs) {
-      holding(this, new native.RateLimiterHandle(optionalText(document, 'limiter'), undefined, startMs))
+      holding(this, open('rate_limiter', { document: optionalText(document, 'limiter'), start_ms: startMs }))
     }
 
     /** A limiter of `document` (none: the SDKs' constants) in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
-      return holding(Object.create(AdaptiveRateLimiter.prototype), new native.RateLimiterHandle(optionalText(document, 'limiter'), stateText(state), undefined))
+      const handle = open('rate_limiter', { document: optionalText(document, 'limiter'), state: stateText(state) })
+      return holding(Object.create(AdaptiveRateLimiter.prototype), handle)
     }
 
     /** Asks for a token before sending an attempt at `nowMs`: `{acquired, waitMs, capacity, rule, section}`; not acquired: ask again after `waitMs`. */
     acquire(nowMs) {
-      return fromWire(JSON.parse(this[HANDLE].acquire(nowMs)))
+      return fromWire(call(this[HANDLE], 'acquire', { now_ms: nowMs }))
     }
 
     /** Tells the limiter a response arrived at `nowMs`, `throttled` or not: the rate update. */
     record(nowMs, throttled) {
-      return fromWire(JSON.parse(this[HANDLE].record(nowMs, throttled)))
+      return fromWire(call(this[HANDLE], 'record', { now_ms: nowMs, throttled }))
     }
 
     /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */
     snapshot() {
-      return JSON.parse(this[HANDLE].snapshot())
+      return call(this[HANDLE], 'snapshot')
     }
 
     /** The normalized document. */
     toJSON() {
-      return JSON.parse(this[HANDLE].toJson())
+      return call(this[HANDLE], 'to_json')
     }
   }
 

@@ -1,6 +1,6 @@
 'use strict'
-// Retry budgets and circuit breakers: objects over a binding's handle classes (the addon's #[napi]
-// classes, or the wasm module's), each holding one of the core's state machines. Conversion only:
+// Retry budgets and circuit breakers: objects over the backend's objects (json.js `objectsOf`),
+// each holding one of the core's state machines. Conversion only:
 // every rule is the core's, and the caller's clock comes with every call as `nowMs`. Documents and
 // snapshots are the shared JSON form (snake_case, as every language writes them); verdicts and
 // decisions come out camelCase. Shared by both packages (the wasm one copies it into pkg/runners).
@@ -25,9 +25,6 @@ function stateText(state) {
 
 /** A breaker document as JSON text; none (undefined or null) is Couchbase's defaults. */
 const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker'))
-
-/** The handle's JSON answer as the API returns it (camelCase, frozen). */
-const answer = (json) => fromWire(JSON.parse(json))
 
 /** `obj` holding `handle`, frozen. */
 function holding(obj, handle) {
@@ -59,43 +56,44 @@ function breakerOptions(options) {
   return [onStateChange ?? undefined, name ?? DEFAULT_BREAKER_NAME]
 }
 
-/** Changes as a handle gives them (JSON text of a list, or null/undefined for none) → `[{from, to, rule}, ...]`. */
-const changesOf = (text) => (text === null || text === undefined ? [] : JSON.parse(text))
+/** Changes as a run's step gives them (a list, its JSON text, or null/undefined for none) → `[{from, to, rule}, ...]`. */
+const changesOf = (changes) => (changes === null || changes === undefined ? [] : typeof changes === 'string' ? JSON.parse(changes) : changes)
 
 /**
- * `RetryBudget`, `CircuitBreaker`, `decideWithBudget` and `explainWithBudget` over the binding's
- * `{BudgetHandle, BreakerHandle}` classes and `budgeted(fn, request, reason, policy, verdict)`,
+ * `RetryBudget`, `CircuitBreaker`, `decideWithBudget` and `explainWithBudget` over the backend's
+ * `objects` (`{open, call}`, json.js `objectsOf`) and `budgeted(fn, request, reason, policy, verdict)`,
  * which calls the core's JSON function `fn` (`decide_with_budget`, `explain_with_budget`);
  * `EventEmitter` is the class breakers extend (Node's, or a page's stand-in).
  */
-function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
+function budgets({ objects: { open, call }, budgeted, EventEmitter }) {
   /** A retry budget: gRPC's token bucket, the AWS retry quota or Finagle's percentage. */
   class RetryBudget {
     /** A budget from its document (`{kind: 'token_bucket', max_tokens?, token_ratio?}`, ...), full. */
     constructor(document) {
-      holding(this, new BudgetHandle(documentText(document, 'budget'), undefined))
+      holding(this, open('budget', { document: documentText(document, 'budget') }))
     }
 
     /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
-      return holding(Object.create(RetryBudget.prototype), new BudgetHandle(documentText(document, 'budget'), stateText(state)))
+      const handle = open('budget', { document: documentText(document, 'budget'), state: stateText(state) })
+      return holding(Object.create(RetryBudget.prototype), handle)
     }
 
     /** Whether a retry for `cause` (`'error'` or `'timeout'`) may be sent at `nowMs`; changes nothing. */
     permit(nowMs, cause = 'error') {
-      return answer(this[HANDLE].permit(nowMs, cause))
+      return fromWire(call(this[HANDLE], 'permit', { now_ms: nowMs, cause }))
     }
 
     /** Asks for a retry at `nowMs` and, when permitted, records it: the one call before sending a retry. */
     tryRetry(nowMs, cause = 'error') {
-      return answer(this[HANDLE].tryRetry(nowMs, cause))
+      return fromWire(call(this[HANDLE], 'try_retry', { now_ms: nowMs, cause }))
     }
 
     /** Records what happened at `nowMs`: `'request'`, `'failure'`, `'timeout'`, `'final'`, `'success'`, `'retry'`, or `{kind, afterRetry?, cause?}`. */
     record(nowMs, event) {
       const { kind, afterRetry, cause } = budgetEvent(event)
       try {
-        this[HANDLE].record(nowMs, kind, afterRetry, cause)
+        call(this[HANDLE], 'record', { now_ms: nowMs, event: { kind, after_retry: afterRetry, cause } })
       } catch (e) {
         throw e instanceof Error && typeof e.field === 'string' ? renamed(e, camel(e.field)) : e // the core names event.after_retry
       }
@@ -103,12 +101,12 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
 
     /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */
     snapshot() {
-      return JSON.parse(this[HANDLE].snapshot())
+      return call(this[HANDLE], 'snapshot')
     }
 
     /** The normalized document (every field of its kind set). */
     toJSON() {
-      return JSON.parse(this[HANDLE].toJson())
+      return call(this[HANDLE], 'to_json')
     }
   }
 
@@ -129,7 +127,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
       super()
       const [callback, name] = breakerOptions(options)
       const restored = document !== null && typeof document === 'object' ? document[RESTORED] : undefined
-      Object.defineProperty(this, HANDLE, { value: restored ?? new BreakerHandle(breakerText(document), undefined) })
+      Object.defineProperty(this, HANDLE, { value: restored ?? open('breaker', { document: breakerText(document) }) })
       Object.defineProperty(this, CALLBACK, { value: callback })
       Object.defineProperty(this, NAME, { value: name })
     }
@@ -137,26 +135,26 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
     /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required), with `options` as the constructor's. */
     static restore(document, state, options) {
       breakerOptions(options)
-      const handle = new BreakerHandle(breakerText(document), stateText(state))
+      const handle = open('breaker', { document: breakerText(document), state: stateText(state) })
       return new CircuitBreaker({ [RESTORED]: handle }, options)
     }
 
     /** Whether a request may be sent at `nowMs`; past the sleep window it becomes the one canary. */
     permit(nowMs) {
-      const verdict = answer(this[HANDLE].permit(nowMs))
+      const verdict = fromWire(call(this[HANDLE], 'permit', { now_ms: nowMs }))
       if (breakerObserved(this, this[CALLBACK])) this.#report()
       return verdict
     }
 
     /** Records how a request ended at `nowMs`: `'success'`, `'failure'` or `'timeout'`. */
     record(nowMs, outcome) {
-      this[HANDLE].record(nowMs, outcome)
+      call(this[HANDLE], 'record', { now_ms: nowMs, outcome })
       if (breakerObserved(this, this[CALLBACK])) this.#report()
     }
 
     /** Reports each change the last call made, in order. */
     #report() {
-      breakerChanged(this, this[CALLBACK], changesOf(this[HANDLE].lastChanges()))
+      breakerChanged(this, this[CALLBACK], call(this[HANDLE], 'last_changes'))
     }
 
     /**
@@ -165,7 +163,7 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
      * replaced at once).
      */
     get lastChanges() {
-      return Object.freeze(changesOf(this[HANDLE].lastChanges()).map((c) => Object.freeze(c)))
+      return Object.freeze(call(this[HANDLE], 'last_changes').map((c) => Object.freeze(c)))
     }
 
     /** The callback given as `onStateChange`, or null. */
@@ -180,28 +178,28 @@ function budgets({ BudgetHandle, BreakerHandle, budgeted, EventEmitter }) {
 
     /** The circuit's state at `nowMs`: `'closed'`, `'open'` or `'half_open'`; changes nothing. */
     state(nowMs) {
-      return this[HANDLE].state(nowMs)
+      return call(this[HANDLE], 'state', { now_ms: nowMs })
     }
 
     /** The state as a plain object in the shared JSON form (store it anywhere; `restore` reads it). */
     snapshot() {
-      return JSON.parse(this[HANDLE].snapshot())
+      return call(this[HANDLE], 'snapshot')
     }
 
     /** The normalized document. */
     toJSON() {
-      return JSON.parse(this[HANDLE].toJson())
+      return call(this[HANDLE], 'to_json')
     }
   }
 
   /**
-   * Reports each of `changes` (a run's step's `breakerChanges`, or the JSON text of such a list a
-   * handle gave), in order, of `breaker` (a CircuitBreaker of this package) as its own calls do;
+   * Reports each of `changes` (a run's step's `breakerChanges`, or the JSON text of such a list the
+   * addon's fast path gave), in order, of `breaker` (a CircuitBreaker of this package) as its own calls do;
    * nothing for none.
    */
   function breakerStepChanged(breaker, changes) {
-    const list = typeof changes === 'string' ? changesOf(changes) : changes
-    if (list === null || list === undefined || list.length === 0 || !breakerObserved(breaker, breaker[CALLBACK])) return
+    const list = changesOf(changes)
+    if (list.length === 0 || !breakerObserved(breaker, breaker[CALLBACK])) return
     breakerChanged(breaker, breaker[CALLBACK], list)
   }
 

@@ -1,6 +1,6 @@
 'use strict'
-// gRPC's retry and hedging policy (gRFC A6), typed: the `grpc` namespace over a backend's gRPC
-// members (the napi addon's exports, or the wasm module's through its backend). Conversion only:
+// gRPC's retry and hedging policy (gRFC A6), typed: the `grpc` namespace over the backend's
+// objects (json.js `objectsOf`; the wire crate's objects.rs). Conversion only:
 // the service config and its policies are gRPC's own JSON (camelCase, passed as they are); the
 // call's state, attempt and hedging event are camelCase objects, written here in the wire form;
 // answers come back camelCase and frozen. Every rule is the core's. Shared by both packages.
@@ -9,7 +9,6 @@ const { invalidType, renamed } = require('./errors.js')
 const { documentText, fromWire, toWire, camelPath } = require('./json.js')
 
 const HANDLE = Symbol('retrypolicy.grpc')
-const WIRE = Symbol('retrypolicy.grpc.wire')
 
 /** Options objects: `undefined`/`null` are none. */
 function options(o, field = 'options') {
@@ -36,33 +35,30 @@ function camelCall(f) {
 }
 
 /**
- * The `grpc` namespace over the backend `native` (GrpcServiceConfigHandle, GrpcRetryPolicyHandle,
- * GrpcHedgingPolicyHandle, grpcRetry, grpcHedge) and `budgetHandle`, which gives the backend's
- * handle of a RetryBudget (the throttling bucket lent to a call).
+ * The `grpc` namespace over the backend's `objects` (`{open, call}`) and `budgetHandle`, which
+ * gives the backend's object of a RetryBudget (the throttling bucket lent to a call).
  */
-function grpcApi({ native, budgetHandle }) {
-  /** A policy object over `handle`: its validated fields, camelCase, read-only. */
-  function policyFields(obj, handle) {
+function grpcApi({ objects: { open, call }, budgetHandle }) {
+  /** A policy object over `handle`: its validated fields (`wire`, as the JSON API writes them), camelCase, read-only. */
+  function policyFields(obj, handle, wire = call(handle, 'to_json')) {
     Object.defineProperty(obj, HANDLE, { value: handle })
-    const text = handle.toJson()
-    for (const [k, v] of Object.entries(fromWire(JSON.parse(text)))) {
+    for (const [k, v] of Object.entries(fromWire(wire))) {
       Object.defineProperty(obj, k, { value: k.endsWith('Ns') ? nanos(v) : v, enumerable: true })
     }
-    Object.defineProperty(obj, WIRE, { value: text })
     return Object.freeze(obj)
   }
 
-  /** What both policies are: one of gRPC's policy documents validated by the backend's `Handle`, read-only. */
+  /** What both policies are: one of gRPC's policy documents validated as an object of `kind`, read-only. */
   class GrpcPolicy {
-    /** `document` (gRPC's JSON: an object or its text, named `field` in errors) through `Handle`, `maxAttemptsCap` capping `maxAttempts`. */
-    constructor(Handle, field, document, opts) {
+    /** `document` (gRPC's JSON: an object or its text, named `field` in errors) as `kind`, `maxAttemptsCap` capping `maxAttempts`. */
+    constructor(kind, field, document, opts) {
       const { maxAttemptsCap } = options(opts)
-      policyFields(this, new Handle(documentText(document, field), maxAttemptsCap))
+      policyFields(this, open(kind, { document: documentText(document, field), max_attempts_cap: maxAttemptsCap }))
     }
 
     /** The validated policy as the JSON API writes it (`{kind, max_attempts, ...}`). */
     toJSON() {
-      return JSON.parse(this[WIRE])
+      return call(this[HANDLE], 'to_json')
     }
   }
 
@@ -70,7 +66,7 @@ function grpcApi({ native, budgetHandle }) {
   class RetryPolicy extends GrpcPolicy {
     /** A policy from gRPC's JSON (`{maxAttempts, initialBackoff, maxBackoff, backoffMultiplier, retryableStatusCodes}`, or its text); `maxAttemptsCap` (default 5) caps `maxAttempts`. */
     constructor(document, opts) {
-      super(native.GrpcRetryPolicyHandle, 'retryPolicy', document, opts)
+      super('grpc_retry_policy', 'retryPolicy', document, opts)
     }
   }
 
@@ -78,15 +74,15 @@ function grpcApi({ native, budgetHandle }) {
   class HedgingPolicy extends GrpcPolicy {
     /** A policy from gRPC's JSON (`{maxAttempts, hedgingDelay?, nonFatalStatusCodes?}`, or its text); `maxAttemptsCap` (default 5) caps `maxAttempts`. */
     constructor(document, opts) {
-      super(native.GrpcHedgingPolicyHandle, 'hedgingPolicy', document, opts)
+      super('grpc_hedging_policy', 'hedgingPolicy', document, opts)
     }
   }
 
   /** A policy object of this package over a backend handle `policyFor` returned. */
   function policyOf(handle) {
     if (handle === undefined || handle === null) return null
-    const Class = handle instanceof native.GrpcRetryPolicyHandle ? RetryPolicy : HedgingPolicy
-    return policyFields(Object.create(Class.prototype), handle)
+    const wire = call(handle, 'to_json')
+    return policyFields(Object.create((wire.kind === 'retry' ? RetryPolicy : HedgingPolicy).prototype), handle, wire)
   }
 
   /** A service config's methods and their policies, validated; read-only. */
@@ -94,20 +90,20 @@ function grpcApi({ native, budgetHandle }) {
     /** A service config from gRPC's JSON (an object or its text; fields A6 does not read are ignored); `maxAttemptsCap` (default 5) caps every `maxAttempts`. Errors name the field (`methodConfig[0].retryPolicy.maxAttempts`). */
     constructor(document, opts) {
       const { maxAttemptsCap } = options(opts)
-      Object.defineProperty(this, HANDLE, { value: new native.GrpcServiceConfigHandle(documentText(document, 'serviceConfig'), maxAttemptsCap) })
-      const throttling = this[HANDLE].throttling()
-      Object.defineProperty(this, 'throttling', { value: throttling === null || throttling === undefined ? null : JSON.parse(throttling), enumerable: true })
+      const handle = open('grpc_service_config', { document: documentText(document, 'serviceConfig'), max_attempts_cap: maxAttemptsCap })
+      Object.defineProperty(this, HANDLE, { value: handle })
+      Object.defineProperty(this, 'throttling', { value: call(handle, 'throttling'), enumerable: true })
       Object.freeze(this)
     }
 
     /** The policy for `service`/`method`: the exact method's, else the service's, else the default config's; null for none. */
     policyFor(service, method) {
-      return policyOf(this[HANDLE].policyFor(service, method))
+      return policyOf(call(this[HANDLE], 'policy_for', { service, method }))
     }
 
     /** Which name matched `service`/`method`: `'exact'`, `'service'`, `'default'`, or null. */
     matched(service, method) {
-      return this[HANDLE].matched(service, method) ?? null
+      return call(this[HANDLE], 'matched', { service, method })
     }
   }
 
@@ -138,7 +134,7 @@ function grpcApi({ native, budgetHandle }) {
     const b = bucket(throttling)
     const s = wireText(state, 'state', 'a state object {attempts, retries?, ...}')
     const a = wireText(attempt, 'attempt', 'an attempt object {status, ...}')
-    return camelCall(() => fromWire(JSON.parse(native.grpcRetry(ph, s, a, random, jitter, b, nowMs))))
+    return camelCall(() => fromWire(call(ph, 'grpc_retry', { state: s, attempt: a, random, jitter, now_ms: nowMs }, b)))
   }
 
   /**
@@ -152,7 +148,7 @@ function grpcApi({ native, budgetHandle }) {
     const b = bucket(throttling)
     const s = state === undefined || state === null ? undefined : wireText(state, 'state', 'a hedging state object')
     const e = wireText(typeof event === 'string' ? { event } : event, 'event', "an event name or {event: 'attempt_ended', attempt}")
-    return camelCall(() => fromWire(JSON.parse(native.grpcHedge(ph, s, e, b, nowMs))))
+    return camelCall(() => fromWire(call(ph, 'grpc_hedge', { state: s, event: e, now_ms: nowMs }, b)))
   }
 
   return Object.freeze({ ServiceConfig, RetryPolicy, HedgingPolicy, retry, hedge })

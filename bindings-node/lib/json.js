@@ -186,4 +186,31 @@ function jsonApi(callJson) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
-module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi }
+/**
+ * The backend's objects (`new ObjectHandle(kind, argsText)`, `invoke(target, method, argsText,
+ * lent)`; the wire crate's objects.rs) with arguments as an object (documents already JSON text,
+ * undefined left out) and answers parsed (a new object comes as it is). An error naming an
+ * argument names it camelCase (`now_ms`: `nowMs`); inside a document, as the document does.
+ */
+function objectsOf({ ObjectHandle, invoke }) {
+  const named = (f) => {
+    try {
+      return f()
+    } catch (e) {
+      const field = e instanceof Error && typeof e.code === 'string' && typeof e.field === 'string' ? e.field.replace(/^\w+/, camel) : undefined
+      throw field === undefined || field === e.field ? e : renamed(e, field)
+    }
+  }
+  return {
+    /** A new object of `kind` from `args`. */
+    open: (kind, args) => named(() => new ObjectHandle(kind, jsonText(args))),
+    /** `method` of `target` (undefined: a function whose target is optional), `lent` the budget lent to the call. */
+    call: (target, method, args = {}, lent = undefined) =>
+      named(() => {
+        const answer = invoke(target, method, jsonText(args), lent)
+        return typeof answer === 'string' ? JSON.parse(answer) : answer
+      }),
+  }
+}
+
+module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf }

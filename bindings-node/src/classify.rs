@@ -6,7 +6,8 @@ use retrypolicy::{Classification, KvOperation};
 
 use crate::convert::{self, Js};
 use crate::errors::{run, Res};
-use crate::policy::{self, ErrorMapHandle, PolicyHandle};
+use crate::objects::ObjectHandle;
+use crate::policy::{self, PolicyHandle};
 
 /// A classification as the package's object (the JavaScript layer freezes it).
 #[napi(object, object_from_js = false, use_nullable = true)]
@@ -40,7 +41,7 @@ pub fn classify_kv(
     env: Env,
     operation: Unknown,
     status: Unknown,
-    error_map: Option<&ErrorMapHandle>,
+    error_map: Option<&ObjectHandle>,
     policy: Option<&PolicyHandle>,
 ) -> napi::Result<ClassificationObject> {
     classified(&env, || {
@@ -49,10 +50,11 @@ pub fn classify_kv(
         })?;
         let status = convert::status(&Js(status), "status")?;
         let compat = &policy::or_default(policy).compat;
+        let map = error_map.map(ObjectHandle::lend).transpose()?;
         Ok(retrypolicy::classify_kv(
             op,
             status,
-            error_map.map(|h| &h.map),
+            map.as_deref().and_then(|m| m.error_map()),
             compat,
         ))
     })

@@ -85,12 +85,6 @@ pub fn with_str<R>(v: &Js, field: &str, f: impl FnOnce(&str) -> Res<R>) -> Res<R
     opt_str(v, field, f)?.ok_or_else(|| v.wrong_type(field, "a string"))
 }
 
-/// A string's text, `undefined`/`null` being the empty string.
-pub fn text(v: &Js, field: &str) -> Res<String> {
-    Ok(v.opt(|v| with_str(v, field, |s| Ok(s.to_owned())))?
-        .unwrap_or_default())
-}
-
 /// A name of a core enum (snake_case, as in JSON). The typed error comes from the wire layer;
 /// a valid name is read directly, without its JSON value and path tracking (about 35 ns).
 fn parse_name<T: DeserializeOwned>(field: &str, s: &str) -> Res<T> {

@@ -6,17 +6,15 @@
 // napi-derive registers the exports only outside `cargo test`, where they would all look unused.
 #![cfg_attr(test, allow(dead_code))]
 
-mod aws;
 #[cfg(feature = "bench")]
 mod bench;
-mod budget;
 mod callback;
 mod classify;
 mod convert;
 mod decide;
 mod decision;
 mod errors;
-mod grpc;
+mod objects;
 mod policy;
 mod raw;
 mod request;

@@ -1,9 +1,9 @@
-//! Policies and KV error maps, parsed once and held by JavaScript as `#[napi]` class instances
+//! Policies, parsed once and held by JavaScript as `#[napi]` class instances
 //! (napi-rs tags every instance with its class, so no other object is ever read as one).
 
 use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
-use retrypolicy::{ErrorMap, Policy};
+use retrypolicy::Policy;
 
 use crate::convert::{self, Js};
 use crate::errors::run;
@@ -38,23 +38,4 @@ impl PolicyHandle {
 /// The policy behind an optional handle: the RFC default for none.
 pub fn or_default(handle: Option<&PolicyHandle>) -> &Policy {
     handle.map_or(&RFC_POLICY, |h| &h.policy)
-}
-
-/// A parsed KV error map (RFC 0013).
-#[napi]
-pub struct ErrorMapHandle {
-    /// The parsed map.
-    pub(crate) map: ErrorMap,
-}
-
-#[napi]
-impl ErrorMapHandle {
-    /// Parses the server's error map document given as JSON text.
-    #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, text: Unknown) -> napi::Result<Self> {
-        run(&env, || {
-            let map = convert::with_str(&Js(text), "errorMap", |s| Ok(retrypolicy_wire::from_json_str(s)?))?;
-            Ok(ErrorMapHandle { map })
-        })
-    }
 }

@@ -13,7 +13,7 @@ use std::ptr;
 use napi::bindgen_prelude::{Env, JavaScriptClassExt, JsValue, Null, Unknown, ValueType};
 use napi::{check_status, sys};
 use napi_derive::napi;
-use retrypolicy::run::{Clock, Guards, Outcome, Run, RunAction, RunConfig, RunDecision, RunStep};
+use retrypolicy::run::{Clock, Outcome, Run, RunAction, RunConfig, RunDecision, RunStep};
 use retrypolicy::serde_form::ms::MAX_SAFE;
 use retrypolicy::{
     BreakerVerdict, BudgetVerdict, BudgetedDecision, Error as CoreError, FailFast, Request, RetryReason,
@@ -22,11 +22,11 @@ use retrypolicy::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::budget::{BreakerHandle, BudgetHandle};
 use crate::callback::{arg, call, name_arg};
 use crate::convert::{self, millis_out, Js};
 use crate::decision;
 use crate::errors::{run, Fail, Res};
+use crate::objects::{lend, ObjectHandle};
 use crate::policy::{or_default, PolicyHandle};
 use crate::strategy;
 
@@ -55,8 +55,8 @@ impl RunHandle {
     pub fn start<'a>(
         &mut self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
         strategy: Option<Unknown<'a>>,
@@ -65,7 +65,8 @@ impl RunHandle {
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
             let clock = clock(now_ms, random, None)?;
-            let guards = guards(budget, breaker);
+            let mut lent = lend(budget, breaker)?;
+            let guards = lent.guards();
             let step = with_strategy(strategy, strategy_policy, |s| {
                 self.run.start_with_strategy(clock, guards, s)
             })?;
@@ -81,8 +82,8 @@ impl RunHandle {
     pub fn attempt_ended<'a>(
         &mut self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         outcome: Unknown<'a>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
@@ -95,7 +96,8 @@ impl RunHandle {
             let outcome = read_outcome(outcome)?;
             let unix = convert::opt_millis(&Js(now_unix_ms), "nowUnixMs")?;
             let clock = clock(now_ms, random, unix)?;
-            let guards = guards(budget, breaker);
+            let mut lent = lend(budget, breaker)?;
+            let guards = lent.guards();
             let step = with_strategy(strategy, strategy_policy, |s| {
                 self.run.attempt_ended(&outcome, clock, guards, s)
             })?;
@@ -110,8 +112,8 @@ impl RunHandle {
     pub fn wait_ended<'a>(
         &mut self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
         strategy: Option<Unknown<'a>>,
@@ -120,7 +122,8 @@ impl RunHandle {
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
             let clock = clock(now_ms, random, None)?;
-            let guards = guards(budget, breaker);
+            let mut lent = lend(budget, breaker)?;
+            let guards = lent.guards();
             let step = with_strategy(strategy, strategy_policy, |s| {
                 self.run.wait_ended_with_strategy(clock, guards, s)
             })?;
@@ -133,14 +136,14 @@ impl RunHandle {
     pub fn cancel<'a>(
         &mut self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         now_ms: Unknown<'a>,
         make: Option<Unknown<'a>>,
     ) -> napi::Result<Unknown<'a>> {
         run(&env, || {
             let clock = clock_only(now_ms)?;
-            let step = self.run.cancel(clock, guards(budget, breaker))?;
+            let step = self.run.cancel(clock, lend(budget, breaker)?.guards())?;
             step_out(&now_ms, make, &step)
         })
     }
@@ -152,15 +155,15 @@ impl RunHandle {
     pub fn succeeded(
         &mut self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         now_ms: Unknown,
     ) -> napi::Result<Option<String>> {
         run(&env, || {
             let clock = clock_only(now_ms)?;
-            let step = self
-                .run
-                .attempt_ended(&Outcome::Success, clock, guards(budget, breaker), None)?;
+            let step =
+                self.run
+                    .attempt_ended(&Outcome::Success, clock, lend(budget, breaker)?.guards(), None)?;
             if step.breaker_changes.is_empty() {
                 Ok(None)
             } else {
@@ -210,8 +213,8 @@ impl RunConfigHandle {
     pub fn start<'a>(
         &self,
         env: Env,
-        budget: Option<&mut BudgetHandle>,
-        breaker: Option<&mut BreakerHandle>,
+        budget: Option<&ObjectHandle>,
+        breaker: Option<&ObjectHandle>,
         now_ms: Unknown<'a>,
         random: Unknown<'a>,
         strategy: Option<Unknown<'a>>,
@@ -221,7 +224,8 @@ impl RunConfigHandle {
         run(&env, || {
             let mut ready = self.ready.clone();
             let clock = clock(now_ms, random, None)?;
-            let guards = guards(budget, breaker);
+            let mut lent = lend(budget, breaker)?;
+            let guards = lent.guards();
             let step = with_strategy(strategy, strategy_policy, |s| {
                 ready.start_with_strategy(clock, guards, s)
             })?;
@@ -283,14 +287,6 @@ fn with_strategy(
         return Err(Fail::Napi(e));
     }
     Ok(step?)
-}
-
-/// The budget and breaker the caller passed, lent to the machine for this call.
-fn guards<'a>(budget: Option<&'a mut BudgetHandle>, breaker: Option<&'a mut BreakerHandle>) -> Guards<'a> {
-    Guards {
-        budget: budget.map(|b| &mut b.budget),
-        breaker: breaker.map(|b| &mut b.breaker),
-    }
 }
 
 /// The monotonic reading `nowMs` (a number, fractions allowed; the core checks its range).

@@ -165,7 +165,8 @@ test('steps built by make equal the steps built in Rust, for every kind of step'
   const all = []
   for (const [config, budgetDoc, breakerDoc, given] of cases) {
     const text = JSON.stringify(config)
-    const guards = () => [budgetDoc && new addon.BudgetHandle(budgetDoc), breakerDoc && new addon.BreakerHandle(breakerDoc)]
+    const object = (kind, document) => document && new addon.ObjectHandle(kind, JSON.stringify({ document }))
+    const guards = () => [object('budget', budgetDoc), object('breaker', breakerDoc)]
     const [b1, k1] = guards()
     const [b2, k2] = guards()
     const [mine, first] = new addon.RunConfigHandle(text).start(b1, k1, 0, 0.5, undefined, undefined, (...a) => [a[15], makeStep(...a.slice(0, 15))])

@@ -265,7 +265,7 @@ test('a strategy answer that is not milliseconds is invalid_duration naming retr
 
 test('the addon refuses any object but its own policy handle as a policy', { skip: which !== 'native' && 'native addon only' }, () => {
   const native = createRequire(import.meta.url)('../index.js')
-  const map = new native.ErrorMapHandle('{"version": 1, "revision": 1, "errors": {}}')
+  const map = new native.ObjectHandle('error_map', JSON.stringify({ document: '{"version": 1, "revision": 1, "errors": {}}' }))
   const make = (...parts) => parts
   const decide = (policy) => native.decide('kv', 'get', undefined, undefined, 2500, 10, 1, undefined, undefined,
     undefined, undefined, undefined, 'KV_LOCKED', policy, make)

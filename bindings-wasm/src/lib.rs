@@ -13,14 +13,9 @@
     feature(rt, update_panic_count, asm_experimental_arch)
 )]
 
-#[cfg(feature = "aws")]
-pub mod aws;
-#[cfg(feature = "guards")]
-pub mod budget;
 pub mod decide;
 pub mod errors;
-#[cfg(feature = "grpc")]
-pub mod grpc;
+pub mod objects;
 pub mod policy;
 pub mod read;
 pub mod request;
@@ -45,56 +40,10 @@ pub fn call(function: &str, input: &str) -> Fallible<String> {
     Ok(retrypolicy_wire::api::call(function, &input)?.to_string())
 }
 
-/// A member's uses by the facade's backend: (`new`, a static method's name or `call`; `class` or
-/// `function`; the name the facade shows).
-type Uses = &'static [(&'static str, &'static str, &'static str)];
-
-/// The members of this module each feature brings: its name, the feature, and how the facade's
-/// backend uses it (`new`, the constructor; a static method's name; or `call`, a function) with
-/// the class or function the facade shows for that use.
-#[rustfmt::skip]
-const FEATURE_MEMBERS: &[(&str, &str, Uses)] = &[
-    ("BudgetHandle", "guards", &[("new", "class", "RetryBudget")]),
-    ("BreakerHandle", "guards", &[("new", "class", "CircuitBreaker")]),
-    ("ErrorMap", "couchbase", &[("parse", "class", "ErrorMap")]),
-    ("GrpcServiceConfigHandle", "grpc", &[("new", "class", "ServiceConfig")]),
-    ("GrpcRetryPolicyHandle", "grpc", &[("new", "class", "RetryPolicy"), ("none", "function", "grpc_retry")]),
-    ("GrpcHedgingPolicyHandle", "grpc", &[("new", "class", "HedgingPolicy"), ("none", "function", "grpc_hedge")]),
-    ("grpcRetry", "grpc", &[("call", "function", "grpc_retry")]),
-    ("grpcRetryThrottled", "grpc", &[("call", "function", "grpc_retry")]),
-    ("grpcHedge", "grpc", &[("call", "function", "grpc_hedge")]),
-    ("grpcHedgeThrottled", "grpc", &[("call", "function", "grpc_hedge")]),
-    ("AwsRetryConfigHandle", "aws", &[("new", "class", "AwsRetryConfig"), ("standard", "function", "aws_decide")]),
-    ("awsDecide", "aws", &[("call", "function", "aws_decide")]),
-    ("RateLimiterHandle", "aws", &[("new", "class", "AdaptiveRateLimiter")]),
-];
-
-/// The members of features this module was built without: for each, each use's error (the core's
-/// not-built error naming the class or function and the feature, `{code, field, message}`), which
-/// the facade's backend throws from a stand-in of that name.
-fn unbuilt_members() -> serde_json::Map<String, serde_json::Value> {
-    let built = |name: &str| retrypolicy::FEATURES.iter().any(|f| f.name == name && f.built);
-    let error = |kind: &str, name: &str, feature: &str| {
-        let e = retrypolicy::features::not_built(kind, name, feature);
-        json!({"code": e.code(), "field": e.field(), "message": e.to_string()})
-    };
-    FEATURE_MEMBERS
-        .iter()
-        .filter(|(_, feature, _)| !built(feature))
-        .map(|(member, feature, uses)| {
-            let uses = uses
-                .iter()
-                .map(|(u, kind, name)| (u.to_string(), error(kind, name, feature)));
-            (member.to_string(), serde_json::Value::Object(uses.collect()))
-        })
-        .collect()
-}
-
 /// The core's tables as JSON: `{reasons: [{name, allows_non_idempotent_retry, always_retry}],
 /// kv_operations: [{name, idempotent}], mongo_operations: [{name, support}] (empty without the
 /// `mongodb` feature), error_codes: [...], features: [the features this module was built with],
-/// unbuilt: [the JSON API's functions it was built without], unbuilt_members: {the module's
-/// members it was built without: {use: error}}}`.
+/// unbuilt: [the JSON API's functions it was built without]}`.
 #[wasm_bindgen]
 pub fn tables() -> String {
     let reasons = retrypolicy::reason::REASON_TABLE.iter().map(|r| {
@@ -120,7 +69,6 @@ pub fn tables() -> String {
         "error_codes": retrypolicy::Error::ALL_CODES,
         "features": features.collect::<Vec<_>>(),
         "unbuilt": unbuilt.collect::<Vec<_>>(),
-        "unbuilt_members": unbuilt_members(),
     })
     .to_string()
 }
@@ -132,13 +80,6 @@ pub(crate) fn to_js<T: Serialize>(value: &T) -> JsValue {
     value
         .serialize(&plain)
         .expect("core values convert to JavaScript")
-}
-
-/// A core value as JSON text, its keys in the order the core declares them (as the Node addon
-/// writes them; through a `serde_json::Value` they would come sorted).
-#[cfg(any(feature = "grpc", feature = "aws"))]
-pub(crate) fn json_text<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// Does nothing: the benchmark's baseline for one call across the boundary (feature `testing`).

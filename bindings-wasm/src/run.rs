@@ -9,14 +9,13 @@ use std::rc::Rc;
 use js_sys::Function;
 use retrypolicy::run::{Clock, Guards, Outcome, Run, RunConfig, RunStep};
 use retrypolicy::{
-    BestEffort, CircuitBreaker, Error, FailFast, Request, RetryBudget, RetryReason, RetryStrategy,
-    StrategyKind, StrategyVerdict,
+    BestEffort, Error, FailFast, Request, RetryReason, RetryStrategy, StrategyKind, StrategyVerdict,
 };
+use retrypolicy_wire::objects::{busy, Object};
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "guards")]
-use crate::budget::{BreakerHandle, BudgetHandle};
 use crate::errors::Fallible;
+use crate::objects::ObjectHandle;
 use crate::policy::Policy;
 use crate::read::{millis, name, number, optional, text};
 use crate::to_js;
@@ -73,17 +72,8 @@ impl RetryStrategy for HostStrategy<'_> {
     }
 }
 
-/// The error for a budget or breaker in use by a run's call.
-pub(crate) fn busy(field: &str) -> Error {
-    Error::InvalidType {
-        field: field.to_owned(),
-        message: "in use by a retry run's call (its strategy may not use the run's own budget or breaker)"
-            .to_owned(),
-    }
-}
-
 /// A shared budget or breaker lent for one call.
-fn lend<'a, T>(cell: &'a Option<Rc<RefCell<T>>>, field: &str) -> Result<Option<RefMut<'a, T>>, Error> {
+fn lend<'a>(cell: &'a Option<Rc<RefCell<Object>>>, field: &str) -> Result<Option<RefMut<'a, Object>>, Error> {
     cell.as_ref()
         .map(|c| c.try_borrow_mut().map_err(|_| busy(field)))
         .transpose()
@@ -93,8 +83,8 @@ fn lend<'a, T>(cell: &'a Option<Rc<RefCell<T>>>, field: &str) -> Result<Option<R
 #[wasm_bindgen]
 pub struct RunHandle {
     run: Run,
-    budget: Option<Rc<RefCell<RetryBudget>>>,
-    breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+    budget: Option<Rc<RefCell<Object>>>,
+    breaker: Option<Rc<RefCell<Object>>>,
     strategy: Strategy,
 }
 
@@ -129,17 +119,15 @@ impl RunHandle {
     }
 
     /// Shares `budget` with this run (the same budget the caller keeps using).
-    #[cfg(feature = "guards")]
     #[wasm_bindgen(js_name = setBudget)]
-    pub fn set_budget(&mut self, budget: &BudgetHandle) {
-        self.budget = Some(budget.shared());
+    pub fn set_budget(&mut self, budget: &ObjectHandle) {
+        self.budget = budget.shared();
     }
 
     /// Shares `breaker` with this run.
-    #[cfg(feature = "guards")]
     #[wasm_bindgen(js_name = setBreaker)]
-    pub fn set_breaker(&mut self, breaker: &BreakerHandle) {
-        self.breaker = Some(breaker.shared());
+    pub fn set_breaker(&mut self, breaker: &ObjectHandle) {
+        self.breaker = breaker.shared();
     }
 
     /// Starts the run at `nowMs`: the first step (send, or wait for the breaker, or done).
@@ -199,8 +187,8 @@ impl RunHandle {
         let mut budget = lend(&self.budget, "budget")?;
         let mut breaker = lend(&self.breaker, "breaker")?;
         let guards = Guards {
-            budget: budget.as_deref_mut(),
-            breaker: breaker.as_deref_mut(),
+            budget: budget.as_deref_mut().and_then(Object::budget_mut),
+            breaker: breaker.as_deref_mut().and_then(Object::breaker_mut),
         };
         let step = match &self.strategy {
             Strategy::Policy => call(&mut self.run, guards, None),

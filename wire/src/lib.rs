@@ -12,6 +12,7 @@ mod aws;
 mod grpc;
 mod input;
 pub mod json;
+pub mod objects;
 mod runs;
 
 pub use json::{from_json_str, from_json_value, parse_name};
