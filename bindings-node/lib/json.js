@@ -187,10 +187,37 @@ function jsonApi(callJson) {
 }
 
 /**
+ * Throws a typed error for an argument of an object's call that the API does not take (README,
+ * "Numbers are checked, never coerced"), naming it camelCase under `path`: an argument is a
+ * number, a bigint (milliseconds only: no string), a string or a boolean; a budget's `event` is
+ * an object of those. NaN and ±Infinity are refused by the code their field's kind takes, milliseconds past
+ * 2^53 − 1 unless given as a bigint. The core checks the rest (names, ranges, which type).
+ */
+function checkArgs(args, path = '') {
+  for (const [key, v] of Object.entries(args)) {
+    const field = path + camel(key)
+    const ms = key.endsWith('_ms')
+    if (ms && typeof v === 'string') throw typedError('invalid_duration', field, `invalid duration ${JSON.stringify(v)}: expected a number or a bigint of milliseconds`)
+    if (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'bigint' && ms)) continue
+    if (key === 'event' && path === '' && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      checkArgs(v, `${field}.`)
+    } else if (typeof v !== 'number') {
+      throw invalidType(field, ms ? 'a number or a bigint of milliseconds' : 'a number, a string or a boolean', v)
+    } else if (!Number.isFinite(v)) {
+      const code = key === 'random' ? 'invalid_random' : ms ? 'invalid_duration' : 'out_of_range'
+      throw typedError(code, field, `${v} is out of range: expected a finite number`)
+    } else if (ms && v > Number.MAX_SAFE_INTEGER) {
+      throw typedError('invalid_duration', field, `invalid duration ${v}: expected at most 2^53-1 (a bigint past it)`)
+    }
+  }
+}
+
+/**
  * The backend's objects (`new ObjectHandle(kind, argsText)`, `invoke(target, method, argsText,
  * lent)`; the wire crate's objects.rs) with arguments as an object (documents already JSON text,
- * undefined left out) and answers parsed (a new object comes as it is). An error naming an
- * argument names it camelCase (`now_ms`: `nowMs`); inside a document, as the document does.
+ * undefined left out; checked by `checkArgs`) and answers parsed (a new object comes as it is).
+ * An error naming an argument names it camelCase (`now_ms`: `nowMs`); inside a document, as the
+ * document does.
  */
 function objectsOf({ ObjectHandle, invoke }) {
   const named = (f) => {
@@ -201,13 +228,15 @@ function objectsOf({ ObjectHandle, invoke }) {
       throw field === undefined || field === e.field ? e : renamed(e, field)
     }
   }
+  /** The arguments as JSON text, checked. */
+  const text = (args) => (checkArgs(args), jsonText(args))
   return {
     /** A new object of `kind` from `args`. */
-    open: (kind, args) => named(() => new ObjectHandle(kind, jsonText(args))),
+    open: (kind, args) => named(() => new ObjectHandle(kind, text(args))),
     /** `method` of `target` (undefined: a function whose target is optional), `lent` the budget lent to the call. */
     call: (target, method, args = {}, lent = undefined) =>
       named(() => {
-        const answer = invoke(target, method, jsonText(args), lent)
+        const answer = invoke(target, method, text(args), lent)
         return typeof answer === 'string' ? JSON.parse(answer) : answer
       }),
   }

@@ -25,7 +25,12 @@ impl ObjectHandle {
     /// The object borrowed for one call; one in use by another call (a run's strategy reaching
     /// the run's own budget) is refused by name.
     pub(crate) fn lend(&self) -> Result<RefMut<'_, Object>, CoreError> {
-        self.object.try_borrow_mut().map_err(|_| busy(self.kind))
+        self.lend_as(self.kind)
+    }
+
+    /// [`Self::lend`], refused naming `field` (the argument it was passed as).
+    fn lend_as(&self, field: &str) -> Result<RefMut<'_, Object>, CoreError> {
+        self.object.try_borrow_mut().map_err(|_| busy(field))
     }
 }
 
@@ -56,7 +61,7 @@ pub fn invoke(
 ) -> napi::Result<Either<String, ObjectHandle>> {
     run(&env, || {
         let mut target = target.map(ObjectHandle::lend).transpose()?;
-        let mut lent = lent.map(ObjectHandle::lend).transpose()?;
+        let mut lent = lent.map(|l| l.lend_as("throttling")).transpose()?;
         Ok(
             match objects::invoke(target.as_deref_mut(), &method, &args, lent.as_deref_mut())? {
                 Reply::Json(text) => Either::A(text),

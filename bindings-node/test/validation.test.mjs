@@ -285,3 +285,31 @@ test('the shipped addon and its typings have no bench-only export (cargo feature
   assert.deepEqual(Object.keys(native).filter((name) => /bench/i.test(name)), [])
   assert.doesNotMatch(fs.readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8'), /bench/i)
 })
+
+test("an object's call checks its arguments as numbers are checked everywhere: never coerced, never a RangeError", () => {
+  const budget = () => new rp.RetryBudget({ kind: 'token_bucket', max_tokens: 10, token_ratio: 0.5 })
+  const breaker = new rp.CircuitBreaker()
+  const cyclic = {}
+  cyclic.self = cyclic
+  let deep = 0
+  for (let i = 0; i < 100_000; i++) deep = [deep]
+  // milliseconds: a number or a bigint; a decimal string, an object, NaN or 2^53 are refused by name
+  rejects(() => budget().permit('5'), 'invalid_duration', 'nowMs')
+  rejects(() => budget().tryRetry(2 ** 53), 'invalid_duration', 'nowMs')
+  rejects(() => breaker.state(NaN), 'invalid_duration', 'nowMs')
+  rejects(() => breaker.permit(cyclic), 'invalid_type', 'nowMs')
+  rejects(() => budget().permit(deep), 'invalid_type', 'nowMs')
+  rejects(() => new rp.aws.AdaptiveRateLimiter(undefined, { toJSON: () => 5 }), 'invalid_type', 'startMs')
+  assert.equal(budget().permit(5n).permitted, true)
+  // names and flags: their own type only (no boxed value, no map form of a name)
+  rejects(() => breaker.record(0, { failure: null }), 'invalid_type', 'outcome')
+  rejects(() => budget().permit(0, new String('timeout')), 'invalid_type', 'cause')
+  rejects(() => new rp.aws.AdaptiveRateLimiter().record(0, new Boolean(false)), 'invalid_type', 'throttled')
+  rejects(() => budget().record(0, { kind: 'success', afterRetry: cyclic }), 'invalid_type', 'event.afterRetry')
+  // counts and draws: NaN by the code their kind takes, a bigint is no count
+  rejects(() => rp.aws.decide(null, NaN, { code: 'Throttling' }), 'out_of_range', 'attempts')
+  rejects(() => rp.aws.decide(null, 10n, { code: 'Throttling' }), 'invalid_type', 'attempts')
+  rejects(() => rp.aws.decide(null, '1', { code: 'Throttling' }), 'invalid_type', 'attempts')
+  rejects(() => rp.grpc.retry(null, { attempts: 1 }, { status: 'UNAVAILABLE' }, { random: Infinity }), 'invalid_random', 'random')
+  rejects(() => new rp.grpc.HedgingPolicy({ maxAttempts: 3 }, { maxAttemptsCap: NaN }), 'out_of_range', 'maxAttemptsCap')
+})

@@ -37,10 +37,10 @@ impl ObjectHandle {
     }
 
     /// The object borrowed for one call (none for none); one in use by another call (a run's
-    /// strategy reaching the run's own budget) is refused by name.
-    fn lend(&self) -> Result<Option<RefMut<'_, Object>>, Error> {
+    /// strategy reaching the run's own budget) is refused naming `field`.
+    fn lend(&self, field: &str) -> Result<Option<RefMut<'_, Object>>, Error> {
         let cell = self.object.as_ref();
-        cell.map(|c| c.try_borrow_mut().map_err(|_| busy(self.kind)))
+        cell.map(|c| c.try_borrow_mut().map_err(|_| busy(field)))
             .transpose()
     }
 }
@@ -66,8 +66,8 @@ impl ObjectHandle {
 /// text), `lent` the budget lent to the call (or none): the answer as JSON text, or a new object.
 #[wasm_bindgen]
 pub fn invoke(target: &ObjectHandle, method: &str, args: &str, lent: &ObjectHandle) -> Fallible<JsValue> {
-    let mut target = target.lend()?;
-    let mut lent = lent.lend()?;
+    let mut target = target.lend(target.kind)?;
+    let mut lent = lent.lend("throttling")?;
     Ok(
         match objects::invoke(target.as_deref_mut(), method, args, lent.as_deref_mut())? {
             Reply::Json(text) => text.into(),
