@@ -149,8 +149,8 @@ struct OpenArgs {
     start_ms: u64,
 }
 
-/// An object of `kind` from `args` (JSON text, [`OpenArgs`]); errors name the argument's field
-/// (`budget.max_tokens`, `state.balance`, `max_attempts_cap`).
+/// An object of `kind` from `args` (JSON text: `document`, `state`, `max_attempts_cap`,
+/// `start_ms`); errors name the argument's field (`budget.max_tokens`, `state.balance`).
 pub fn open(kind: &str, args: &str) -> Result<Object, Error> {
     let Some(&(_, feature, class)) = KINDS.iter().find(|(k, _, _)| *k == kind) else {
         return Err(unknown("kind", kind, KINDS.iter().map(|k| k.0)));
