@@ -20,11 +20,16 @@ function options(o) {
 /** A camelCase argument object as JSON text in the wire form, its errors naming `field`. */
 function wireText(v, field, what) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidType(field, what, v)
-  return documentText(toWire(v, field), field)
+  const wire = toWire(v, field)
+  try {
+    return documentText(wire, field, field)
+  } catch (e) {
+    throw renamed(e, camelPath(e.field)) // its keys are the caller's camelCase ones
+  }
 }
 
 /** An optional document (undefined or null: none) as JSON text. */
-const optionalText = (doc, field) => (doc === undefined || doc === null ? undefined : documentText(doc, field))
+const optionalText = (doc, field) => (doc === undefined || doc === null ? undefined : documentText(doc, field, field))
 
 /** The `aws` namespace over the backend's `objects` (`{open, call}`). */
 function awsApi({ objects: { open, call } }) {
@@ -74,7 +79,7 @@ function awsApi({ objects: { open, call } }) {
   /** A snapshot argument as JSON text: `restore` needs one. */
   function stateText(state) {
     if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
-    return documentText(state, 'state')
+    return documentText(state, 'state', 'state')
   }
 
   /** `obj` holding `handle`, frozen. */

@@ -20,11 +20,11 @@ const RESTORED = Symbol('retrypolicy.restored')
 /** A snapshot argument as JSON text: `restore` needs one (none would silently give a fresh object). */
 function stateText(state) {
   if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
-  return documentText(state, 'state')
+  return documentText(state, 'state', 'state')
 }
 
 /** A breaker document as JSON text; none (undefined or null) is Couchbase's defaults. */
-const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker'))
+const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker', 'breaker'))
 
 /** `obj` holding `handle`, frozen. */
 function holding(obj, handle) {
@@ -70,12 +70,12 @@ function budgets({ objects: { open, call }, budgeted, EventEmitter }) {
   class RetryBudget {
     /** A budget from its document (`{kind: 'token_bucket', max_tokens?, token_ratio?}`, ...), full. */
     constructor(document) {
-      holding(this, open('budget', { document: documentText(document, 'budget') }))
+      holding(this, open('budget', { document: documentText(document, 'budget', 'budget') }))
     }
 
     /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
-      const handle = open('budget', { document: documentText(document, 'budget'), state: stateText(state) })
+      const handle = open('budget', { document: documentText(document, 'budget', 'budget'), state: stateText(state) })
       return holding(Object.create(RetryBudget.prototype), handle)
     }
 

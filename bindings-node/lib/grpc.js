@@ -19,7 +19,12 @@ function options(o, field = 'options') {
 /** A camelCase argument object as JSON text in the wire form, its errors naming `field`. */
 function wireText(v, field, what) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidType(field, what, v)
-  return documentText(toWire(v, field), field)
+  const wire = toWire(v, field)
+  try {
+    return documentText(wire, field, field)
+  } catch (e) {
+    throw renamed(e, camelPath(e.field)) // its keys are the caller's camelCase ones
+  }
 }
 
 /** Nanoseconds from the wire (a number, or a decimal string past 2^53 − 1). */
@@ -53,7 +58,7 @@ function grpcApi({ objects: { open, call }, budgetHandle }) {
     /** `document` (gRPC's JSON: an object or its text, named `field` in errors) as `kind`, `maxAttemptsCap` capping `maxAttempts`. */
     constructor(kind, field, document, opts) {
       const { maxAttemptsCap } = options(opts)
-      policyFields(this, open(kind, { document: documentText(document, field), max_attempts_cap: maxAttemptsCap }))
+      policyFields(this, open(kind, { document: documentText(document, field, field), max_attempts_cap: maxAttemptsCap }))
     }
 
     /** The validated policy as the JSON API writes it (`{kind, max_attempts, ...}`). */

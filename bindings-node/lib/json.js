@@ -41,10 +41,21 @@ function documentText(doc, field, path = '') {
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
-/** JSON text that keeps NaN and ±Infinity as text (JSON would write null), so the core rejects them by field. */
-function jsonText(doc) {
+/**
+ * JSON text that keeps NaN and ±Infinity as text (JSON would write null), so the core rejects them
+ * by field. With `wellFormed`, a lone surrogate in a string is U+FFFD, as napi and wasm-bindgen
+ * read a string argument (JSON would write an escape the core's reader refuses as malformed,
+ * naming no field); the caller's own data (a document, a MongoDB filter) is never rewritten.
+ */
+function jsonText(doc, wellFormed = false) {
   return JSON.stringify(doc, (_k, v) =>
-    typeof v === 'bigint' ? v.toString() : typeof v === 'number' && !Number.isFinite(v) ? String(v) : v,
+    typeof v === 'bigint'
+      ? v.toString()
+      : typeof v === 'number' && !Number.isFinite(v)
+        ? String(v)
+        : wellFormed && typeof v === 'string' && !v.isWellFormed()
+          ? v.toWellFormed()
+          : v,
   )
 }
 
@@ -186,27 +197,34 @@ function jsonApi(callJson) {
   return { mongodb: namespace(MONGODB), http: namespace(HTTP), call }
 }
 
+/** The arguments of an object's call that are numbers (besides milliseconds, the `_ms` keys). */
+const NUMBERS = new Set(['attempts', 'max_attempts_cap', 'random'])
+
 /**
  * Throws a typed error for an argument of an object's call that the API does not take (README,
  * "Numbers are checked, never coerced"), naming it camelCase under `path`: an argument is a
- * number, a bigint (milliseconds only: no string), a string or a boolean; a budget's `event` is
- * an object of those. NaN and ±Infinity are refused by the code their field's kind takes, milliseconds past
- * 2^53 − 1 unless given as a bigint. The core checks the rest (names, ranges, which type).
+ * number (`NUMBERS` and milliseconds), a bigint (milliseconds only: no string), a string or a
+ * boolean; a budget's `event` is an object of those. NaN and ±Infinity are refused by the code
+ * their field's kind takes, milliseconds past 2^53 − 1 unless given as a bigint. The core checks
+ * the rest (names, ranges, which type).
  */
 function checkArgs(args, path = '') {
-  for (const [key, v] of Object.entries(args)) {
-    const field = path + camel(key)
+  for (const key in args) {
+    const v = args[key]
+    if (v === undefined || v === null || typeof v === 'boolean') continue
     const ms = key.endsWith('_ms')
+    if (typeof v === 'string' ? !ms : typeof v === 'bigint' ? ms : typeof v === 'number' && Number.isFinite(v) && !(ms && v > Number.MAX_SAFE_INTEGER)) continue
+    const field = path + camel(key) // named only for an error: camel costs a regular expression
+    const number = ms || NUMBERS.has(key)
     if (ms && typeof v === 'string') throw typedError('invalid_duration', field, `invalid duration ${JSON.stringify(v)}: expected a number or a bigint of milliseconds`)
-    if (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'bigint' && ms)) continue
     if (key === 'event' && path === '' && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
       checkArgs(v, `${field}.`)
-    } else if (typeof v !== 'number') {
-      throw invalidType(field, ms ? 'a number or a bigint of milliseconds' : 'a number, a string or a boolean', v)
+    } else if (typeof v !== 'number' || !number) {
+      throw invalidType(field, ms ? 'a number or a bigint of milliseconds' : number ? 'a number' : 'a string or a boolean', v)
     } else if (!Number.isFinite(v)) {
       const code = key === 'random' ? 'invalid_random' : ms ? 'invalid_duration' : 'out_of_range'
       throw typedError(code, field, `${v} is out of range: expected a finite number`)
-    } else if (ms && v > Number.MAX_SAFE_INTEGER) {
+    } else {
       throw typedError('invalid_duration', field, `invalid duration ${v}: expected at most 2^53-1 (a bigint past it)`)
     }
   }
@@ -229,7 +247,7 @@ function objectsOf({ ObjectHandle, invoke }) {
     }
   }
   /** The arguments as JSON text, checked. */
-  const text = (args) => (checkArgs(args), jsonText(args))
+  const text = (args) => (checkArgs(args), jsonText(args, true))
   return {
     /** A new object of `kind` from `args`. */
     open: (kind, args) => named(() => new ObjectHandle(kind, text(args))),

@@ -312,4 +312,15 @@ test("an object's call checks its arguments as numbers are checked everywhere: n
   rejects(() => rp.aws.decide(null, '1', { code: 'Throttling' }), 'invalid_type', 'attempts')
   rejects(() => rp.grpc.retry(null, { attempts: 1 }, { status: 'UNAVAILABLE' }, { random: Infinity }), 'invalid_random', 'random')
   rejects(() => new rp.grpc.HedgingPolicy({ maxAttempts: 3 }, { maxAttemptsCap: NaN }), 'out_of_range', 'maxAttemptsCap')
+  // a name or a flag given NaN is of the wrong type, not a number out of range
+  rejects(() => breaker.record(0, NaN), 'invalid_type', 'outcome')
+  rejects(() => budget().record(0, { kind: NaN }), 'invalid_type', 'event.kind')
+  // a lone surrogate is read as napi and wasm-bindgen read strings (U+FFFD), not a malformed call
+  rejects(() => budget().permit(0, '\ud800'), 'unknown_name', 'cause')
+  assert.equal(new rp.grpc.ServiceConfig({}).policyFor('\ud800'), null)
+  // NaN inside a document or an argument object is named where it is
+  rejects(() => new rp.RetryBudget({ kind: 'token_bucket', max_tokens: NaN, token_ratio: 0.5 }), 'out_of_range', 'budget.max_tokens')
+  rejects(() => new rp.CircuitBreaker({ sleep_window_ms: NaN }), 'out_of_range', 'breaker.sleep_window_ms')
+  rejects(() => rp.grpc.retry(null, { attempts: 1, elapsedMs: NaN }, { status: 'UNAVAILABLE' }), 'out_of_range', 'state.elapsedMs')
+  rejects(() => rp.aws.decide(null, 1, { retryAfter: NaN }), 'out_of_range', 'error.retryAfter')
 })
