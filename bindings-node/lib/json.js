@@ -14,16 +14,18 @@ const MAX_DEPTH = 128
  * NaN or ±Infinity (`out_of_range`), a function or a Symbol (`invalid_type`), unless `values` is
  * false; always a cycle (`invalid_type`) and nesting deeper than MAX_DEPTH (`out_of_range`), which
  * would otherwise end in a RangeError (call stack) or a TypeError. `JSON.stringify` would write null
- * or drop the key, and the core would then read a default in its place. `root` names the whole.
+ * or drop the key, and the core would then read a default in its place. `root` names the whole. A
+ * value with `toJSON` is checked as what it returns (called with `key`, as `JSON.stringify` calls it).
  */
-function checkJson(v, field, root = 'document', values = true, ancestors = new Set()) {
+function checkJson(v, field, root = 'document', values = true, ancestors = new Set(), key = '') {
+  if (typeof v === 'object' && v !== null && typeof v.toJSON === 'function') v = v.toJSON(key)
   if (values && typeof v === 'number' && !Number.isFinite(v)) throw typedError('out_of_range', field || root, `${v} is out of range: expected a finite number`)
   if (values && (typeof v === 'function' || typeof v === 'symbol')) throw invalidType(field || root, 'a JSON value', v)
-  if (typeof v !== 'object' || v === null || typeof v.toJSON === 'function') return
+  if (typeof v !== 'object' || v === null) return
   if (ancestors.has(v)) throw typedError('invalid_type', field || root, 'expected a JSON value, got a cyclic object (it contains itself)')
   if (ancestors.size >= MAX_DEPTH) throw typedError('out_of_range', field || root, `nested deeper than ${MAX_DEPTH} levels: expected at most ${MAX_DEPTH}`)
   ancestors.add(v)
-  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${field}[${k}]` : field ? `${field}.${k}` : k, root, values, ancestors)
+  for (const [k, x] of Object.entries(v)) checkJson(x, Array.isArray(v) ? `${field}[${k}]` : field ? `${field}.${k}` : k, root, values, ancestors, k)
   ancestors.delete(v)
 }
 

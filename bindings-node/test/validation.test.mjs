@@ -323,4 +323,11 @@ test("an object's call checks its arguments as numbers are checked everywhere: n
   rejects(() => new rp.CircuitBreaker({ sleep_window_ms: NaN }), 'out_of_range', 'breaker.sleep_window_ms')
   rejects(() => rp.grpc.retry(null, { attempts: 1, elapsedMs: NaN }, { status: 'UNAVAILABLE' }), 'out_of_range', 'state.elapsedMs')
   rejects(() => rp.aws.decide(null, 1, { retryAfter: NaN }), 'out_of_range', 'error.retryAfter')
+  // a document's toJSON is checked as what it returns: a cycle or a deep array is typed, not a TypeError or RangeError
+  const cyclicJson = { toJSON: () => cyclic }
+  const deepJson = { toJSON: () => deep }
+  rejects(() => new rp.RetryBudget(cyclicJson), 'invalid_type', 'budget.self')
+  assert.throws(() => new rp.RetryBudget(deepJson), (e) => rp.isRetryPolicyError(e) && e.code === 'out_of_range' && e.field.startsWith('budget[0]'))
+  assert.throws(() => rp.grpc.retry(null, deepJson, { status: 'UNAVAILABLE' }), (e) => rp.isRetryPolicyError(e) && e.code === 'out_of_range')
+  assert.equal(new rp.RetryBudget({ toJSON: () => ({ kind: 'retry_quota', capacity: 5 }) }).toJSON().capacity, 5)
 })
