@@ -86,10 +86,10 @@ export declare class RetryBudget {
   constructor(document: BudgetDocument | string)
   /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required: null throws missing_field). */
   static restore(document: BudgetDocument | string, state: BudgetSnapshot | string): RetryBudget
-  /** Whether a retry for `cause` may be sent at `nowMs`; changes nothing. */
-  permit(nowMs: MillisInput, cause?: RetryCause): BudgetVerdict
+  /** Whether a retry for `cause` (none or null: `'error'`) may be sent at `nowMs`; changes nothing. */
+  permit(nowMs: MillisInput, cause?: RetryCause | null): BudgetVerdict
   /** Asks for a retry at `nowMs` and records it when permitted: the one call before sending a retry. */
-  tryRetry(nowMs: MillisInput, cause?: RetryCause): BudgetVerdict
+  tryRetry(nowMs: MillisInput, cause?: RetryCause | null): BudgetVerdict
   /** Tells the budget what happened at `nowMs` (a `request`: a first attempt sent). */
   record(nowMs: MillisInput, event: BudgetEvent): void
   /** The state in the shared JSON form. */
