@@ -162,12 +162,16 @@ pub fn open(kind: &str, args: &str) -> Result<Object, Error> {
     opened(kind, &a)
 }
 
-/// The document argument, required.
+/// The document argument's text, required (missing: `missing_field` naming `field`).
+fn document_text<'a>(a: &'a OpenArgs, field: &str) -> Result<&'a str, Error> {
+    a.document.as_deref().ok_or_else(|| Error::MissingField {
+        field: field.to_owned(),
+    })
+}
+
+/// The document argument, required, its errors named under `prefix`.
 fn document<T: DeserializeOwned>(a: &OpenArgs, prefix: &str) -> Result<T, Error> {
-    let text = a.document.as_deref().ok_or_else(|| Error::MissingField {
-        field: prefix.to_owned(),
-    })?;
-    from_json_under(text, prefix)
+    from_json_under(document_text(a, prefix)?, prefix)
 }
 
 /// An object of a built `kind`.
@@ -197,10 +201,7 @@ fn opened(kind: &str, a: &OpenArgs) -> Result<Object, Error> {
         #[cfg(feature = "couchbase")]
         "error_map" => {
             // The map's errors name its own keys, as `classify_kv`'s do.
-            let text = a.document.as_deref().ok_or_else(|| Error::MissingField {
-                field: "errorMap".to_owned(),
-            })?;
-            Ok(Object::ErrorMap(from_json_str(text)?))
+            Ok(Object::ErrorMap(from_json_str(document_text(a, "errorMap")?)?))
         }
         #[cfg(feature = "grpc")]
         "grpc_service_config" | "grpc_retry_policy" | "grpc_hedging_policy" => grpc::open(kind, a),
@@ -456,10 +457,7 @@ mod grpc {
         let options = ClientOptions::with_cap(cap, "max_attempts_cap")?;
         Ok(match kind {
             "grpc_service_config" => {
-                let text = a.document.as_deref().ok_or_else(|| Error::MissingField {
-                    field: "serviceConfig".to_owned(),
-                })?;
-                let doc: ServiceConfigDocument = from_json_str(text)?;
+                let doc: ServiceConfigDocument = from_json_str(document_text(a, "serviceConfig")?)?;
                 Object::GrpcServiceConfig(ServiceConfig::from_document(&doc, &options)?)
             }
             "grpc_retry_policy" => {
