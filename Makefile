@@ -17,8 +17,8 @@ test:
 	@$(MAKE) --no-print-directory test-differential
 	@echo "make test: all suites passed"
 
-## The Rust suites in order, as one job of test-lanes.
-RUST_SUITES := lint test-core test-features test-conformance-negative test-cli test-fixture-negative check-versions
+## The Rust suites in order, as one job of test-lanes (test-core runs the CLI's tests too).
+RUST_SUITES := lint test-core test-features test-conformance-negative test-fixture-negative check-versions
 .PHONY: test-rust test-lanes setup-bindings
 test-rust:
 	@for t in $(RUST_SUITES); do $(MAKE) --no-print-directory $$t || exit 1; done
@@ -53,7 +53,7 @@ test-lanes: setup-bindings
 check: setup-rust
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) test -q -p retrypolicy -p retrypolicy-wire
+	$(CARGO) test -q $(RUST_TEST_PACKAGES)
 	$(MAKE) -C bindings-python test-fixtures
 	@echo "make check: passed (make test runs everything)"
 
@@ -68,10 +68,11 @@ lint: setup-rust
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -q --no-deps -p retrypolicy -p retrypolicy-wire
 	$(CARGO) package -q -p retrypolicy --no-verify --allow-dirty --list > /dev/null
 
-## The core's rules, then the wire layer: every spec fixture through the JSON API, typed errors.
+## The core's rules, then the wire layer: every spec fixture through the JSON API, typed errors;
+## with them the CLI's tests and the C crate's unit tests, in one build (RUST_TEST_PACKAGES).
 ## The core's tests include `conformance` (below), so `make test` runs MongoDB's suites here, once.
 test-core: setup-rust
-	$(CARGO) test -p retrypolicy -p retrypolicy-wire
+	$(CARGO) test $(RUST_TEST_PACKAGES)
 
 ## The core's rule domains as cargo features (README.md, "Features"; the list is core/Cargo.toml's
 ## default): the core and the wire crate linted (clippy, every target) with no feature and with each
@@ -89,30 +90,31 @@ test-features: setup-rust
 ## core. They fail when the specs are absent, unless RETRYPOLICY_SKIP_CONFORMANCE=1 says to skip.
 .PHONY: conformance test-conformance-negative
 conformance: setup-rust
-	$(CARGO) test -q -p retrypolicy --test conformance
+	$(CARGO) test -q $(RUST_TEST_PACKAGES) --test conformance
 
 ## The conformance runner fails, naming the folder and PEER_SPECS_DIR, on a specs folder that is
 ## absent or holds no suite, and skips (saying so) only under RETRYPOLICY_SKIP_CONFORMANCE=1.
 test-conformance-negative: setup-rust
 	@d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
 	for specs in "$$d/absent" "$$d"; do \
-	  if PEER_SPECS_DIR="$$specs" $(CARGO) test -q -p retrypolicy --test conformance > "$$d/out.txt" 2>&1; then \
+	  if PEER_SPECS_DIR="$$specs" $(CARGO) test -q $(RUST_TEST_PACKAGES) --test conformance > "$$d/out.txt" 2>&1; then \
 	    cat "$$d/out.txt"; echo "conformance passed with PEER_SPECS_DIR=$$specs (no suites)" >&2; exit 1; fi; \
 	  grep -q "conformance FAILED: the MongoDB specs folder $$specs " "$$d/out.txt" && grep -q "PEER_SPECS_DIR" "$$d/out.txt" \
 	    || { cat "$$d/out.txt"; echo "conformance failed without naming $$specs and PEER_SPECS_DIR" >&2; exit 1; }; \
 	done; \
-	RETRYPOLICY_SKIP_CONFORMANCE=1 PEER_SPECS_DIR="$$d/absent" $(CARGO) test -q -p retrypolicy --test conformance > "$$d/out.txt" 2>&1 \
+	RETRYPOLICY_SKIP_CONFORMANCE=1 PEER_SPECS_DIR="$$d/absent" $(CARGO) test -q $(RUST_TEST_PACKAGES) --test conformance > "$$d/out.txt" 2>&1 \
 	  || { cat "$$d/out.txt"; echo "conformance failed under RETRYPOLICY_SKIP_CONFORMANCE=1" >&2; exit 1; }; \
 	grep -q "skipped the MongoDB suites because RETRYPOLICY_SKIP_CONFORMANCE=1" "$$d/out.txt" \
 	  || { cat "$$d/out.txt"; echo "conformance did not say it skipped" >&2; exit 1; }; \
 	echo "conformance: fails on an absent or empty specs folder, naming it; skips only when told to"
 
+## The CLI's tests alone (make test runs them in test-core).
 test-cli: setup-rust
-	$(CARGO) test -p retrypolicy-cli
+	$(CARGO) test $(RUST_TEST_PACKAGES) --test cli --bins
 
 ## The Rust fixture runner must fail on a wrong case found through SPEC_FIXTURES_DIR (mk/common.mk).
 test-fixture-negative: setup-rust
-	$(call negative_fixture_check,$(CARGO) test -q -p retrypolicy-wire --test spec_fixtures,the Rust fixture runner)
+	$(call negative_fixture_check,$(CARGO) test -q $(RUST_TEST_PACKAGES) --test spec_fixtures,the Rust fixture runner)
 
 test-python: setup-rust
 	$(MAKE) -C bindings-python test
