@@ -29,7 +29,8 @@ test-rust:
 ## two share the 2 cores; the Rust suites and the wasm build (its own toolchain and target folder)
 ## start first, and the Node suites wait for the wasm ones (Node's backend test loads the wasm
 ## module, which the wasm build rewrites). A clean run took 860 s so (932 s with only the bindings
-## two at a time, 986 s in CI one at a time). The set-ups run before, one at a time: apt, rustup and
+## two at a time, 986 s in CI one at a time); later 1,096-1,132 s, and 850 s once the debug builds
+## were shared (RUST_TEST_PACKAGES), the fuzz build lost ASan and Python got its own target folder. The set-ups run before, one at a time: apt, rustup and
 ## npm must not run twice at once. Each binding's Makefile is .NOTPARALLEL, so its own steps keep
 ## their order.
 setup-bindings: setup-rust
@@ -46,8 +47,8 @@ test-node-after-wasm: test-wasm
 test-lanes: setup-bindings
 	$(MAKE) -j2 --output-sync=recurse test-rust test-wasm test-c test-python test-node-after-wasm test-fuzz
 
-## The edit-compile-test loop: formatting, clippy, the core and wire tests (the Rust fixture runner
-## and MongoDB's suites among them) and the Python binding's fixture suite: 23-30 s warm on 2 cores
+## The edit-compile-test loop: formatting, clippy, the core, wire, CLI and C crate tests (the Rust
+## fixture runner and MongoDB's suites among them) and the Python binding's fixture suite: 23-30 s warm on 2 cores
 ## (README.md); `make test` stays the full run.
 .PHONY: check
 check: setup-rust
@@ -143,14 +144,14 @@ N ?= 100000
 SEED ?= 1
 .PHONY: test-differential differential
 test-differential: setup-rust
-	scripts/differential.sh $(DIFFERENTIAL_N) $(SEED)
+	RUST_TEST_PACKAGES="$(RUST_TEST_PACKAGES)" scripts/differential.sh $(DIFFERENTIAL_N) $(SEED)
 
 differential: setup-rust
 	$(MAKE) -C bindings-python install
 	$(MAKE) -C bindings-c build programs
 	$(MAKE) -C bindings-node build
 	$(MAKE) -C bindings-wasm build
-	scripts/differential.sh $(N) $(SEED)
+	RUST_TEST_PACKAGES="$(RUST_TEST_PACKAGES)" scripts/differential.sh $(N) $(SEED)
 
 ## Every artifact built here, into dist/, each tested, then one size table (issue 19): abi3 wheels
 ## (manylinux2014 and musllinux_1_2, x86_64 and aarch64) and the sdist, installed in fresh venvs

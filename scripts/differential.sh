@@ -17,7 +17,10 @@ seed=${2:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo run -q -p retrypolicy-wire --example differential -- "$work/cases" "$n" "$seed"
+# The generator is built with make test's debug package set (mk/common.mk's RUST_TEST_PACKAGES,
+# passed by the Makefile), so it reuses test-core's build; alone, with the wire crate's.
+cargo build -q ${RUST_TEST_PACKAGES:--p retrypolicy-wire} --example differential
+"${CARGO_TARGET_DIR:-$root/target}/debug/examples/differential" "$work/cases" "$n" "$seed"
 
 # Each runner: a name and a command; its output goes to $work/<name>.out.
 run() {
