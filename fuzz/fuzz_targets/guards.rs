@@ -13,6 +13,8 @@
 //! 4. A storm of a few requests always reports `succeeded + failed + timed_out == requests`.
 #![no_main]
 
+mod limit;
+
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use retrypolicy::*;

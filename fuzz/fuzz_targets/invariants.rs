@@ -17,6 +17,8 @@
 //!    JSON API's `decide` and `decide_with` (the request, reason and policy as JSON).
 #![no_main]
 
+mod limit;
+
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use retrypolicy::operation::KV_CATALOG;

@@ -5,6 +5,8 @@
 //! then goes to the function the name's bytes pick, so every mutation still reaches a real one.
 #![no_main]
 
+mod limit;
+
 use libfuzzer_sys::fuzz_target;
 use retrypolicy::{Policy, Request};
 use retrypolicy_wire::api::{call, FUNCTIONS};

@@ -2,6 +2,8 @@
 //! parses back to the same policy and prints the same; the value route and the JSON API agree.
 #![no_main]
 
+mod limit;
+
 use libfuzzer_sys::fuzz_target;
 use retrypolicy_wire::api::call;
 use retrypolicy_wire::{parse_policy, policy_from_value};
