@@ -48,8 +48,8 @@ test-lanes: setup-bindings
 	$(MAKE) -j2 --output-sync=recurse test-rust test-wasm test-c test-python test-node-after-wasm test-fuzz
 
 ## The edit-compile-test loop: formatting, clippy, the core, wire, CLI and C crate tests (the Rust
-## fixture runner and MongoDB's suites among them) and the Python binding's fixture suite: 23-30 s warm on 2 cores
-## (README.md); `make test` stays the full run.
+## fixture runner and MongoDB's suites among them) and the Python binding's fixture suite: 19 s warm on
+## 2 cores (README.md); `make test` stays the full run.
 .PHONY: check
 check: setup-rust
 	$(CARGO) fmt --all --check

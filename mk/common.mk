@@ -7,8 +7,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
-# pyo3: build the Python binding the way maturin does, so cargo and maturin share one build (pyo3
-# rebuilds whenever this variable changes between two builds: ../shared/TOOLCHAIN.md).
+# pyo3: build the Python binding the way maturin does, so cargo's builds of it (clippy) and
+# maturin's agree (pyo3 rebuilds whenever this variable changes between two builds in one target
+# folder: ../shared/TOOLCHAIN.md).
 export PYO3_BUILD_EXTENSION_MODULE := 1
 # The Python tools (maturin, pytest, mypy; zig and auditwheel for the cross builds).
 VENV ?= $(ROOT)/.venv

@@ -19,8 +19,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The generator is built with make test's debug package set (mk/common.mk's RUST_TEST_PACKAGES,
 # passed by the Makefile), so it reuses test-core's build; alone, with the wire crate's.
-cargo build -q ${RUST_TEST_PACKAGES:--p retrypolicy-wire} --example differential
-"${CARGO_TARGET_DIR:-$root/target}/debug/examples/differential" "$work/cases" "$n" "$seed"
+generator=$(cargo build -q --manifest-path "$root/Cargo.toml" ${RUST_TEST_PACKAGES:--p retrypolicy-wire} \
+  --example differential --message-format=json-render-diagnostics | python3 -c '
+import json, sys
+print(next(m["executable"] for m in map(json.loads, sys.stdin)
+           if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "differential" and m["executable"]))')
+"$generator" "$work/cases" "$n" "$seed"
 
 # Each runner: a name and a command; its output goes to $work/<name>.out.
 run() {

@@ -23,7 +23,9 @@ figure() { # name bytes: a size without a budget of its own
 }
 
 echo "sizes (issues 30 and 25):"
-quiet "$root/.venv/bin/maturin" build --release --strip -m "$root/bindings-python/Cargo.toml" -o "$work/wheels"
+# In the Python binding's own target folder (bindings-python/Makefile), where make bench built it.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/python}" \
+  quiet "$root/.venv/bin/maturin" build --release --strip -m "$root/bindings-python/Cargo.toml" -o "$work/wheels"
 wheel=$(ls "$work"/wheels/*.whl)
 report "Python wheel ($(basename "$wheel"))" "$(stat -c %s "$wheel")" 700000
 python3 -m venv "$work/venv"
