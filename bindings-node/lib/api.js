@@ -43,7 +43,7 @@
 // (it returns the step's breaker changes as JSON text of a list, or null for none).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf } = require('./json.js')
+const { documentText, options, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf } = require('./json.js')
 const { checkOutcomeReason } = require('./drive.js')
 const { runners, DECISION_CHANNEL, RetryTimeoutError, CircuitOpenError, BodyNotReplayableError, setTesting, isTesting } = require('./runners.js')
 const { BREAKER_CHANNEL } = require('./observe.js')
@@ -263,12 +263,6 @@ function makeApi(backend) {
   function errorMapHandle(map) {
     if (map === undefined || map === null) return undefined
     return (map instanceof ErrorMap ? map : new ErrorMap(map))[HANDLE]
-  }
-
-  /** Options objects: `undefined`/`null` are none. */
-  function options(o) {
-    if (o !== undefined && o !== null && typeof o !== 'object') throw invalidType('options', 'an options object', o)
-    return o ?? {}
   }
 
   // ---- decisions ---------------------------------------------------------------------------------

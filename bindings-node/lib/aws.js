@@ -6,27 +6,9 @@
 // the wire form; answers come back camelCase and frozen. Every rule is the core's. Shared by both
 // packages.
 
-const { invalidType, renamed, typedError } = require('./errors.js')
-const { documentText, fromWire, toWire, camelPath } = require('./json.js')
+const { documentText, options, camelCall, wireText, snapshotText, fromWire } = require('./json.js')
 
 const HANDLE = Symbol('retrypolicy.aws')
-
-/** Options objects: `undefined`/`null` are none. */
-function options(o) {
-  if (o !== undefined && o !== null && typeof o !== 'object') throw invalidType('options', 'an options object', o)
-  return o ?? {}
-}
-
-/** A camelCase argument object as JSON text in the wire form, its errors naming `field`. */
-function wireText(v, field, what) {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidType(field, what, v)
-  const wire = toWire(v, field)
-  try {
-    return documentText(wire, field, field)
-  } catch (e) {
-    throw renamed(e, camelPath(e.field)) // its keys are the caller's camelCase ones
-  }
-}
 
 /** An optional document (undefined or null: none) as JSON text. */
 const optionalText = (doc, field) => (doc === undefined || doc === null ? undefined : documentText(doc, field, field))
@@ -69,17 +51,7 @@ function awsApi({ objects: { open, call } }) {
     const ch = configHandle(config)
     const e = wireText(error, 'error', 'an error object {code?, status?, connectionError?, timeout?, ...}')
     const v = budgetVerdict === undefined || budgetVerdict === null ? undefined : wireText(budgetVerdict, 'budgetVerdict', 'a budget verdict')
-    try {
-      return fromWire(call(ch, 'aws_decide', { attempts, error: e, random, budget_verdict: v }))
-    } catch (err) {
-      throw err instanceof Error && typeof err.code === 'string' && typeof err.field === 'string' ? renamed(err, camelPath(err.field)) : err
-    }
-  }
-
-  /** A snapshot argument as JSON text: `restore` needs one. */
-  function stateText(state) {
-    if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
-    return documentText(state, 'state', 'state')
+    return camelCall(() => fromWire(call(ch, 'aws_decide', { attempts, error: e, random, budget_verdict: v })))
   }
 
   /** `obj` holding `handle`, frozen. */
@@ -97,7 +69,7 @@ function awsApi({ objects: { open, call } }) {
 
     /** A limiter of `document` (none: the SDKs' constants) in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
-      const handle = open('rate_limiter', { document: optionalText(document, 'limiter'), state: stateText(state) })
+      const handle = open('rate_limiter', { document: optionalText(document, 'limiter'), state: snapshotText(state) })
       return holding(Object.create(AdaptiveRateLimiter.prototype), handle)
     }
 

@@ -6,7 +6,7 @@
 // decisions come out camelCase. Shared by both packages (the wasm one copies it into pkg/runners).
 
 const { typedError, invalidType, renamed } = require('./errors.js')
-const { documentText, fromWire, camel } = require('./json.js')
+const { documentText, snapshotText, fromWire, camel } = require('./json.js')
 const { breakerObserved, breakerChanged } = require('./observe.js')
 
 const HANDLE = Symbol('retrypolicy.state')
@@ -16,12 +16,6 @@ const CALLBACK = Symbol('retrypolicy.onStateChange')
 const NAME = Symbol('retrypolicy.breakerName')
 /** `new CircuitBreaker({[RESTORED]: handle}, options)`: `restore`'s way to a breaker over a handle it made. */
 const RESTORED = Symbol('retrypolicy.restored')
-
-/** A snapshot argument as JSON text: `restore` needs one (none would silently give a fresh object). */
-function stateText(state) {
-  if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
-  return documentText(state, 'state', 'state')
-}
 
 /** A breaker document as JSON text; none (undefined or null) is Couchbase's defaults. */
 const breakerText = (doc) => (doc === undefined || doc === null ? '{}' : documentText(doc, 'breaker', 'breaker'))
@@ -75,7 +69,7 @@ function budgets({ objects: { open, call }, budgeted, EventEmitter }) {
 
     /** A budget of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required). */
     static restore(document, state) {
-      const handle = open('budget', { document: documentText(document, 'budget', 'budget'), state: stateText(state) })
+      const handle = open('budget', { document: documentText(document, 'budget', 'budget'), state: snapshotText(state) })
       return holding(Object.create(RetryBudget.prototype), handle)
     }
 
@@ -135,7 +129,7 @@ function budgets({ objects: { open, call }, budgeted, EventEmitter }) {
     /** A breaker of `document` in the state `state` (what `snapshot()` returned, or its JSON text; required), with `options` as the constructor's. */
     static restore(document, state, options) {
       breakerOptions(options)
-      const handle = open('breaker', { document: breakerText(document), state: stateText(state) })
+      const handle = open('breaker', { document: breakerText(document), state: snapshotText(state) })
       return new CircuitBreaker({ [RESTORED]: handle }, options)
     }
 

@@ -6,38 +6,12 @@
 // answers come back camelCase and frozen. Every rule is the core's. Shared by both packages.
 
 const { invalidType, renamed } = require('./errors.js')
-const { documentText, fromWire, toWire, camelPath } = require('./json.js')
+const { documentText, options, camelCall, wireText, fromWire } = require('./json.js')
 
 const HANDLE = Symbol('retrypolicy.grpc')
 
-/** Options objects: `undefined`/`null` are none. */
-function options(o, field = 'options') {
-  if (o !== undefined && o !== null && typeof o !== 'object') throw invalidType(field, 'an options object', o)
-  return o ?? {}
-}
-
-/** A camelCase argument object as JSON text in the wire form, its errors naming `field`. */
-function wireText(v, field, what) {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidType(field, what, v)
-  const wire = toWire(v, field)
-  try {
-    return documentText(wire, field, field)
-  } catch (e) {
-    throw renamed(e, camelPath(e.field)) // its keys are the caller's camelCase ones
-  }
-}
-
 /** Nanoseconds from the wire (a number, or a decimal string past 2^53 − 1). */
 const nanos = (v) => (typeof v === 'string' ? BigInt(v) : v)
-
-/** What `f` returns; the core's errors about the call's camelCase arguments renamed camelCase. */
-function camelCall(f) {
-  try {
-    return f()
-  } catch (e) {
-    throw e instanceof Error && typeof e.code === 'string' && typeof e.field === 'string' ? renamed(e, camelPath(e.field)) : e
-  }
-}
 
 /**
  * The `grpc` namespace over the backend's `objects` (`{open, call}`) and `budgetHandle`, which

@@ -43,6 +43,34 @@ function documentText(doc, field, path = '') {
   return JSON.stringify(doc, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
 }
 
+/** An options object: `undefined`/`null` are none; anything else but an object is `invalid_type` naming `field`. */
+function options(o, field = 'options') {
+  if (o !== undefined && o !== null && typeof o !== 'object') throw invalidType(field, 'an options object', o)
+  return o ?? {}
+}
+
+/** What `f` returns; the core's errors about the call's camelCase arguments renamed camelCase. */
+function camelCall(f) {
+  try {
+    return f()
+  } catch (e) {
+    throw e instanceof Error && typeof e.code === 'string' && typeof e.field === 'string' ? renamed(e, camelPath(e.field)) : e
+  }
+}
+
+/** A camelCase argument object (`what` it must be) as JSON text in the wire form, its errors naming `field` and the caller's keys. */
+function wireText(v, field, what) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidType(field, what, v)
+  const wire = toWire(v, field)
+  return camelCall(() => documentText(wire, field, field))
+}
+
+/** A snapshot argument as JSON text: `restore` needs one (none would silently give a fresh object). */
+function snapshotText(state) {
+  if (state === undefined || state === null) throw typedError('missing_field', 'state', `missing field: restore needs a snapshot, got ${state}`)
+  return documentText(state, 'state', 'state')
+}
+
 /**
  * JSON text that keeps NaN and ±Infinity as text (JSON would write null), so the core rejects them
  * by field. With `wellFormed`, a lone surrogate in a string is U+FFFD, as napi and wasm-bindgen
@@ -262,4 +290,4 @@ function objectsOf({ ObjectHandle, invoke }) {
   }
 }
 
-module.exports = { documentText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf }
+module.exports = { documentText, options, camelCall, wireText, snapshotText, wireMillis, camel, snake, fromWire, runStats, frozenStep, toWire, camelPath, jsonApi, objectsOf }
